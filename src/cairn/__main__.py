@@ -1,0 +1,5 @@
+"""``python -m cairn`` runs the command line."""
+
+from .cli import run
+
+run()

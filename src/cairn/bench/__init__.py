@@ -1,0 +1,1 @@
+"""Evaluation harness: LoCoMo evidence retrieval, the scale ladder, the correction set."""

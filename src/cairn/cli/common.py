@@ -1,0 +1,52 @@
+"""Shared pieces of the CLI adapters: the output value, argument helpers, rendering."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Output:
+    """What a command produced: ``doc`` for ``--json``, ``text`` for people."""
+
+    doc: dict
+    text: str = ""
+    exit_code: int = 0
+    stderr: list[str] = field(default_factory=list)
+
+
+def add_command(sub, name: str, help_text: str, handler, *, description: str | None = None, needs_db: bool = True) -> argparse.ArgumentParser:
+    parser = sub.add_parser(
+        name,
+        help=help_text,
+        description=description or help_text,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.set_defaults(handler=handler, needs_db=needs_db)
+    # The global options are also accepted after the command (`cairn list --json`).
+    globals_ = parser.add_argument_group("global options (also accepted before the command)")
+    globals_.add_argument("--db", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    globals_.add_argument("--space", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    globals_.add_argument("--now", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    globals_.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print one JSON object")
+    return parser
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+    return value
+
+
+def short(memory_id: str) -> str:
+    return memory_id[:10]
+
+
+def one_line(text: str, width: int = 96) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"

@@ -1,0 +1,205 @@
+"""CLI commands over single records and the log: remember, show, list, forget, pin,
+unpin, history, undo, export, import, status."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ..engine import Cairn
+from ..model import format_time, memory_to_dict
+
+
+from .common import Output, add_command, one_line, positive_int, short
+
+
+def event_summary(e) -> dict:
+    doc = {"id": e.id, "at": format_time(e.at), "actor": e.actor.value, "reason": e.reason,
+           "changed": list(dict.fromkeys(e.changed_ids))}
+    if e.data:
+        doc["data"] = e.data
+    return doc
+
+
+def register(sub) -> None:
+    p = add_command(sub, "remember", "store one claim", cmd_remember,
+                    description="Store one claim. Secrets in the text are redacted before anything is written.")
+    p.add_argument("text", help="the claim (4-800 characters)")
+    p.add_argument("--kind", required=True, help="fact | preference | decision | project_state | episode")
+    p.add_argument("--origin", default="", help="provenance inside the space (project, channel, folder)")
+    p.add_argument("--basis", default="user_statement",
+                   help="evidence basis: summary | user_statement | tool_observation | manual_correction | transcript | unknown")
+    p.add_argument("--method", default="manual", help="evidence method: local | model | agent | manual | unknown")
+    p.add_argument("--source", help="id of the source this claim comes from")
+    p.add_argument("--at", help="evidence time (ISO-8601); default now")
+    p.add_argument("--certainty", help="caller-asserted certainty: low | medium | high")
+    p.add_argument("--valid-from", help="start of the valid-time interval (ISO-8601)")
+    p.add_argument("--valid-to", help="end of the valid-time interval (ISO-8601)")
+    p.add_argument("--expected-resolution-at", help="checkpoint time after which the claim should be re-confirmed")
+    p.add_argument("--alias", action="append", default=[], help="a search term (repeatable, at most 8)")
+    p.add_argument("--pin", action="store_true", help="pin: exempt from dormancy, protected from weaker replacement")
+
+    p = add_command(sub, "show", "one record, its quality and relations", cmd_show)
+    p.add_argument("id", help="memory id or unique prefix (≥6 characters)")
+
+    p = add_command(sub, "list", "page through records", cmd_list)
+    p.add_argument("--status", help="provisional | confirmed | conflicted | retired | forgotten")
+    p.add_argument("--kind", help="fact | preference | decision | project_state | episode")
+    p.add_argument("--page", type=positive_int, default=1, help="page number (20 records a page)")
+
+    p = add_command(sub, "forget", "mark a record forgotten (or erase it with --purge)", cmd_forget,
+                    description="Mark a record forgotten; its content stays in history and undo brings it back.\n"
+                                "--purge instead erases the content from the record, the full-text index and every\n"
+                                "event snapshot. A purge cannot be undone.")
+    p.add_argument("id", help="memory id or unique prefix")
+    p.add_argument("--purge", action="store_true", help="erase the content everywhere (irreversible)")
+
+    for name, text in (("pin", "pin a record (never dormant, protected)"), ("unpin", "return a pinned record to durable")):
+        p = add_command(sub, name, text, cmd_pin if name == "pin" else cmd_unpin)
+        p.add_argument("id", help="memory id or unique prefix")
+
+    p = add_command(sub, "history", "events, newest first", cmd_history)
+    p.add_argument("id", nargs="?", help="only events that touched this memory")
+    p.add_argument("--limit", type=positive_int, default=20, help="at most this many events (default 20)")
+
+    p = add_command(sub, "undo", "append a compensating event", cmd_undo,
+                    description="Undo an event by appending a compensating one. Refused, with the reason,\n"
+                                "when a record the event touched has changed since.")
+    p.add_argument("event", help="event id or unique prefix")
+
+    p = add_command(sub, "export", "write records, relations and events as JSONL", cmd_export)
+    p.add_argument("file", nargs="?", help="output file (default: standard output)")
+
+    p = add_command(sub, "import", "read a JSONL export (idempotent, all-or-nothing)", cmd_import)
+    p.add_argument("file", help="a file written by `cairn export` ('-' for standard input)")
+
+    add_command(sub, "status", "integrity report: schema, counts, malformed rows", cmd_status)
+
+
+def cmd_remember(cairn: Cairn, args) -> Output:
+    result = cairn.remember(
+        args.text,
+        kind=args.kind,
+        origin=args.origin,
+        basis=args.basis,
+        method=args.method,
+        source=args.source,
+        at=args.at,
+        certainty=args.certainty,
+        valid_from=args.valid_from,
+        valid_to=args.valid_to,
+        expected_resolution_at=args.expected_resolution_at,
+        aliases=args.alias,
+        pin=args.pin,
+    )
+    m = result.memory
+    doc = {"id": m.id, "status": m.status.value, "event": result.event.id if result.event else None}
+    if result.deduplicated:
+        doc["deduplicated"] = True
+        return Output(doc, f"already stored as {m.id} ({m.status.value}); nothing written")
+    return Output(doc, f"remembered {m.id} ({m.kind.value}, {m.status.value}) in event {result.event.id}")
+
+
+def cmd_show(cairn: Cairn, args) -> Output:
+    doc = cairn.show(args.id)
+    m, q = doc["memory"], doc["quality"]
+    lines = [
+        f"{m['id']}  {m['kind']}  {m['status']}  {m['layer']}  revision {m['revision']}",
+        f"  {m['content'] if m['purged_at'] is None else '(purged)'}",
+        f"  origin: {m['origin'] or '-'}   aliases: {', '.join(m['aliases']) or '-'}",
+        f"  evidence: {m['evidence']['basis']}/{m['evidence']['method']} source {m['evidence']['source_id'] or '-'}"
+        f" at {m['evidence']['at'] or '-'}",
+        f"  freshness {q['freshness']:.3f}  aging {q['aging']}  dormant {q['dormant']}  confirmed {q['confirmed_at']}"
+        f"  priority {q['priority']}",
+    ]
+    if m["valid_from"] or m["valid_to"]:
+        lines.append(f"  valid: {m['valid_from'] or '…'} → {m['valid_to'] or '…'}")
+    fb = m["feedback"]
+    if fb["utility"] or fb["accuracy"]:
+        lines.append(f"  feedback: utility {(fb['utility'] or {}).get('verdict', '-')}, accuracy {(fb['accuracy'] or {}).get('verdict', '-')}")
+    for r in doc["relations"]:
+        lines.append(f"  relation: {r['from']} {r['role']} {r['to']} ({r['status']})")
+    return Output(doc, "\n".join(lines))
+
+
+def cmd_list(cairn: Cairn, args) -> Output:
+    page = cairn.list(status=args.status, kind=args.kind, page=args.page)
+    doc = {"memories": [memory_to_dict(m) for m in page.memories], "page": page.page, "pages": page.pages, "total": page.total}
+    lines = [f"{short(m.id)}  {m.kind.value:<13} {m.status.value:<11} {one_line(m.content, 70) if m.purged_at is None else '(purged)'}"
+             for m in page.memories]
+    lines.append(f"page {page.page}/{page.pages} ({page.total} records)")
+    return Output(doc, "\n".join(lines))
+
+
+def cmd_forget(cairn: Cairn, args) -> Output:
+    event = cairn.forget(args.id, purge=args.purge)
+    return Output({"event": event.id}, f"{'purged' if args.purge else 'forgot'} {event.changes[0].id} in event {event.id}")
+
+
+def cmd_pin(cairn: Cairn, args) -> Output:
+    event = cairn.pin(args.id)
+    return Output({"event": event.id}, f"pinned {event.changes[0].id} in event {event.id}")
+
+
+def cmd_unpin(cairn: Cairn, args) -> Output:
+    event = cairn.unpin(args.id)
+    return Output({"event": event.id}, f"unpinned {event.changes[0].id} in event {event.id}")
+
+
+def cmd_history(cairn: Cairn, args) -> Output:
+    events = cairn.history(args.id, limit=args.limit)
+    docs = [event_summary(e) for e in events]
+    lines = [f"{e['id']}  {e['at']}  {e['actor']:<7} {e['reason']}  [{', '.join(short(i) for i in e['changed'])}]" for e in docs]
+    return Output({"events": docs}, "\n".join(lines) or "no events")
+
+
+def cmd_undo(cairn: Cairn, args) -> Output:
+    event = cairn.undo(args.event)
+    return Output({"event": event.id}, f"undid {event.data['undoes']} in event {event.id}")
+
+
+def cmd_export(cairn: Cairn, args) -> Output:
+    if args.file:
+        target = Path(args.file)
+        tmp = target.with_name(target.name + ".partial")
+        with open(tmp, "w", encoding="utf-8") as out:
+            counts = cairn.export(out)
+        tmp.replace(target)
+        return Output(counts, f"exported {counts['records']} records, {counts['relations']} relations, {counts['events']} events to {target}")
+    counts = cairn.export(sys.stdout)
+    return Output(counts, "")
+
+
+def cmd_import(cairn: Cairn, args) -> Output:
+    if args.file == "-":
+        counts = cairn.import_(sys.stdin)
+    else:
+        try:
+            with open(args.file, encoding="utf-8") as handle:
+                counts = cairn.import_(handle)
+        except OSError as err:
+            from ..errors import InvalidInput
+
+            raise InvalidInput("import file", f"{args.file}: {err.strerror}") from None
+        except UnicodeDecodeError:
+            from ..errors import InvalidInput
+
+            raise InvalidInput("import file", f"{args.file} is not UTF-8 text") from None
+    return Output(counts, f"imported {counts['records']} records, {counts['relations']} relations, {counts['events']} events"
+                          f" ({counts['skipped']} already present)")
+
+
+def cmd_status(cairn: Cairn, args) -> Output:
+    doc = cairn.status()
+    lines = [
+        f"database {doc['path']} (schema {doc['schema']}, integrity {doc['integrity']})",
+        f"space {doc['space']}: {doc['memories']} memories "
+        + ", ".join(f"{n} {s}" for s, n in doc["by_status"].items() if n)
+        + f"; {doc['events']} events; {doc['relations']} relations",
+    ]
+    if doc["problems"]:
+        lines.append(f"{len(doc['problems'])} malformed rows (skipped by reads):")
+        lines += [f"  {p['table']} {p['id']}: {p['problem']}" for p in doc["problems"]]
+    else:
+        lines.append("no problems found")
+    return Output(doc, "\n".join(lines))

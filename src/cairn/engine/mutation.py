@@ -1,0 +1,67 @@
+"""One change, one transaction, one event.
+
+:class:`Mutation` collects the record changes of one operation inside an open write
+transaction; when the ``with`` block ends without error it appends exactly one event
+holding before/after snapshots of every changed record, and the transaction commits.
+An operation that changes nothing writes no event.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from ..model import Actor, Change, Event, Memory, Relation, memory_to_dict, relation_to_dict
+from ..store import Tx
+
+
+def new_id() -> str:
+    """Opaque, stable, 24 lowercase hex characters (96 random bits)."""
+    return secrets.token_hex(12)
+
+
+@dataclass
+class Mutation:
+    tx: Tx
+    space: str
+    actor: Actor
+    reason: str
+    at: datetime
+    data: dict = field(default_factory=dict)
+    changes: list[Change] = field(default_factory=list)
+    event: Event | None = None
+
+    def put(self, before: Memory | None, after: Memory) -> Memory:
+        """Write ``after`` and record the change from ``before`` (``None``: created)."""
+        if after.space != self.space:
+            raise ValueError("a mutation never crosses spaces")
+        self.tx.put_memory(after)
+        self.changes.append(
+            Change("memory", after.id, None if before is None else memory_to_dict(before), memory_to_dict(after))
+        )
+        return after
+
+    def put_relation(self, before: Relation | None, after: Relation) -> Relation:
+        if after.space != self.space:
+            raise ValueError("a mutation never crosses spaces")
+        self.tx.put_relation(after)
+        self.changes.append(
+            Change("relation", after.id, None if before is None else relation_to_dict(before), relation_to_dict(after))
+        )
+        return after
+
+    def finish(self) -> Event | None:
+        if not self.changes:
+            return None
+        self.event = Event(
+            id=new_id(),
+            space=self.space,
+            at=self.at,
+            actor=self.actor,
+            reason=self.reason,
+            changes=tuple(self.changes),
+            data=self.data,
+        )
+        self.tx.append_event(self.event)
+        return self.event

@@ -1,0 +1,240 @@
+"""Record operations of the facade: remember, show, list, forget (and purge), pin,
+history and status."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from ..errors import InvalidInput, Refused
+from ..model import (
+    Actor,
+    Basis,
+    Certainty,
+    Event,
+    Evidence,
+    Kind,
+    Layer,
+    Memory,
+    Method,
+    Status,
+    format_time,
+    memory_from_dict,
+    memory_to_dict,
+    relation_to_dict,
+)
+from ..model.codec import change_from_dict
+from ..policy.aging import freshness
+from ..policy.priority import record_priority
+from ..store import SCHEMA_VERSION, content_hash
+from .base import EngineBase, as_time
+from .mutation import new_id
+
+
+def _enum(cls, value, field: str):
+    if value is None or isinstance(value, cls):
+        return value
+    try:
+        return cls(value)
+    except ValueError:
+        allowed = ", ".join(v.value for v in cls)
+        raise InvalidInput(field, f"unknown {field} {value!r} (one of: {allowed})") from None
+
+
+@dataclass(frozen=True, slots=True)
+class Remembered:
+    memory: Memory
+    event: Event | None  # None when identical content already stood in this origin
+    deduplicated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    memories: list[Memory]
+    page: int
+    pages: int
+    total: int
+
+
+class RecordsMixin(EngineBase):
+    def remember(
+        self,
+        text: str,
+        *,
+        kind: Kind | str,
+        origin: str = "",
+        basis: Basis | str = Basis.USER_STATEMENT,
+        method: Method | str = Method.MANUAL,
+        source: str | None = None,
+        at: datetime | str | None = None,
+        certainty: Certainty | str | None = None,
+        valid_from: datetime | str | None = None,
+        valid_to: datetime | str | None = None,
+        expected_resolution_at: datetime | str | None = None,
+        aliases=(),
+        pin: bool = False,
+        actor: Actor | str = Actor.MANUAL,
+        reason: str | None = None,
+    ) -> Remembered:
+        """Store one claim (or one episode). Identical content in the same origin is not
+        stored twice: the standing record is returned instead (episodes excepted)."""
+        kind = _enum(Kind, kind, "kind")
+        content = self._clean_content(text, kind)
+        now = self.now()
+        evidence_at = as_time(at, "at") or now
+        memory = Memory(
+            id=new_id(),
+            space=self.space,
+            origin=self._clean_origin(origin),
+            kind=kind,
+            content=content,
+            aliases=self._clean_aliases(aliases),
+            layer=Layer.PINNED if pin else Layer.DURABLE,
+            evidence=Evidence(
+                basis=_enum(Basis, basis, "basis"),
+                method=_enum(Method, method, "method"),
+                source_id=self._clean(source) if source else None,
+                at=evidence_at,
+            ),
+            certainty=_enum(Certainty, certainty, "certainty"),
+            valid_from=as_time(valid_from, "valid_from"),
+            valid_to=as_time(valid_to, "valid_to"),
+            expected_resolution_at=as_time(expected_resolution_at, "expected_resolution_at"),
+            created_at=now,
+            # updated_at is the replacement-authority gate: it carries the evidence time.
+            updated_at=evidence_at,
+        )
+        if memory.valid_from and memory.valid_to and memory.valid_to < memory.valid_from:
+            raise InvalidInput("valid_to", "lies before valid_from")
+        actor = _enum(Actor, actor, "actor")
+        with self._mutation(actor, reason or f"remember {kind.value}") as m:
+            if kind is not Kind.EPISODE:
+                for standing in m.tx.memories_with_hash(self.space, memory.origin, content_hash(content)):
+                    if standing.active and standing.kind is kind:
+                        return Remembered(standing, None, deduplicated=True)
+            m.put(None, memory)
+        return Remembered(memory, m.event)
+
+    def quality(self, memory: Memory) -> dict:
+        """Read-time quality of one record (nothing is written)."""
+        f = freshness(memory, self.now())
+        return {
+            "freshness": round(f.freshness, 4),
+            "aging": f.aging,
+            "dormant": f.dormant,
+            "age_days": round(f.age_days, 2),
+            "confirmed_at": format_time(f.anchor),
+            "priority": record_priority(memory),
+            "basis": memory.evidence.basis.value,
+            "method": memory.evidence.method.value,
+        }
+
+    def show(self, ref: str) -> dict:
+        memory = self.get(ref)
+        return {
+            "memory": memory_to_dict(memory),
+            "quality": self.quality(memory),
+            "relations": [relation_to_dict(r) for r in self.store.relations(self.space, record_id=memory.id)],
+        }
+
+    def list(self, *, status: Status | str | None = None, kind: Kind | str | None = None, page: int = 1, per_page: int = 20) -> Page:
+        status = _enum(Status, status, "status")
+        kind = _enum(Kind, kind, "kind")
+        if not isinstance(page, int) or page < 1:
+            raise InvalidInput("page", "must be a positive integer")
+        if not isinstance(per_page, int) or not 1 <= per_page <= 1000:
+            raise InvalidInput("per_page", "must be 1-1000")
+        statuses = (status.value,) if status else None
+        kinds = (kind.value,) if kind else None
+        total = self.store.count_memories(self.space, statuses=statuses, kinds=kinds)
+        pages = max(1, math.ceil(total / per_page))
+        rows = list(
+            self.store.iter_memories(self.space, statuses=statuses, kinds=kinds, limit=per_page, offset=(page - 1) * per_page)
+        )
+        return Page(rows, page, pages, total)
+
+    def forget(self, ref: str, *, purge: bool = False, actor: Actor | str = Actor.MANUAL) -> Event:
+        """Mark a record forgotten (content kept for history), or with ``purge`` erase its
+        content from the record, the full-text index and every event snapshot."""
+        memory_id = self.resolve(ref)
+        actor = _enum(Actor, actor, "actor")
+        with self._mutation(actor, "purge" if purge else "forget") as m:
+            current = m.tx.get_memory(self.space, memory_id)
+            if current is None:
+                raise Refused(f"memory {memory_id} is unreadable; see `cairn status`")
+            if purge:
+                if current.purged_at is not None:
+                    raise Refused(f"memory {memory_id} is already purged")
+                after = replace(
+                    current, content="", aliases=(), status=Status.FORGOTTEN, purged_at=self.now(), revision=current.revision + 1
+                )
+                self._erase_from_events(m.tx, memory_id)
+                m.put(_erased(current), after)
+            else:
+                if current.status is Status.FORGOTTEN:
+                    raise Refused(f"memory {memory_id} is already forgotten")
+                m.put(current, replace(current, status=Status.FORGOTTEN, revision=current.revision + 1))
+        return m.event
+
+    def _erase_from_events(self, tx, memory_id: str) -> None:
+        for event in tx.events(self.space, record_id=memory_id, newest_first=False):
+            changes = []
+            for change in event.changes:
+                if change.table == "memory" and change.id == memory_id:
+                    change = change_from_dict(
+                        {"table": "memory", "id": change.id, "before": _erase_snapshot(change.before), "after": _erase_snapshot(change.after)}
+                    )
+                changes.append(change)
+            tx.rewrite_event(replace(event, changes=tuple(changes)))
+
+    def pin(self, ref: str) -> Event:
+        return self._set_layer(ref, Layer.PINNED)
+
+    def unpin(self, ref: str) -> Event:
+        return self._set_layer(ref, Layer.DURABLE)
+
+    def _set_layer(self, ref: str, layer: Layer) -> Event:
+        memory_id = self.resolve(ref)
+        with self._mutation(Actor.MANUAL, "pin" if layer is Layer.PINNED else "unpin") as m:
+            current = m.tx.get_memory(self.space, memory_id)
+            if current is None:
+                raise Refused(f"memory {memory_id} is unreadable; see `cairn status`")
+            if current.layer is layer:
+                raise Refused(f"memory {memory_id} is already {layer.value}")
+            if current.purged_at is not None:
+                raise Refused(f"memory {memory_id} is purged")
+            # Pinning is not evidence: updated_at (the authority gate) does not move.
+            m.put(current, replace(current, layer=layer, revision=current.revision + 1))
+        return m.event
+
+    def history(self, ref: str | None = None, *, limit: int = 20) -> list[Event]:
+        if not isinstance(limit, int) or limit < 1:
+            raise InvalidInput("limit", "must be a positive integer")
+        record_id = self.resolve(ref) if ref else None
+        return self.store.events(self.space, record_id=record_id, limit=limit)
+
+    def status(self) -> dict:
+        problems = self.store.problems()
+        return {
+            "schema": SCHEMA_VERSION,
+            "path": self.path,
+            "space": self.space,
+            "memories": self.store.count_memories(self.space),
+            "by_status": {s.value: self.store.count_memories(self.space, statuses=(s.value,)) for s in Status},
+            "events": self.store.count_events(self.space),
+            "relations": len(self.store.relations(self.space, active_only=False)),
+            "integrity": self.store.integrity(),
+            "problems": [p for p in problems if p["space"] == self.space],
+            "problems_elsewhere": sum(1 for p in problems if p["space"] != self.space),
+        }
+
+
+def _erase_snapshot(snapshot: dict | None) -> dict | None:
+    if snapshot is None:
+        return None
+    return {**snapshot, "content": "", "aliases": []}
+
+
+def _erased(memory: Memory) -> Memory:
+    return memory_from_dict(_erase_snapshot(memory_to_dict(memory)))

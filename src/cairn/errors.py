@@ -1,0 +1,90 @@
+"""Cairn's one error hierarchy. Expected outcomes (no match, a withheld replacement)
+are return values, not exceptions; these are for refused or impossible operations.
+
+    CairnError                     every error Cairn raises on purpose (CLI exit 1)
+    ├── InvalidInput               bad argument: kind, time, text length, verdict, ...
+    │   └── BadImportLine          an import line that cannot be read (line number, reason)
+    ├── NotFound                   no record/event with that id in this space
+    ├── AmbiguousId                a prefix matching several ids (candidates listed)
+    ├── Refused                    a valid request the rules do not allow
+    │   ├── UndoRefused            the records an event touched changed since
+    │   └── RelationRefused        self-reference, cycle, cross-space, purged target
+    └── StoreError                 the database cannot be used as asked
+        ├── SchemaTooNew           written by a newer Cairn; refused before any DDL
+        └── StoreUnavailable       read-only, locked beyond the timeout, unopenable
+
+Each carries its data as attributes so interfaces and tests need not parse messages.
+"""
+
+from __future__ import annotations
+
+
+class CairnError(Exception):
+    """Base of every deliberate Cairn error. ``str(err)`` is a one-line reason."""
+
+
+class InvalidInput(CairnError):
+    def __init__(self, field: str, reason: str) -> None:
+        super().__init__(f"invalid {field}: {reason}")
+        self.field = field
+        self.reason = reason
+
+
+class BadImportLine(InvalidInput):
+    def __init__(self, line: int, reason: str) -> None:
+        super().__init__(f"import line {line}", reason)
+        self.line = line
+
+
+class NotFound(CairnError):
+    def __init__(self, what: str, ref: str) -> None:
+        super().__init__(f"no {what} matches {ref!r} in this space")
+        self.what = what
+        self.ref = ref
+
+
+class AmbiguousId(CairnError):
+    def __init__(self, prefix: str, candidates: list[str]) -> None:
+        shown = ", ".join(candidates[:10]) + (" ..." if len(candidates) > 10 else "")
+        super().__init__(f"id prefix {prefix!r} is ambiguous: matches {shown}")
+        self.prefix = prefix
+        self.candidates = candidates
+
+
+class Refused(CairnError):
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class UndoRefused(Refused):
+    def __init__(self, event_id: str, reason: str) -> None:
+        super().__init__(f"undo of {event_id} refused: {reason}")
+        self.event_id = event_id
+
+
+class RelationRefused(Refused):
+    def __init__(self, code: str, reason: str) -> None:
+        super().__init__(f"relation refused ({code}): {reason}")
+        self.code = code  # self-reference | cycle | cross-space | purged | ...
+
+
+class StoreError(CairnError):
+    pass
+
+
+class SchemaTooNew(StoreError):
+    def __init__(self, found: int, known: int) -> None:
+        super().__init__(
+            f"database schema version {found} is newer than this Cairn understands ({known}); "
+            "upgrade Cairn — nothing was changed"
+        )
+        self.found = found
+        self.known = known
+
+
+class StoreUnavailable(StoreError):
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"cannot use database {path}: {reason}")
+        self.path = path
+        self.reason = reason

@@ -1,0 +1,1 @@
+"""Sources, extractors (plug-ins) and consolidation batches."""

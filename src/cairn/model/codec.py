@@ -1,0 +1,321 @@
+"""The JSON wire form of the domain values, and strict parsing back.
+
+``*_to_dict`` produce plain JSON-ready dicts with a stable key order (the export
+format and the event snapshots rely on it). ``*_from_dict`` validate every field and
+raise :class:`MalformedRecord` with the offending field, so a bad stored row can be
+reported and skipped instead of taking the whole store down.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from .enums import (
+    Actor,
+    Basis,
+    Certainty,
+    Kind,
+    Layer,
+    Method,
+    RelationStatus,
+    Role,
+    SourceKind,
+    Status,
+    Verdict,
+)
+from .values import Change, Event, Evidence, Feedback, Memory, Relation, Source, VerdictSlot
+
+
+class MalformedRecord(ValueError):
+    """A stored or imported value does not have the shape of the model."""
+
+    def __init__(self, what: str, detail: str) -> None:
+        super().__init__(f"{what}: {detail}")
+        self.what = what
+        self.detail = detail
+
+
+# -- time ------------------------------------------------------------------------------
+
+
+class BadTime(ValueError):
+    def __init__(self, text: str) -> None:
+        super().__init__(f"not an ISO-8601 time: {text!r}")
+        self.text = text
+
+
+def parse_time(text: str) -> datetime:
+    """Parse ISO-8601 (date, or date-time with optional zone; ``Z`` allowed) into UTC.
+
+    A time without a zone is taken as UTC. Impossible dates raise :class:`BadTime`.
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise BadTime(str(text))
+    raw = text.strip()
+    if raw.endswith(("Z", "z")):
+        raw = raw[:-1] + "+00:00"
+    try:
+        value = datetime.fromisoformat(raw)
+    except ValueError:
+        raise BadTime(text) from None
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)
+
+
+def format_time(value: datetime) -> str:
+    """UTC, microseconds kept only when present, always with a ``Z`` suffix."""
+    value = value.astimezone(UTC)
+    spec = "microseconds" if value.microsecond else "seconds"
+    return value.replace(tzinfo=None).isoformat(timespec=spec) + "Z"
+
+
+def _time(value: datetime | None) -> str | None:
+    return None if value is None else format_time(value)
+
+
+def days_between(start: datetime, end: datetime) -> float:
+    return (end - start) / timedelta(days=1)
+
+
+# -- to dict ---------------------------------------------------------------------------
+
+
+def evidence_to_dict(e: Evidence) -> dict[str, Any]:
+    return {"basis": e.basis.value, "method": e.method.value, "source_id": e.source_id, "at": _time(e.at)}
+
+
+def _slot_to_dict(s: VerdictSlot | None) -> dict[str, Any] | None:
+    return None if s is None else {"verdict": s.verdict.value, "source_id": s.source_id, "at": _time(s.at)}
+
+
+def memory_to_dict(m: Memory) -> dict[str, Any]:
+    return {
+        "id": m.id,
+        "space": m.space,
+        "origin": m.origin,
+        "kind": m.kind.value,
+        "content": m.content,
+        "aliases": list(m.aliases),
+        "status": m.status.value,
+        "layer": m.layer.value,
+        "evidence": evidence_to_dict(m.evidence),
+        "certainty": None if m.certainty is None else m.certainty.value,
+        "valid_from": _time(m.valid_from),
+        "valid_to": _time(m.valid_to),
+        "created_at": _time(m.created_at),
+        "updated_at": _time(m.updated_at),
+        "reinforced_at": _time(m.reinforced_at),
+        "feedback": {"utility": _slot_to_dict(m.feedback.utility), "accuracy": _slot_to_dict(m.feedback.accuracy)},
+        "revision": m.revision,
+        "expected_resolution_at": _time(m.expected_resolution_at),
+        "last_confirmed_at": _time(m.last_confirmed_at),
+        "purged_at": _time(m.purged_at),
+    }
+
+
+def relation_to_dict(r: Relation) -> dict[str, Any]:
+    return {
+        "id": r.id,
+        "space": r.space,
+        "from": r.from_id,
+        "role": r.role.value,
+        "to": r.to_id,
+        "created_at": _time(r.created_at),
+        "status": r.status.value,
+    }
+
+
+def change_to_dict(c: Change) -> dict[str, Any]:
+    return {"table": c.table, "id": c.id, "before": c.before, "after": c.after}
+
+
+def event_to_dict(e: Event) -> dict[str, Any]:
+    return {
+        "id": e.id,
+        "space": e.space,
+        "at": _time(e.at),
+        "actor": e.actor.value,
+        "reason": e.reason,
+        "changes": [change_to_dict(c) for c in e.changes],
+        "data": e.data,
+    }
+
+
+def source_to_dict(s: Source) -> dict[str, Any]:
+    return {
+        "id": s.id,
+        "space": s.space,
+        "kind": s.kind.value,
+        "sha256": s.sha256,
+        "at": _time(s.at),
+        "origin": s.origin,
+        "basis": s.basis.value,
+        "method": s.method.value,
+    }
+
+
+# -- from dict -------------------------------------------------------------------------
+
+
+def _req(d: Any, key: str, what: str) -> Any:
+    if not isinstance(d, dict):
+        raise MalformedRecord(what, "not an object")
+    if key not in d:
+        raise MalformedRecord(what, f"missing field {key!r}")
+    return d[key]
+
+
+def _str(d: dict, key: str, what: str, *, optional: bool = False) -> str | None:
+    value = d.get(key) if optional else _req(d, key, what)
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        raise MalformedRecord(what, f"field {key!r} is not a string")
+    return value
+
+
+def _enum(cls, d: dict, key: str, what: str, *, optional: bool = False):
+    value = d.get(key) if optional else _req(d, key, what)
+    if value is None and optional:
+        return None
+    try:
+        return cls(value)
+    except ValueError:
+        raise MalformedRecord(what, f"unknown {key} {value!r}") from None
+
+
+def _when(d: dict, key: str, what: str, *, optional: bool = True) -> datetime | None:
+    value = d.get(key) if optional else _req(d, key, what)
+    if value is None:
+        if optional:
+            return None
+        raise MalformedRecord(what, f"field {key!r} is empty")
+    try:
+        return parse_time(value)
+    except BadTime:
+        raise MalformedRecord(what, f"impossible time in {key!r}: {value!r}") from None
+
+
+def evidence_from_dict(d: Any) -> Evidence:
+    if d is None:
+        return Evidence()
+    what = "evidence"
+    if not isinstance(d, dict):
+        raise MalformedRecord(what, "not an object")
+    return Evidence(
+        basis=_enum(Basis, d, "basis", what, optional=True) or Basis.UNKNOWN,
+        method=_enum(Method, d, "method", what, optional=True) or Method.UNKNOWN,
+        source_id=_str(d, "source_id", what, optional=True),
+        at=_when(d, "at", what),
+    )
+
+
+def _slot_from_dict(d: Any, slot: str) -> VerdictSlot | None:
+    if d is None:
+        return None
+    what = f"feedback.{slot}"
+    verdict = _enum(Verdict, d, "verdict", what)
+    if verdict.slot != slot:
+        raise MalformedRecord(what, f"verdict {verdict.value!r} does not belong in {slot}")
+    return VerdictSlot(verdict=verdict, source_id=_str(d, "source_id", what) or "", at=_when(d, "at", what, optional=False))
+
+
+def memory_from_dict(d: Any) -> Memory:
+    what = f"memory {d.get('id')!r}" if isinstance(d, dict) else "memory"
+    fb = d.get("feedback") if isinstance(d, dict) else None
+    if fb is not None and not isinstance(fb, dict):
+        raise MalformedRecord(what, "feedback is not an object")
+    aliases = d.get("aliases", []) if isinstance(d, dict) else None
+    if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
+        raise MalformedRecord(what, "aliases is not a list of strings")
+    revision = _req(d, "revision", what)
+    if not isinstance(revision, int) or isinstance(revision, bool) or revision < 1:
+        raise MalformedRecord(what, f"bad revision {revision!r}")
+    memory = Memory(
+        id=_str(d, "id", what),
+        space=_str(d, "space", what),
+        origin=_str(d, "origin", what) or "",
+        kind=_enum(Kind, d, "kind", what),
+        content=_str(d, "content", what),
+        aliases=tuple(aliases),
+        status=_enum(Status, d, "status", what),
+        layer=_enum(Layer, d, "layer", what),
+        evidence=evidence_from_dict(d.get("evidence")),
+        certainty=_enum(Certainty, d, "certainty", what, optional=True),
+        valid_from=_when(d, "valid_from", what),
+        valid_to=_when(d, "valid_to", what),
+        created_at=_when(d, "created_at", what, optional=False),
+        updated_at=_when(d, "updated_at", what, optional=False),
+        reinforced_at=_when(d, "reinforced_at", what),
+        feedback=Feedback(
+            utility=_slot_from_dict((fb or {}).get("utility"), "utility"),
+            accuracy=_slot_from_dict((fb or {}).get("accuracy"), "accuracy"),
+        ),
+        revision=revision,
+        expected_resolution_at=_when(d, "expected_resolution_at", what),
+        last_confirmed_at=_when(d, "last_confirmed_at", what),
+        purged_at=_when(d, "purged_at", what),
+    )
+    if memory.valid_from and memory.valid_to and memory.valid_to < memory.valid_from:
+        raise MalformedRecord(what, "valid_to lies before valid_from")
+    return memory
+
+
+def relation_from_dict(d: Any) -> Relation:
+    what = f"relation {d.get('id')!r}" if isinstance(d, dict) else "relation"
+    return Relation(
+        id=_str(d, "id", what),
+        space=_str(d, "space", what),
+        from_id=_str(d, "from", what),
+        role=_enum(Role, d, "role", what),
+        to_id=_str(d, "to", what),
+        created_at=_when(d, "created_at", what, optional=False),
+        status=_enum(RelationStatus, d, "status", what, optional=True) or RelationStatus.ACTIVE,
+    )
+
+
+def change_from_dict(d: Any) -> Change:
+    what = "event change"
+    table = _str(d, "table", what)
+    if table not in ("memory", "relation"):
+        raise MalformedRecord(what, f"unknown table {table!r}")
+    before, after = d.get("before"), d.get("after")
+    for snap in (before, after):
+        if snap is not None and not isinstance(snap, dict):
+            raise MalformedRecord(what, "snapshot is not an object")
+    return Change(table=table, id=_str(d, "id", what), before=before, after=after)
+
+
+def event_from_dict(d: Any) -> Event:
+    what = f"event {d.get('id')!r}" if isinstance(d, dict) else "event"
+    changes = _req(d, "changes", what)
+    if not isinstance(changes, list):
+        raise MalformedRecord(what, "changes is not a list")
+    data = d.get("data") or {}
+    if not isinstance(data, dict):
+        raise MalformedRecord(what, "data is not an object")
+    return Event(
+        id=_str(d, "id", what),
+        space=_str(d, "space", what),
+        at=_when(d, "at", what, optional=False),
+        actor=_enum(Actor, d, "actor", what),
+        reason=_str(d, "reason", what),
+        changes=tuple(change_from_dict(c) for c in changes),
+        data=data,
+    )
+
+
+def source_from_dict(d: Any) -> Source:
+    what = f"source {d.get('id')!r}" if isinstance(d, dict) else "source"
+    return Source(
+        id=_str(d, "id", what),
+        space=_str(d, "space", what),
+        kind=_enum(SourceKind, d, "kind", what),
+        sha256=_str(d, "sha256", what),
+        at=_when(d, "at", what, optional=False),
+        origin=_str(d, "origin", what, optional=True) or "",
+        basis=_enum(Basis, d, "basis", what, optional=True) or Basis.UNKNOWN,
+        method=_enum(Method, d, "method", what, optional=True) or Method.UNKNOWN,
+    )

@@ -1,0 +1,174 @@
+"""Named, forward-only schema migrations.
+
+Each migration runs in one transaction together with its bookkeeping row, so a crash
+leaves the schema either before or after it, never between. A database that records a
+migration this code does not know (written by a newer Cairn) is refused before any DDL.
+Append new migrations at the end; never edit or reorder a released one.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+from ..errors import SchemaTooNew, StoreError
+
+Migration = tuple[str, Callable[[sqlite3.Connection], None]]
+
+
+def _run_script(conn: sqlite3.Connection, script: str) -> None:
+    """Run statements one by one: ``executescript`` would COMMIT the open transaction."""
+    pending = ""
+    for line in script.splitlines(keepends=True):
+        if line.strip().startswith("--"):
+            continue
+        pending += line
+        if sqlite3.complete_statement(pending):
+            conn.execute(pending)
+            pending = ""
+    if pending.strip():
+        raise ValueError(f"incomplete SQL statement in migration: {pending.strip()[:60]}")
+
+
+def _initial(conn: sqlite3.Connection) -> None:
+    _run_script(
+        conn,
+        """
+        CREATE TABLE memories (
+            rowid        INTEGER PRIMARY KEY,
+            space        TEXT NOT NULL,
+            id           TEXT NOT NULL,
+            origin       TEXT NOT NULL,
+            kind         TEXT NOT NULL,
+            status       TEXT NOT NULL,
+            created_at   TEXT NOT NULL,
+            updated_at   TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            data         TEXT NOT NULL,
+            UNIQUE (space, id)
+        );
+        CREATE INDEX memories_by_status ON memories (space, status, kind);
+        CREATE INDEX memories_by_hash ON memories (space, origin, content_hash);
+        CREATE INDEX memories_by_id ON memories (id);
+
+        -- Terms are Cairn's own (cairn.recall.text), space-joined, rowid = memories.rowid.
+        CREATE VIRTUAL TABLE memories_fts USING fts5 (
+            content, aliases, tokenize = 'unicode61 remove_diacritics 0'
+        );
+
+        CREATE TABLE events (
+            seq    INTEGER PRIMARY KEY AUTOINCREMENT,
+            space  TEXT NOT NULL,
+            id     TEXT NOT NULL,
+            at     TEXT NOT NULL,
+            actor  TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            data   TEXT NOT NULL,
+            UNIQUE (space, id)
+        );
+        CREATE INDEX events_by_id ON events (id);
+        CREATE TABLE event_records (
+            space     TEXT NOT NULL,
+            record_id TEXT NOT NULL,
+            event_seq INTEGER NOT NULL,
+            PRIMARY KEY (space, record_id, event_seq)
+        );
+
+        CREATE TABLE relations (
+            rowid      INTEGER PRIMARY KEY,
+            space      TEXT NOT NULL,
+            id         TEXT NOT NULL,
+            from_id    TEXT NOT NULL,
+            role       TEXT NOT NULL,
+            to_id      TEXT NOT NULL,
+            status     TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            data       TEXT NOT NULL,
+            UNIQUE (space, id)
+        );
+        CREATE INDEX relations_from ON relations (space, from_id);
+        CREATE INDEX relations_to ON relations (space, to_id);
+
+        CREATE TABLE feedback_receipts (
+            space     TEXT NOT NULL,
+            source_id TEXT NOT NULL,
+            memory_id TEXT NOT NULL,
+            verdict   TEXT NOT NULL,
+            at        TEXT NOT NULL,
+            PRIMARY KEY (space, source_id, memory_id)
+        );
+
+        CREATE TABLE sources (
+            space  TEXT NOT NULL,
+            id     TEXT NOT NULL,
+            kind   TEXT NOT NULL,
+            sha256 TEXT NOT NULL,
+            at     TEXT NOT NULL,
+            data   TEXT NOT NULL,
+            PRIMARY KEY (space, id)
+        );
+
+        CREATE TABLE traces (
+            space TEXT NOT NULL,
+            id    TEXT NOT NULL,
+            at    TEXT NOT NULL,
+            data  TEXT NOT NULL,
+            PRIMARY KEY (space, id)
+        );
+        CREATE INDEX traces_by_time ON traces (space, at);
+        """
+    )
+
+
+MIGRATIONS: list[Migration] = [
+    ("0001_initial", _initial),
+]
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def applied(conn: sqlite3.Connection) -> list[tuple[int, str]]:
+    exists = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+    ).fetchone()
+    if not exists:
+        return []
+    return [(int(s), str(n)) for s, n in conn.execute("SELECT seq, name FROM schema_migrations ORDER BY seq")]
+
+
+def check_version(conn: sqlite3.Connection) -> list[tuple[int, str]]:
+    """Raise :class:`SchemaTooNew` if the database is ahead of this code; no DDL is run."""
+    done = applied(conn)
+    known = [name for name, _ in MIGRATIONS]
+    for seq, name in done:
+        if seq > len(known):
+            raise SchemaTooNew(max(s for s, _ in done), len(known))
+        if known[seq - 1] != name:
+            raise StoreError(f"database migration {seq} is {name!r}, expected {known[seq - 1]!r}; refusing to continue")
+    return done
+
+
+def migrate(conn: sqlite3.Connection, now_iso: str) -> int:
+    """Bring the schema up to date. Returns the number of migrations applied."""
+    done = check_version(conn)
+    count = 0
+    for seq in range(len(done) + 1, len(MIGRATIONS) + 1):
+        name, step = MIGRATIONS[seq - 1]
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            # Re-check under the write lock: another process may have migrated meanwhile.
+            if len(check_version(conn)) >= seq:
+                conn.execute("ROLLBACK")
+                continue
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                " seq INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, applied_at TEXT NOT NULL)"
+            )
+            step(conn)
+            conn.execute("INSERT INTO schema_migrations (seq, name, applied_at) VALUES (?, ?, ?)", (seq, name, now_iso))
+            conn.execute("COMMIT")
+            count += 1
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    return count
