@@ -11,11 +11,13 @@ no file grows past a few hundred lines:
 * ``learning``   apply, correct, feedback (evidence and authority)
 * ``recalling``  recall, search, explain, ingest, traces
 * ``relations``  relate, valid time, known-at, timeline
+* ``ingesting``  ingest conversations as episodes
 """
 
 from __future__ import annotations
 
 from .base import LIMITS, default_db_path
+from .ingesting import IngestMixin
 from .learning import LearningMixin
 from .records import Page, RecordsMixin, Remembered
 from .recalling import RecallMixin
@@ -24,7 +26,7 @@ from .transfer import TransferMixin
 from .undo import UndoMixin
 
 
-class Cairn(RecordsMixin, UndoMixin, TransferMixin, LearningMixin, RecallMixin, RelationsMixin):
+class Cairn(RecordsMixin, UndoMixin, TransferMixin, LearningMixin, RecallMixin, RelationsMixin, IngestMixin):
     """A memory store for one space of one database file.
 
     ``Cairn(path, space="default", now=None)``; ``now`` fixes the clock (a datetime, an
