@@ -1,0 +1,134 @@
+"""The SQLite store: pragmas, permissions, migrations, refusal of newer schemas, and
+malformed rows that are reported and skipped without disabling the store."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import stat
+
+import pytest
+
+from cairn import Cairn, SchemaTooNew
+from cairn.store import MIGRATIONS, SCHEMA_VERSION, Store
+from cairn.store.migrations import check_version
+
+
+def test_pragmas_wal_and_full_sync(cairn):
+    conn = cairn.store.conn
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+
+
+def test_new_file_is_0600_and_new_folder_0700(tmp_path):
+    path = tmp_path / "fresh" / "deeper" / "c.db"
+    Cairn(path).close()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+
+
+def test_existing_folder_permissions_are_left_alone(tmp_path):
+    # Negative control: Cairn only tightens folders it creates (never e.g. a shared /tmp).
+    folder = tmp_path / "shared"
+    folder.mkdir(mode=0o755)
+    Cairn(folder / "c.db").close()
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o755
+
+
+def test_migrations_from_blank_record_every_step(db_path):
+    Cairn(db_path).close()
+    conn = sqlite3.connect(db_path)
+    rows = conn.execute("SELECT seq, name FROM schema_migrations ORDER BY seq").fetchall()
+    assert rows == [(i + 1, name) for i, (name, _) in enumerate(MIGRATIONS)]
+    assert len(rows) == SCHEMA_VERSION
+
+
+def test_reopening_does_not_rerun_migrations(db_path):
+    Cairn(db_path).close()
+    Cairn(db_path).close()
+    conn = sqlite3.connect(db_path)
+    assert conn.execute("SELECT COUNT(*) FROM schema_migrations").fetchone()[0] == SCHEMA_VERSION
+
+
+def test_failed_migration_leaves_no_trace(db_path, monkeypatch):
+    from cairn.store import migrations
+
+    def broken(conn):
+        conn.execute("CREATE TABLE half_done (x)")
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(migrations, "MIGRATIONS", [*migrations.MIGRATIONS, ("0099_broken", broken)])
+    with pytest.raises(RuntimeError):
+        Store.open(db_path)
+    conn = sqlite3.connect(db_path)
+    names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+    assert "half_done" not in names  # the DDL rolled back with its bookkeeping row
+    assert conn.execute("SELECT MAX(seq) FROM schema_migrations").fetchone()[0] == SCHEMA_VERSION
+
+
+def _schema_dump(path):
+    conn = sqlite3.connect(path)
+    try:
+        return sorted(conn.execute("SELECT type, name, sql FROM sqlite_master").fetchall())
+    finally:
+        conn.close()
+
+
+def test_newer_schema_is_refused_before_any_ddl(db_path, cli):
+    Cairn(db_path).close()
+    conn = sqlite3.connect(db_path)
+    conn.execute("INSERT INTO schema_migrations VALUES (?, '0999_future', '2030-01-01T00:00:00Z')", (SCHEMA_VERSION + 1,))
+    conn.commit()
+    conn.close()
+    before = _schema_dump(db_path)
+    with pytest.raises(SchemaTooNew) as err:
+        Cairn(db_path)
+    assert err.value.found == SCHEMA_VERSION + 1 and err.value.known == SCHEMA_VERSION
+    result = cli("list")
+    assert result.code == 1
+    assert "newer" in result.err and result.err.count("\n") == 1
+    assert _schema_dump(db_path) == before
+
+
+def test_current_schema_is_accepted(db_path):
+    # Negative control for the refusal above.
+    Cairn(db_path).close()
+    conn = sqlite3.connect(db_path)
+    assert len(check_version(conn)) == SCHEMA_VERSION
+
+
+def _corrupt(db_path, memory_id, data: str):
+    conn = sqlite3.connect(db_path)
+    conn.execute("UPDATE memories SET data = ? WHERE id = ?", (data, memory_id))
+    conn.commit()
+    conn.close()
+
+
+@pytest.mark.parametrize(
+    "mutate, expected",
+    [
+        (lambda d: "{not json", "bad JSON"),
+        (lambda d: json.dumps({**d, "created_at": "2026-02-30T00:00:00Z"}), "impossible time"),
+        (lambda d: json.dumps({**d, "kind": "rumour"}), "unknown kind"),
+        (lambda d: json.dumps({**d, "status": "maybe"}), "unknown status"),
+    ],
+)
+def test_malformed_row_is_reported_and_skipped(db_path, clock, mutate, expected):
+    with Cairn(db_path, now=clock) as c:
+        good = c.remember("The staging host runs Debian 12", kind="fact").memory
+        bad = c.remember("The build uses make and Python 3.11", kind="fact").memory
+        original = json.loads(c.store.conn.execute("SELECT data FROM memories WHERE id = ?", (bad.id,)).fetchone()[0])
+    _corrupt(db_path, bad.id, mutate(original))
+    with Cairn(db_path, now=clock) as c:
+        report = c.status()
+        assert [p["id"] for p in report["problems"]] == [bad.id]
+        assert expected in report["problems"][0]["problem"]
+        assert [m.id for m in c.list().memories] == [good.id]  # skipped by reads
+        # ... and the rest of the store keeps working, writes included.
+        c.remember("A third fact still goes in", kind="fact")
+        assert c.list().total == 3  # counts rows; the malformed one is still there for repair
+
+
+def test_status_reports_no_problems_on_a_healthy_store(cairn):
+    cairn.remember("The staging host runs Debian 12", kind="fact")
+    assert cairn.status()["problems"] == []

@@ -1,0 +1,103 @@
+"""Export/import: JSONL of records, relations and events; import is idempotent and
+all-or-nothing; export -> import -> export is byte-identical."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from cairn import Cairn
+from cairn.errors import BadImportLine
+from conftest import db_fingerprint
+
+
+def _populate(c: Cairn):
+    a = c.remember("Use PostgreSQL 16 for billing", kind="decision", origin="acme", aliases=["billing-db"]).memory
+    b = c.remember("Préfère les réponses courtes 简短", kind="preference").memory
+    c.pin(a.id)
+    f = c.forget(b.id)
+    c.undo(f.id)
+    c.remember("A record to purge later", kind="fact")
+    return a, b
+
+
+def _export(c: Cairn) -> str:
+    out = io.StringIO()
+    c.export(out)
+    return out.getvalue()
+
+
+def test_round_trip_is_byte_identical(tmp_path, clock):
+    with Cairn(tmp_path / "a.db", now=clock) as src:
+        _populate(src)
+        first = _export(src)
+    with Cairn(tmp_path / "b.db", now=clock) as dst:
+        counts = dst.import_(io.StringIO(first))
+        assert counts == {"records": 3, "events": 6, "relations": 0, "skipped": 0}
+        second = _export(dst)
+    assert second == first
+    types = [json.loads(line)["type"] for line in first.splitlines()]
+    assert types == sorted(types, key=["memory", "relation", "event"].index)
+
+
+def test_import_is_idempotent(tmp_path, clock):
+    with Cairn(tmp_path / "a.db", now=clock) as src:
+        _populate(src)
+        dump = _export(src)
+    with Cairn(tmp_path / "b.db", now=clock) as dst:
+        dst.import_(io.StringIO(dump))
+        fp = db_fingerprint(tmp_path / "b.db")
+        counts = dst.import_(io.StringIO(dump))
+        assert counts["records"] == counts["events"] == 0 and counts["skipped"] == 9
+        assert db_fingerprint(tmp_path / "b.db") == fp
+
+
+def test_imported_records_are_searchable_and_undoable(tmp_path, clock):
+    with Cairn(tmp_path / "a.db", now=clock) as src:
+        a, _ = _populate(src)
+        dump = _export(src)
+    with Cairn(tmp_path / "b.db", space="other", now=clock) as dst:
+        dst.import_(io.StringIO(dump))
+        assert dst.get(a.id).space == "other"
+        assert [i for i, _ in dst.store.fts_match("other", "postgresql", 5)] == [a.id]
+        pin_event = [e for e in dst.history(a.id) if e.reason == "pin"][0]
+        dst.undo(pin_event.id)
+
+
+@pytest.mark.parametrize(
+    "line, needle",
+    [
+        ("{not json", "not JSON"),
+        ('{"type": "memo", "data": {}}', "expected"),
+        ('{"type": "memory", "data": {"id": "x"}}', "missing"),
+        ('{"type": "memory", "data": {"id": "x", "space": "s", "origin": "", "kind": "fact", "content": "c", '
+         '"status": "provisional", "layer": "durable", "created_at": "2026-02-31", "updated_at": "2026-01-01", '
+         '"revision": 1}}', "impossible"),
+    ],
+)
+def test_malformed_import_line_writes_nothing(cli, db_path, tmp_path, clock, line, needle):
+    with Cairn(tmp_path / "a.db", now=clock) as src:
+        _populate(src)
+        good = _export(src).splitlines()
+    cli("remember", "Existing record before import", "--kind", "fact")
+    bad_file = tmp_path / "bad.jsonl"
+    bad_file.write_text("\n".join([good[0], line, *good[1:]]) + "\n")
+    before = db_fingerprint(db_path)
+    result = cli("import", str(bad_file))
+    assert result.code == 1 and "line 2" in result.err and needle in result.err
+    assert db_fingerprint(db_path) == before
+    with pytest.raises(BadImportLine):
+        with Cairn(db_path) as c:
+            c.import_(io.StringIO(line))
+
+
+def test_cli_export_to_file_and_import(cli, db_path, tmp_path):
+    cli("remember", "Exported through the CLI", "--kind", "fact")
+    target = tmp_path / "dump.jsonl"
+    assert cli("--json", "export", str(target)).json() == {"records": 1, "events": 1, "relations": 0}
+    other = tmp_path / "other.db"
+    from cairn.cli import main
+
+    assert main(["--db", str(other), "import", str(target)]) == 0
