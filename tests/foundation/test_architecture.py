@@ -24,7 +24,7 @@ ALLOWED: dict[str, set[str]] = {
     "engine": {"engine", "model", "text", "policy", "store", "recall", "learn", "errors"},
     "cli": {"cli", "engine", "model", "errors", "bench"},
     "mcp": {"engine", "model", "errors"},
-    "bench": {"bench", "engine", "model", "errors", "text", "store", "recall"},
+    "bench": {"bench", "engine", "model", "errors", "text", "store", "recall", "policy", "learn"},
 }
 # Pure parts of recall: only model/text/policy, never the store or the engine.
 PURE_RECALL = {"text", "query", "score", "phrase", "gates", "rank", "pack"}
