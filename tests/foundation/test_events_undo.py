@@ -107,3 +107,17 @@ def test_undo_refused_for_unknown_and_ambiguous_event(cairn):
 def test_history_is_newest_first_and_limited(cairn):
     ids = [cairn.remember(f"Claim number {i} about things", kind="fact").event.id for i in range(5)]
     assert [e.id for e in cairn.history(limit=3)] == ids[::-1][:3]
+
+
+def test_relation_events_appear_in_both_records_history(cairn, clock):
+    from cairn.engine.mutation import new_id
+    from cairn.model import Relation, Role
+
+    old = cairn.remember("The office is in Berlin", kind="fact").memory
+    new = cairn.remember("The office moved to Hamburg", kind="fact").memory
+    with cairn._mutation(Actor.MANUAL, "relate") as m:
+        m.put_relation(None, Relation(new_id(), "default", new.id, Role.CORRECTS, old.id, clock.at))
+    assert m.event.id in [e.id for e in cairn.history(old.id)]
+    assert m.event.id in [e.id for e in cairn.history(new.id)]
+    unrelated = cairn.remember("The team uses Matrix for chat", kind="fact").memory
+    assert m.event.id not in [e.id for e in cairn.history(unrelated.id)]  # negative control

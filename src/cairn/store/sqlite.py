@@ -292,7 +292,14 @@ class Tx(_Reads):
             "INSERT INTO events (space, id, at, actor, reason, data) VALUES (?, ?, ?, ?, ?, ?)",
             (event.space, event.id, format_time(event.at), event.actor.value, event.reason, dumps(event_to_dict(event))),
         )
-        for record_id in dict.fromkeys(event.changed_ids):
+        touched = list(event.changed_ids)
+        for change in event.changes:
+            if change.table == "relation":
+                # A relation event belongs to the history of both records it links.
+                for snap in (change.before, change.after):
+                    if snap:
+                        touched += [snap.get("from"), snap.get("to")]
+        for record_id in dict.fromkeys(t for t in touched if isinstance(t, str)):
             self.conn.execute(
                 "INSERT OR IGNORE INTO event_records (space, record_id, event_seq) VALUES (?, ?, ?)",
                 (event.space, record_id, cur.lastrowid),
