@@ -135,16 +135,15 @@ def plan_batch(
     claims = list(claims)
     targeted: dict[str, int] = {}
     reaffirmed: set[str] = set()
-    withheld_texts: set[tuple[Kind, str]] = set()
     for claim in (c for c in claims if c.replaces):
         if claim.replaces in targeted:
             raise InvalidInput(
                 f"claims[{claim.index}].replaces", f"{claim.replaces} is already named by claims[{targeted[claim.replaces]}]"
             )
         targeted[claim.replaces] = claim.index
-        _replacement(plan, claim, by_id[claim.replaces], standing, ctx, reaffirmed, withheld_texts)
+        _replacement(plan, claim, by_id[claim.replaces], standing, ctx, reaffirmed)
     for claim in (c for c in claims if not c.replaces):
-        _addition(plan, claim, standing, ctx, withheld_texts)
+        _addition(plan, claim, standing, ctx)
     plan.outcomes.sort(key=lambda o: o.index)
     if ctx.incoming.source_kind is not SourceKind.PROGRESS:
         plan.confirm = [
@@ -153,7 +152,7 @@ def plan_batch(
     return plan
 
 
-def _replacement(plan, claim, target, standing, ctx, reaffirmed, withheld_texts) -> None:
+def _replacement(plan, claim, target, standing, ctx, reaffirmed) -> None:
     old = plan.current(target)
     same = fingerprint(old.content) == fingerprint(claim.content)
     match decide(old, claim.kind, same, ctx.incoming, ctx.now):
@@ -176,28 +175,25 @@ def _replacement(plan, claim, target, standing, ctx, reaffirmed, withheld_texts)
             plan.counts["withheld"] += 1
             plan.withheld_reasons[reason] = plan.withheld_reasons.get(reason, 0) + 1
             key = (claim.kind, fingerprint(claim.content))
-            withheld_texts.add(key)
             existing = [m for m in standing.get(key, []) if m.status in (Status.CONFLICTED, Status.PROVISIONAL, Status.CONFIRMED)]
             variant = existing[0] if existing else _create(plan, claim, ctx, Status.CONFLICTED, standing)
             plan.outcomes.append(Outcome(claim.index, "withheld", variant.id, reason))
 
 
-def _addition(plan, claim, standing, ctx, withheld_texts) -> None:
+def _addition(plan, claim, standing, ctx) -> None:
     key = (claim.kind, fingerprint(claim.content))
     found = [plan.current(m) for m in standing.get(key, [])]
     active = [m for m in found if m.active]
+    quarantined = [m for m in found if m.status is Status.CONFLICTED]
     if active:
         # Re-emitting stored text is not evidence of anything: aliases may be added, the
         # evidence date does not move.
         _annotate(plan, active[0], active[0], claim.aliases)
         _done(plan, claim, "duplicate", active[0].id, "already-stored")
-    elif key in withheld_texts or any(m.status is Status.CONFLICTED for m in found):
-        if any(m.status is Status.CONFLICTED for m in found):
-            quarantined = next(m for m in found if m.status is Status.CONFLICTED)
-            _done(plan, claim, "duplicate", quarantined.id, "quarantined-variant")
-        else:
-            variant = _create(plan, claim, ctx, Status.CONFLICTED, standing)
-            _done(plan, claim, "withheld", variant.id, "duplicate-of-withheld")
+    elif quarantined:
+        # The same text as a quarantined variant - one withheld earlier in this batch
+        # (replacements are planned first) or in an earlier one: it stays quarantined.
+        _done(plan, claim, "duplicate", quarantined[0].id, "quarantined-variant")
     else:
         memory = _create(plan, claim, ctx, Status.PROVISIONAL, standing)
         plan.outcomes.append(Outcome(claim.index, "added", memory.id, ""))
