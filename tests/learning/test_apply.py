@@ -292,7 +292,7 @@ def test_progress_sources_are_offered_project_states_only(cairn, at):
     assert state.id in found and fact.id not in found
 
 
-def test_feedback_verdicts_do_not_leak_into_show_quality(cairn, at):
+def test_show_reports_feedback_factors_and_the_anchor(cairn, at):
     old = remember(cairn, at=day(0))
     cairn.feedback(old.id, Verdict.USEFUL.value, at=day(0.5))
     q = cairn.show(old.id)["quality"]

@@ -181,11 +181,15 @@ def test_positive_feedback_never_revives_a_quarantined_or_forgotten_record(cairn
     assert cairn.get(quarantined.id).status is Status.CONFLICTED
 
 
-def test_unknown_verdict_is_refused_and_writes_nothing(cairn, db_path):
+@pytest.mark.parametrize(
+    ("verdict", "kwargs", "match"),
+    [("wrong", {}, "unknown verdict 'wrong'"), ("useful", {"at": day(30)}, "future"), ("useful", {"source": ""}, "source")],
+)
+def test_bad_feedback_is_refused_and_writes_nothing(cairn, db_path, verdict, kwargs, match):
     old = fact(cairn)
     before = db_fingerprint(db_path)
-    with pytest.raises(InvalidInput, match="unknown verdict 'wrong'"):
-        cairn.feedback(old.id, "wrong")
+    with pytest.raises(InvalidInput, match=match):
+        cairn.feedback(old.id, verdict, **kwargs)
     assert db_fingerprint(db_path) == before
 
 

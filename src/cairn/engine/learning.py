@@ -89,27 +89,31 @@ class LearningMixin(EngineBase):
         now = self.now()
         source = self._clean_source(batch.source, now)
         claims = [self._clean_claim(c) for c in batch.claims]
-        incoming = Incoming(Evidence(source.basis, source.method, source.id, source.at), source.kind)
         reason = f"apply {source.kind.value} {source.id}"
         with self._mutation(ACTOR_OF_METHOD[source.method], reason) as m:
             if m.tx.get_source(self.space, source.id) is not None:
                 raise Refused(f"source {source.id!r} was already applied; a new source needs a new id")
             candidates = self._candidates(m.tx, source)
             claims = [self._resolve_target(m.tx, c, candidates, source.origin) for c in claims]
-            standing = self._standing(m.tx, claims, source.origin)
+            incoming = Incoming(Evidence(source.basis, source.method, source.id, source.at), source.kind)
             ctx = Context(self.space, source.origin, incoming, now, new_id)
-            plan = plan_batch(claims, candidates, standing, ctx)
-            for before, after in plan.writes.values():
-                m.put(before, after)
-            confirmed = self._confirm(m.tx, plan.confirm, source.at)
-            counts = {**dict.fromkeys(COUNT_KEYS, 0), **plan.counts, "confirmed": len(confirmed)}
-            m.data.update(counts)
-            m.data.update(source=source.id, withheld_reasons=plan.withheld_reasons,
-                          claims=[{"index": o.index, "outcome": o.outcome, "id": o.id, "reason": o.reason} for o in plan.outcomes])
-            if counts["withheld"]:
-                m.reason = f"{reason}; weaker replacements withheld={counts['withheld']}"
+            plan = plan_batch(claims, candidates, self._standing(m.tx, claims, source.origin), ctx)
+            counts, confirmed = self._write_plan(m, plan, source)
             m.tx.put_source(self.space, source_to_dict(_source_value(self.space, source, batch.source.text)))
         return Applied(m.event, source.id, counts, plan.outcomes, [c.id for c in candidates], confirmed)
+
+    def _write_plan(self, m, plan, source: SourceSpec) -> tuple[dict[str, int], list[str]]:
+        """Write the planned changes, then the confirmations (after: a record this batch
+        changed is confirmed on top of that change), and describe both in the event."""
+        for before, after in plan.writes.values():
+            m.put(before, after)
+        confirmed = self._confirm(m.tx, plan.confirm, source.at)
+        counts = {**dict.fromkeys(COUNT_KEYS, 0), **plan.counts, "confirmed": len(confirmed)}
+        outcomes = [{"index": o.index, "outcome": o.outcome, "id": o.id, "reason": o.reason} for o in plan.outcomes]
+        m.data.update(counts, source=source.id, withheld_reasons=plan.withheld_reasons, claims=outcomes)
+        if counts["withheld"]:
+            m.reason += f"; weaker replacements withheld={counts['withheld']}"
+        return counts, confirmed
 
     def _standing(self, tx, claims: list[ClaimSpec], origin: str) -> dict:
         """(kind, fingerprint) -> the origin's records already holding that text."""
@@ -233,6 +237,8 @@ class LearningMixin(EngineBase):
         memory_id = self.resolve(ref)
         source_id = self._clean_feedback_source(source)
         when = as_time(at, "at") or self.now()
+        if when > self.now():
+            raise InvalidInput("at", "a verdict cannot come from the future")
         with self._mutation(Actor.MANUAL, f"feedback {verdict.value}") as m:
             memory = m.tx.get_memory(self.space, memory_id)
             if memory is None:
