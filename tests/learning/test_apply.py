@@ -56,7 +56,8 @@ def test_weaker_replacement_is_withheld_and_the_variant_quarantined(cairn, at):
 
 def test_equal_or_stronger_replacement_replaces_in_place(cairn, at):
     old = remember(cairn, basis="summary", at=day(0))
-    cairn.feedback(old.id, "useful", at=day(0.5))
+    at(0.5)
+    cairn.feedback(old.id, "useful")
     at(2)
     result = cairn.apply(batch(source(TEXT, kind="conversation", at=day(1)), claim(PORT_NEW, replaces=old.id, aliases=["staging db"])))
     assert result.counts == {**result.counts, "replaced": 1, "withheld": 0, "conflicted": 0}
@@ -137,7 +138,8 @@ def test_explicit_reaffirmation_refreshes_evidence_but_a_summary_does_not(cairn,
 
 def test_user_correction_exception_end_to_end(cairn, at):
     pref = remember(cairn, "Prefer tabs for indentation in Go code", kind="preference", at=day(0))
-    cairn.feedback(pref.id, "accurate", at=day(0.5))  # protected at 4 now
+    at(0.5)
+    cairn.feedback(pref.id, "accurate")  # protected at 4 now
     at(2)
     summary = cairn.apply(batch(source("Prefer spaces for indentation in Go code", at=day(1)),
                                 claim("Prefer spaces for indentation in Go code", kind="preference", replaces=pref.id)))
@@ -294,6 +296,7 @@ def test_progress_sources_are_offered_project_states_only(cairn, at):
 
 def test_show_reports_feedback_factors_and_the_anchor(cairn, at):
     old = remember(cairn, at=day(0))
-    cairn.feedback(old.id, Verdict.USEFUL.value, at=day(0.5))
+    at(0.5)
+    cairn.feedback(old.id, Verdict.USEFUL.value)
     q = cairn.show(old.id)["quality"]
     assert q["utility"] == 1.05 and q["accuracy"] == 1.0 and q["confirmed_at"] == format_time(day(0))

@@ -20,7 +20,8 @@ def fact(cairn, text=FACT, origin="acme", at=None, **kw):
 
 def test_correction_is_manual_evidence_and_clears_aliases_and_feedback(cairn, at):
     old = fact(cairn, aliases=["db port"])
-    cairn.feedback(old.id, "useful", at=day(0.5))
+    at(0.5)
+    cairn.feedback(old.id, "useful")
     at(2)
     result = cairn.correct(old.id, "The staging database listens on port 6432")
     now = cairn.get(old.id)
@@ -32,7 +33,8 @@ def test_correction_is_manual_evidence_and_clears_aliases_and_feedback(cairn, at
 
 def test_undo_restores_the_exact_prior_record(cairn, at):
     old = fact(cairn, aliases=["db port"], certainty="high")
-    cairn.feedback(old.id, "accurate", at=day(0.5))
+    at(0.5)
+    cairn.feedback(old.id, "accurate")
     before = memory_to_dict(cairn.get(old.id))
     at(2)
     event = cairn.correct(old.id, "The staging database listens on port 6432").event
@@ -125,7 +127,8 @@ def test_repeated_verdict_adds_no_weight_and_no_revision_but_blocks_older_ones(c
     late = cairn.feedback(old.id, "unhelpful", source="c", at=day(2))
     assert late.reason == "superseded" and cairn.get(old.id).feedback.utility.verdict is Verdict.USEFUL
     # Negative control: a newer verdict does win.
-    assert cairn.feedback(old.id, "unhelpful", source="d", at=day(4)).applied
+    at(4)
+    assert cairn.feedback(old.id, "unhelpful", source="d").applied
 
 
 def test_feedback_older_than_the_current_evidence_is_ignored(cairn, at):
