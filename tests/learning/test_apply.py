@@ -300,3 +300,11 @@ def test_show_reports_feedback_factors_and_the_anchor(cairn, at):
     cairn.feedback(old.id, Verdict.USEFUL.value)
     q = cairn.show(old.id)["quality"]
     assert q["utility"] == 1.05 and q["accuracy"] == 1.0 and q["confirmed_at"] == format_time(day(0))
+
+
+def test_unknown_legacy_evidence_is_replaced_by_any_known_source(cairn, at):
+    legacy = remember(cairn, basis="unknown", method="unknown", at=day(0))
+    assert cairn.show(legacy.id)["quality"]["priority"] == 0
+    at(2)
+    result = cairn.apply(batch(source(TEXT, kind="summary", at=day(1)), claim(PORT_NEW, replaces=legacy.id)))
+    assert result.outcomes[0].outcome == "replaced" and cairn.get(legacy.id).evidence.basis is Basis.SUMMARY

@@ -115,3 +115,19 @@ def test_pinned_records_never_age(cairn, at):
     quality = cairn.show(pinned.id)["quality"]
     assert (quality["freshness"], quality["aging"], quality["dormant"]) == (1.0, False, False)
     assert cairn.show(durable.id)["quality"]["dormant"] is True
+
+
+def test_pinned_candidates_are_not_stamped(cairn, at):
+    pinned = fact(cairn, pin=True)
+    at(10)
+    result = cairn.apply(batch(source(MENTION, at=day(9))))
+    assert pinned.id in result.candidates and result.confirmed == [] and cairn.get(pinned.id).reinforced_at is None
+
+
+def test_re_emitting_stored_text_is_not_a_confirmation(cairn, at):
+    # The source does not mention the record; the proposer merely repeats its text.
+    kept = fact(cairn)
+    at(10)
+    result = cairn.apply(batch(source("Unrelated meeting notes about lunch", at=day(9)), claim(FACT)))
+    assert result.outcomes[0].outcome == "duplicate" and result.candidates == []
+    assert cairn.get(kept.id).reinforced_at is None
