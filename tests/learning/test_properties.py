@@ -186,3 +186,19 @@ def test_random_sequences_keep_authority_and_every_event(seed, sequence):
                     # A refusal writes nothing: no event appears.
                     assert cairn.store.count_events(cairn.space) == count
                 check(cairn, run)
+
+
+WORDS = ["the", "does", "is", "database", "databases", "port", "ports", "listening", "listens", "thanks",
+         "thanked", "doe", "staging", "数据库", "端口", "5432", "our", "ours", "something", "lets"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(WORDS), min_size=1, max_size=8), st.lists(st.sampled_from(WORDS), max_size=12))
+def test_the_index_prefilter_never_drops_a_mentioned_record(record_words, source_words):
+    from cairn.learn.consolidate import may_mention, mentions
+    from cairn.text import content_terms, index_text
+
+    record, text = " ".join(record_words), " ".join(source_words)
+    source_terms = frozenset(content_terms(text))
+    if mentions(record, source_terms):
+        assert may_mention(index_text(record), source_terms)

@@ -18,7 +18,7 @@ from datetime import datetime
 
 from ..errors import InvalidInput, Refused
 from ..learn.batch import Batch, ClaimSpec, SourceSpec, load_batch, parse_batch, parse_source
-from ..learn.consolidate import Context, Outcome, fingerprint, plan_batch, select_candidates
+from ..learn.consolidate import Context, Outcome, fingerprint, may_mention, plan_batch, select_candidates
 from ..model import (
     NO_FEEDBACK,
     Actor,
@@ -39,10 +39,18 @@ from ..policy import feedback as verdicts
 from ..policy.aging import confirmation_anchor
 from ..policy.authority import Incoming, may_correct
 from ..store import content_hash
+from ..text import content_terms
 from .base import EngineBase, as_time
 from .mutation import new_id
 
 ACTOR_OF_METHOD = {Method.MODEL: Actor.MODEL, Method.AGENT: Actor.AGENT, Method.MANUAL: Actor.MANUAL, Method.LOCAL: Actor.SYSTEM}
+FTS_CHUNK = 200  # terms per OR query: long sources stay within FTS5's expression limits
+# The MATCH runs first as a subquery: joined, the planner may probe the index once per row.
+_MENTIONING = (
+    "SELECT m.id, f.content FROM memories m JOIN memories_fts f ON f.rowid = m.rowid"
+    " WHERE m.rowid IN (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?)"
+    " AND m.space = ? AND m.origin = ? AND m.status IN ('provisional', 'confirmed')"
+)
 COUNT_KEYS = ("added", "replaced", "withheld", "conflicted", "confirmed", "reaffirmed", "unchanged")
 
 
@@ -131,8 +139,18 @@ class LearningMixin(EngineBase):
         return self._candidates(self.store, spec)
 
     def _candidates(self, view, source: SourceSpec) -> list[Memory]:
-        active = view.iter_memories(self.space, statuses=(Status.PROVISIONAL.value, Status.CONFIRMED.value))
-        return select_candidates(active, text=source.text, origin=source.origin, source_kind=source.kind)
+        """Prefilter with the full-text index (a mentioned record shares at least one term
+        with the source, and its indexed terms bound its containment), then measure
+        containment exactly on the few rows that may qualify."""
+        terms = sorted(set(content_terms(source.text)))
+        source_terms = frozenset(terms)
+        ids: set[str] = set()
+        for start in range(0, len(terms), FTS_CHUNK):
+            expr = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms[start : start + FTS_CHUNK])
+            rows = view.conn.execute(_MENTIONING, (expr, self.space, source.origin))
+            ids.update(i for i, indexed in rows if may_mention(indexed, source_terms))
+        found = view.get_memories(self.space, sorted(ids)).values()
+        return select_candidates(found, text=source.text, origin=source.origin, source_kind=source.kind)
 
     def _clean_source(self, spec: SourceSpec, now: datetime) -> SourceSpec:
         at = spec.at or now

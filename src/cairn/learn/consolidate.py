@@ -32,7 +32,7 @@ from datetime import datetime
 from ..errors import InvalidInput
 from ..model import NO_FEEDBACK, Kind, Memory, SourceKind, Status
 from ..policy.authority import Incoming, Reaffirm, Refuse, Replace, Withhold, decide
-from ..text import content_terms, normalize
+from ..text import STOPWORDS, content_terms, normalize, stem
 from .batch import ClaimSpec
 
 CANDIDATE_CAP = 32
@@ -59,6 +59,26 @@ def mentions(record_text: str, source_terms: frozenset[str]) -> bool:
     share, shared = containment(record_text, source_terms)
     needed = min(MIN_SHARED_TERMS, len(set(content_terms(record_text))))
     return shared > 0 and shared >= needed and share >= MIN_CONTAINMENT
+
+
+# Index terms that may have come from a stopword (the index keeps stems, not surfaces).
+_STOP_TERMS = frozenset(STOPWORDS) | frozenset(stem(w) for w in STOPWORDS)
+
+
+def may_mention(index_terms: str, source_terms: frozenset[str]) -> bool:
+    """A sound, cheap upper bound of :func:`mentions` on a record's indexed terms: False
+    only when the record surely is not mentioned, so exact measuring can be skipped.
+
+    Every indexed term outside :data:`_STOP_TERMS` is surely a content term, so their count
+    bounds the record's content terms from below, and the shared indexed terms bound the
+    shared content terms from above.
+    """
+    indexed = set(index_terms.split())
+    shared = len(indexed & source_terms)
+    floor = len(indexed - _STOP_TERMS)
+    if floor == 0:
+        return shared > 0
+    return shared >= min(MIN_SHARED_TERMS, floor) and shared / floor >= MIN_CONTAINMENT
 
 
 def select_candidates(memories: Iterable[Memory], *, text: str, origin: str, source_kind: SourceKind) -> list[Memory]:
