@@ -308,3 +308,16 @@ def test_unknown_legacy_evidence_is_replaced_by_any_known_source(cairn, at):
     at(2)
     result = cairn.apply(batch(source(TEXT, kind="summary", at=day(1)), claim(PORT_NEW, replaces=legacy.id)))
     assert result.outcomes[0].outcome == "replaced" and cairn.get(legacy.id).evidence.basis is Basis.SUMMARY
+
+
+def test_additions_see_replacements_made_earlier_in_the_same_batch(cairn, at):
+    old = remember(cairn, basis="summary", at=day(0))
+    at(2)
+    result = cairn.apply(batch(source(TEXT, kind="conversation", at=day(1)),
+                               claim(PORT, kind="fact"),  # the old text, re-proposed as a new claim
+                               claim(PORT_NEW, replaces=old.id),
+                               claim(PORT_NEW)))  # the new text again: a duplicate of the replaced record
+    outcomes = [(o.outcome, o.id == old.id) for o in result.outcomes]
+    assert outcomes == [("added", False), ("replaced", True), ("duplicate", True)]
+    texts = sorted(m.content for m in cairn.list(per_page=100).memories if m.active)
+    assert texts == [PORT, PORT_NEW]

@@ -188,7 +188,9 @@ def _replacement(plan, claim, target, standing, ctx, reaffirmed) -> None:
             _done(plan, claim, "reaffirmed", old.id, reason)
             reaffirmed.add(old.id)
         case Replace(reason=reason):
-            plan.write(target, _replaced(old, claim, ctx))
+            after = plan.write(target, _replaced(old, claim, ctx))
+            # The record now holds the new text: a later addition of it is a duplicate.
+            standing.setdefault((claim.kind, fingerprint(claim.content)), []).append(after)
             _done(plan, claim, "replaced", old.id, reason)
         case Withhold(reason=reason):
             # The stronger record stands; the weaker variant is kept, quarantined.
@@ -202,7 +204,8 @@ def _replacement(plan, claim, target, standing, ctx, reaffirmed) -> None:
 
 def _addition(plan, claim, standing, ctx) -> None:
     key = (claim.kind, fingerprint(claim.content))
-    found = [plan.current(m) for m in standing.get(key, [])]
+    # As they stand now: a record replaced earlier in this batch no longer holds its old text.
+    found = [c for c in (plan.current(m) for m in standing.get(key, [])) if fingerprint(c.content) == key[1]]
     active = [m for m in found if m.active]
     quarantined = [m for m in found if m.status is Status.CONFLICTED]
     if active:
