@@ -19,4 +19,4 @@ with c.store.write() as tx:
         tx.put_memory(Memory(id=f"{i:024x}", space="default", origin="acme", kind=Kind.FACT, content=" ".join(random.choices(words,k=10)), created_at=now, updated_at=now, evidence=Evidence(Basis.SUMMARY, Method.LOCAL, "s", now)))
 for k in (30, 300, 3000):
     text=" ".join(random.choices(words,k=k))
-    t=time.time(); r=c.candidates({"id":"x","text":text,"kind":"summary","origin":"acme"}); print(f"{N} records, source of {k} words: {time.time()-t:.3f}s, {len(r)} candidates")
+    t=time.time(); r=c.candidates_for({"id":"x","text":text,"kind":"summary","origin":"acme"}); print(f"{N} records, source of {k} words: {time.time()-t:.3f}s, {len(r)} candidates")

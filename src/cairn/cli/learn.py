@@ -80,7 +80,7 @@ def cmd_candidates(cairn: Cairn, args) -> Output:
         raise InvalidInput("batch", f"not JSON ({err})") from None
     if not isinstance(doc, dict):
         raise InvalidInput("batch", "must be a JSON object")
-    found = cairn.candidates(doc.get("source"))
+    found = cairn.candidates_for(doc.get("source"))
     lines = [f"{short(m.id)}  {m.kind.value:<13} {one_line(m.content, 70)}" for m in found]
     return Output({"candidates": [memory_to_dict(m) for m in found]}, "\n".join(lines) or "no candidates")
 

@@ -133,7 +133,7 @@ class LearningMixin(EngineBase):
                 standing[key] = [s for s in found if s.kind is claim.kind]
         return standing
 
-    def candidates(self, source: dict) -> list[Memory]:
+    def candidates_for(self, source: dict) -> list[Memory]:
         """The records a source would be offered (read-only): what ``replaces`` may name."""
         spec = self._clean_source(parse_source(source), self.now())
         return self._candidates(self.store, spec)
