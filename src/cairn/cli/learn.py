@@ -1,7 +1,102 @@
-"""CLI commands of the learn group. Placeholder: the owning work registers its commands here."""
+"""CLI commands of the learn group: apply, candidates, correct, feedback (DESIGN §11)."""
 
 from __future__ import annotations
 
+import sys
+
+from ..engine import Cairn
+from ..errors import InvalidInput
+from ..model import memory_to_dict
+from .common import Output, add_command, one_line, short
+
+BATCH_HELP = """\
+Apply one consolidation batch: a JSON file (or '-' for standard input) of the form
+
+  {"source": {"id": "...", "text": "...", "kind": "summary|conversation|progress|manual",
+              "basis": "...", "method": "...", "at": "ISO-8601", "origin": "..."},
+   "claims": [{"kind": "fact", "content": "...", "replaces": "ID", "aliases": ["..."]}]}
+
+Evidence comes from the source, never from the claims. `replaces` may only name one of
+the records the source mentions (see `cairn candidates FILE`). A weaker replacement is
+withheld: the old record stands and the new variant is stored as conflicted. The whole
+batch is one transaction and one event; a bad batch writes nothing."""
+
 
 def register(sub) -> None:
-    """Add this group's subcommands to the `cairn` parser."""
+    p = add_command(sub, "apply", "apply one consolidation batch", cmd_apply, description=BATCH_HELP)
+    p.add_argument("file", help="batch file (JSON), '-' for standard input")
+
+    p = add_command(sub, "candidates", "list the records a batch's source may replace (read-only)", cmd_candidates,
+                    description="Show the candidate records a batch's source mentions: the only ids its claims may\n"
+                                "name in `replaces` (same origin, active or dormant, at most the 32 most recent).")
+    p.add_argument("file", help="batch file (JSON), '-' for standard input; only its source is read")
+
+    p = add_command(sub, "correct", "literal manual correction of a record", cmd_correct,
+                    description="Replace a record's text with your literal correction (manual_correction/manual\n"
+                                "evidence, the strongest). Aliases and feedback are cleared; undo restores the\n"
+                                "exact prior record.")
+    p.add_argument("id", help="memory id or unique prefix (≥6 characters)")
+    p.add_argument("text", help="the corrected claim")
+
+    p = add_command(sub, "feedback", "record an explicit verdict on a record", cmd_feedback,
+                    description="Record a verdict: useful | unhelpful (utility) or accurate | incorrect (accuracy).\n"
+                                "`incorrect` quarantines the record and its exact duplicates in its origin.\n"
+                                "A verdict from the same --source on the same record is applied at most once.")
+    p.add_argument("id", help="memory id or unique prefix")
+    p.add_argument("verdict", help="useful | unhelpful | accurate | incorrect")
+    p.add_argument("--source", help="id of the act this verdict comes from (replay-safe receipt key)")
+
+
+def _read(path: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except OSError as err:
+        raise InvalidInput("batch file", f"{path}: {err.strerror}") from None
+    except UnicodeDecodeError:
+        raise InvalidInput("batch file", f"{path} is not UTF-8 text") from None
+
+
+def cmd_apply(cairn: Cairn, args) -> Output:
+    result = cairn.apply(_read(args.file))
+    doc = {"event": result.event.id if result.event else None, **result.counts, "source": result.source,
+           "claims": [{"index": o.index, "outcome": o.outcome, "id": o.id, "reason": o.reason} for o in result.outcomes],
+           "candidates": result.candidates}
+    c = result.counts
+    lines = [f"applied source {result.source} in event {doc['event'] or '(none: no record changed)'}",
+             "  " + ", ".join(f"{k} {c[k]}" for k in ("added", "replaced", "withheld", "conflicted", "confirmed", "reaffirmed", "unchanged"))]
+    lines += [f"  claim {o.index}: {o.outcome} {short(o.id)}" + (f" ({o.reason})" if o.reason else "") for o in result.outcomes]
+    return Output(doc, "\n".join(lines))
+
+
+def cmd_candidates(cairn: Cairn, args) -> Output:
+    import json
+
+    try:
+        doc = json.loads(_read(args.file))
+    except ValueError as err:
+        raise InvalidInput("batch", f"not JSON ({err})") from None
+    if not isinstance(doc, dict):
+        raise InvalidInput("batch", "must be a JSON object")
+    found = cairn.candidates_for(doc.get("source"))
+    lines = [f"{short(m.id)}  {m.kind.value:<13} {one_line(m.content, 70)}" for m in found]
+    return Output({"candidates": [memory_to_dict(m) for m in found]}, "\n".join(lines) or "no candidates")
+
+
+def cmd_correct(cairn: Cairn, args) -> Output:
+    result = cairn.correct(args.id, args.text)
+    return Output({"id": result.memory.id, "event": result.event.id},
+                  f"corrected {result.memory.id} (manual_correction) in event {result.event.id}")
+
+
+def cmd_feedback(cairn: Cairn, args) -> Output:
+    result = cairn.feedback(args.id, args.verdict, source=args.source)
+    doc = {"applied": result.applied, "reason": result.reason, "event": result.event.id if result.event else None}
+    if result.quarantined:
+        doc["quarantined"] = list(result.quarantined)
+    text = f"{args.verdict} applied in event {doc['event']}" if result.applied else f"not applied: {result.reason}"
+    if result.quarantined:
+        text += f"; quarantined {', '.join(short(i) for i in result.quarantined)}"
+    return Output(doc, text)

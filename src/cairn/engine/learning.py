@@ -1,12 +1,332 @@
-"""Consolidation batches, literal corrections and explicit feedback (issue 3).
+"""Consolidation batches, literal corrections and explicit feedback (DESIGN §3, §4, §7).
 
-Placeholder mixin: filled in by the evidence/authority work.
+* :meth:`LearningMixin.apply` — one batch, one transaction, one event. The host assigns
+  the evidence from the batch's source (basis, method, source id, time), never from the
+  claims; the engine chooses the candidates the source mentions; the authority policy
+  decides each replacement; candidates left standing are confirmed (``reinforced_at``,
+  no event).
+* :meth:`LearningMixin.correct` — a literal manual correction (manual_correction/manual
+  evidence, aliases and feedback cleared); undo restores the exact prior record.
+* :meth:`LearningMixin.feedback` — an explicit verdict with a replay-safe receipt.
 """
 
 from __future__ import annotations
 
-from .base import EngineBase
+import hashlib
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from ..errors import InvalidInput, Refused
+from ..learn.batch import Batch, ClaimSpec, SourceSpec, load_batch, parse_batch, parse_source
+from ..learn.consolidate import Context, Outcome, fingerprint, may_mention, plan_batch, select_candidates
+from ..model import (
+    NO_FEEDBACK,
+    Actor,
+    Basis,
+    Event,
+    Evidence,
+    Feedback,
+    Kind,
+    Memory,
+    Method,
+    Source,
+    Status,
+    Verdict,
+    parse_time,
+    source_to_dict,
+)
+from ..policy import feedback as verdicts
+from ..policy.aging import confirmation_anchor
+from ..policy.authority import Incoming, may_correct
+from ..store import content_hash
+from ..text import content_terms
+from .base import EngineBase, as_time
+from .mutation import new_id
+
+ACTOR_OF_METHOD = {Method.MODEL: Actor.MODEL, Method.AGENT: Actor.AGENT, Method.MANUAL: Actor.MANUAL, Method.LOCAL: Actor.SYSTEM}
+FTS_CHUNK = 200  # terms per OR query: long sources stay within FTS5's expression limits
+# The MATCH runs first as a subquery: joined, the planner may probe the index once per row.
+_MENTIONING = (
+    "SELECT m.id, f.content FROM memories m JOIN memories_fts f ON f.rowid = m.rowid"
+    " WHERE m.rowid IN (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?)"
+    " AND m.space = ? AND m.origin = ? AND m.status IN ('provisional', 'confirmed')"
+)
+COUNT_KEYS = ("added", "replaced", "withheld", "conflicted", "confirmed", "reaffirmed", "unchanged")
+
+
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """The result of one batch. ``counts`` holds every key of :data:`COUNT_KEYS`."""
+
+    event: Event | None  # None when no record changed (confirmations write no event)
+    source: str
+    counts: dict[str, int]
+    outcomes: list[Outcome]
+    candidates: list[str]
+    confirmed: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class Corrected:
+    memory: Memory
+    event: Event
+
+
+@dataclass(frozen=True, slots=True)
+class FeedbackResult:
+    applied: bool
+    reason: str  # applied | repeated | one of policy.feedback.IGNORE_REASONS
+    event: Event | None = None
+    quarantined: tuple[str, ...] = ()
 
 
 class LearningMixin(EngineBase):
-    pass
+    # -- batches -------------------------------------------------------------------------
+
+    def apply(self, batch: Batch | dict | str) -> Applied:
+        """Apply one consolidation batch (a :class:`Batch`, its wire dict, or JSON text).
+
+        Refused with :class:`InvalidInput` / :class:`Refused` and nothing written when the
+        batch is malformed, a claim breaks a limit, ``replaces`` names a record outside the
+        candidate set, two claims name one record, or a claim tries to change kind.
+        """
+        if isinstance(batch, str):
+            batch = load_batch(batch)
+        elif not isinstance(batch, Batch):
+            batch = parse_batch(batch)
+        now = self.now()
+        source = self._clean_source(batch.source, now)
+        claims = [self._clean_claim(c) for c in batch.claims]
+        reason = f"apply {source.kind.value} {source.id}"
+        with self._mutation(ACTOR_OF_METHOD[source.method], reason) as m:
+            if m.tx.get_source(self.space, source.id) is not None:
+                raise Refused(f"source {source.id!r} was already applied; a new source needs a new id")
+            candidates = self._candidates(m.tx, source)
+            claims = [self._resolve_target(m.tx, c, candidates, source.origin) for c in claims]
+            incoming = Incoming(Evidence(source.basis, source.method, source.id, source.at), source.kind)
+            ctx = Context(self.space, source.origin, incoming, now, new_id)
+            plan = plan_batch(claims, candidates, self._standing(m.tx, claims, source.origin), ctx)
+            counts, confirmed = self._write_plan(m, plan, source)
+            m.tx.put_source(self.space, source_to_dict(_source_value(self.space, source, batch.source.text)))
+        return Applied(m.event, source.id, counts, plan.outcomes, [c.id for c in candidates], confirmed)
+
+    def _write_plan(self, m, plan, source: SourceSpec) -> tuple[dict[str, int], list[str]]:
+        """Write the planned changes, then the confirmations (after: a record this batch
+        changed is confirmed on top of that change), and describe both in the event."""
+        for before, after in plan.writes.values():
+            m.put(before, after)
+        confirmed = self._confirm(m.tx, plan.confirm, source.at)
+        counts = {**dict.fromkeys(COUNT_KEYS, 0), **plan.counts, "confirmed": len(confirmed)}
+        outcomes = [{"index": o.index, "outcome": o.outcome, "id": o.id, "reason": o.reason} for o in plan.outcomes]
+        m.data.update(counts, source=source.id, withheld_reasons=plan.withheld_reasons, claims=outcomes)
+        if counts["withheld"]:
+            m.reason += f"; weaker replacements withheld={counts['withheld']}"
+        return counts, confirmed
+
+    def _standing(self, tx, claims: list[ClaimSpec], origin: str) -> dict:
+        """(kind, fingerprint) -> the origin's records already holding that text."""
+        standing: dict = {}
+        for claim in claims:
+            key = (claim.kind, fingerprint(claim.content))
+            if key not in standing:
+                found = tx.memories_with_hash(self.space, origin, content_hash(claim.content))
+                standing[key] = [s for s in found if s.kind is claim.kind]
+        return standing
+
+    def candidates_for(self, source: dict) -> list[Memory]:
+        """The records a source would be offered (read-only): what ``replaces`` may name."""
+        spec = self._clean_source(parse_source(source), self.now())
+        return self._candidates(self.store, spec)
+
+    def _candidates(self, view, source: SourceSpec) -> list[Memory]:
+        """Prefilter with the full-text index (a mentioned record shares at least one term
+        with the source, and its indexed terms bound its containment), then measure
+        containment exactly on the few rows that may qualify."""
+        terms = sorted(set(content_terms(source.text)))
+        source_terms = frozenset(terms)
+        ids: set[str] = set()
+        for start in range(0, len(terms), FTS_CHUNK):
+            expr = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms[start : start + FTS_CHUNK])
+            rows = view.conn.execute(_MENTIONING, (expr, self.space, source.origin))
+            ids.update(i for i, indexed in rows if may_mention(indexed, source_terms))
+        found = view.get_memories(self.space, sorted(ids)).values()
+        return select_candidates(found, text=source.text, origin=source.origin, source_kind=source.kind)
+
+    def _clean_source(self, spec: SourceSpec, now: datetime) -> SourceSpec:
+        at = spec.at or now
+        if at > now:
+            raise InvalidInput("source.at", f"{at.isoformat()} lies after now: evidence cannot come from the future")
+        return replace(spec, id=self._clean(spec.id), origin=self._clean_origin(spec.origin), at=at)
+
+    def _clean_claim(self, claim: ClaimSpec) -> ClaimSpec:
+        where = f"claims[{claim.index}]"
+        try:
+            content = self._clean_content(claim.content, claim.kind)
+        except InvalidInput as err:
+            raise InvalidInput(f"{where}.content", err.reason) from None
+        try:
+            aliases = self._clean_aliases(claim.aliases)
+        except InvalidInput as err:
+            raise InvalidInput(f"{where}.aliases", err.reason) from None
+        return replace(claim, content=content, aliases=aliases)
+
+    def _resolve_target(self, tx, claim: ClaimSpec, candidates: list[Memory], origin: str) -> ClaimSpec:
+        """``replaces`` must name one of the candidates (full id or unique prefix ≥6)."""
+        ref = claim.replaces
+        if ref is None:
+            return claim
+        field = f"claims[{claim.index}].replaces"
+        ids = [c.id for c in candidates]
+        matches = [i for i in ids if i == ref] or ([i for i in ids if i.startswith(ref)] if len(ref) >= 6 else [])
+        if len(matches) == 1:
+            return replace(claim, replaces=matches[0])
+        if len(matches) > 1:
+            raise InvalidInput(field, f"prefix {ref!r} matches several candidates")
+        found = tx.ids_with_prefix("memories", self.space, ref, limit=2) if len(ref) >= 6 else []
+        record = tx.get_memory(self.space, found[0]) if len(found) == 1 else None
+        if record is None:
+            raise InvalidInput(field, f"no memory {ref!r} in this space")
+        if record.origin != origin:
+            raise InvalidInput(field, f"{record.id} belongs to origin {record.origin!r}, not the source's {origin!r}")
+        if not record.active:
+            raise InvalidInput(field, f"{record.id} is {record.status.value}: only active records may be replaced")
+        raise InvalidInput(field, f"{record.id} is not among the records this source mentions (its candidates)")
+
+    def _confirm(self, tx, ids: list[str], at: datetime) -> list[str]:
+        """Move ``reinforced_at`` forward on candidates left standing. Not a change: no
+        event, no revision, and never backwards; pinned records already have freshness 1."""
+        moved = []
+        for memory_id in ids:
+            current = tx.get_memory(self.space, memory_id)
+            if current is None or not current.active or current.pinned or at <= confirmation_anchor(current):
+                continue
+            tx.put_memory(replace(current, reinforced_at=at))
+            moved.append(memory_id)
+        return moved
+
+    # -- literal correction ----------------------------------------------------------
+
+    def correct(self, ref: str, text: str) -> Corrected:
+        """Replace a record's text with the user's literal correction (priority 4).
+
+        Aliases and feedback are cleared (they described the old text); the record keeps
+        its id, layer and validity. A quarantined (conflicted) record may be corrected:
+        that is one of the ways out. Forgotten, retired, purged records and episodes are
+        refused.
+        """
+        memory = self.get(ref)
+        content = self._clean_content(text, memory.kind)
+        with self._mutation(Actor.MANUAL, "correct") as m:
+            current = m.tx.get_memory(self.space, memory.id)
+            if current is None or current.purged_at is not None:
+                raise Refused(f"memory {memory.id} is purged or unreadable")
+            if current.kind is Kind.EPISODE:
+                raise Refused(f"memory {memory.id} is an episode: episodes are verbatim and never corrected")
+            if current.status in (Status.FORGOTTEN, Status.RETIRED):
+                raise Refused(f"memory {memory.id} is {current.status.value}; undo that first")
+            now = self.now()
+            refusal = may_correct(current, now)
+            if refusal:
+                raise Refused(f"correction of {memory.id} refused: {refusal}")
+            action = f"manual-{new_id()}"
+            after = replace(
+                current,
+                content=content,
+                aliases=(),
+                feedback=NO_FEEDBACK,
+                status=Status.PROVISIONAL,
+                evidence=Evidence(Basis.MANUAL_CORRECTION, Method.MANUAL, action, now),
+                updated_at=now,
+                revision=current.revision + 1,
+            )
+            m.put(current, after)
+            m.data["correction"] = action
+        return Corrected(after, m.event)
+
+    # -- explicit feedback -------------------------------------------------------------
+
+    def feedback(self, ref: str, verdict: Verdict | str, source: str | None = None, *, at: datetime | str | None = None) -> FeedbackResult:
+        """Record an explicit verdict from ``source`` (default: a fresh manual action id).
+
+        Replay-safe: a second verdict from the same source on the same memory is ignored.
+        ``incorrect`` quarantines the record and its exact duplicates in its origin.
+        """
+        verdict = _verdict(verdict)
+        memory_id = self.resolve(ref)
+        source_id = self._clean_feedback_source(source)
+        when = as_time(at, "at") or self.now()
+        if when > self.now():
+            raise InvalidInput("at", "a verdict cannot come from the future")
+        with self._mutation(Actor.MANUAL, f"feedback {verdict.value}") as m:
+            memory = m.tx.get_memory(self.space, memory_id)
+            if memory is None:
+                raise Refused(f"memory {memory_id} is unreadable; see `cairn status`")
+            decision = verdicts.decide(
+                memory,
+                verdict,
+                source_id=source_id,
+                at=when,
+                replayed=m.tx.get_receipt(self.space, source_id, memory_id) is not None,
+                latest_receipt_at=self._latest_receipt(m.tx, memory_id, verdict.slot),
+            )
+            match decision:
+                case verdicts.Ignore(reason=reason):
+                    return FeedbackResult(False, reason)
+                case verdicts.Repeat():
+                    m.tx.put_receipt(self.space, source_id, memory_id, verdict.value, when)
+                    return FeedbackResult(False, "repeated")
+                case verdicts.Apply(slot=slot, quarantine=quarantine):
+                    quarantined = self._apply_verdict(m, memory, slot, quarantine)
+                    m.tx.put_receipt(self.space, source_id, memory_id, verdict.value, when)
+                    m.data.update(verdict=verdict.value, source=source_id, quarantined=list(quarantined))
+        return FeedbackResult(True, "applied", m.event, quarantined)
+
+    def _apply_verdict(self, m, memory: Memory, slot, quarantine: bool) -> tuple[str, ...]:
+        """Write the slot; on `incorrect` quarantine the record and its exact duplicates
+        (same origin, same kind, same normalised text) — never another origin's."""
+        targets = [memory]
+        if quarantine:
+            same = m.tx.memories_with_hash(self.space, memory.origin, content_hash(memory.content))
+            targets += [d for d in same if d.id != memory.id and d.kind is memory.kind and d.active]
+        for target in targets:
+            feedback = _with_slot(target.feedback, slot)
+            status = Status.CONFLICTED if quarantine else target.status
+            m.put(target, replace(target, feedback=feedback, status=status, revision=target.revision + 1))
+        return tuple(t.id for t in targets) if quarantine else ()
+
+    def _latest_receipt(self, tx, memory_id: str, slot: str) -> datetime | None:
+        names = [v.value for v in Verdict if v.slot == slot]
+        rows = tx.conn.execute(
+            "SELECT at FROM feedback_receipts WHERE space = ? AND memory_id = ? AND verdict IN (?, ?)",
+            (self.space, memory_id, *names),
+        ).fetchall()
+        return max((parse_time(r[0]) for r in rows), default=None)
+
+    def _clean_feedback_source(self, source: str | None) -> str:
+        if source is None:
+            return f"manual-{new_id()}"
+        if not isinstance(source, str) or not 1 <= len(source.strip()) <= 200 or any(ord(c) < 32 for c in source):
+            raise InvalidInput("source", "must be 1-200 printable characters")
+        return self._clean(source.strip())
+
+    def parse_feedback_message(self, text: str) -> verdicts.FeedbackMessage | None:
+        """A whole user message that is exactly one verdict statement, else ``None``
+        (see :func:`cairn.policy.feedback.parse_message`). Nothing is written."""
+        return verdicts.parse_message(text)
+
+
+def _verdict(value: Verdict | str) -> Verdict:
+    try:
+        return Verdict(value)
+    except ValueError:
+        allowed = ", ".join(v.value for v in Verdict)
+        raise InvalidInput("verdict", f"unknown verdict {value!r} (one of: {allowed})") from None
+
+
+def _with_slot(feedback: Feedback, slot) -> Feedback:
+    return replace(feedback, **{slot.verdict.slot: slot})
+
+
+def _source_value(space: str, spec: SourceSpec, raw_text: str) -> Source:
+    digest = hashlib.sha256(raw_text.encode("utf-8")).hexdigest()
+    return Source(spec.id, space, spec.kind, digest, spec.at, spec.origin, spec.basis, spec.method)

@@ -26,7 +26,8 @@ from ..model import (
 )
 from ..model.codec import change_from_dict
 from ..policy.aging import freshness
-from ..policy.priority import record_priority
+from ..policy.feedback import accuracy_factor, utility_factor
+from ..policy.priority import record_priority, source_priority
 from ..store import SCHEMA_VERSION, content_hash
 from .base import EngineBase, as_time
 from .mutation import new_id
@@ -125,7 +126,13 @@ class RecordsMixin(EngineBase):
             "dormant": f.dormant,
             "age_days": round(f.age_days, 2),
             "confirmed_at": format_time(f.anchor),
+            # The anchor moved past the evidence date by later confirmation (seed 001).
+            "reinforced": f.anchor > memory.updated_at,
             "priority": record_priority(memory),
+            # Ranking weight from the evidence alone: `accurate` has its own factor below.
+            "evidence_weight": round(1 + 0.04 * source_priority(memory.kind, memory.evidence.basis), 4),
+            "utility": utility_factor(memory),
+            "accuracy": accuracy_factor(memory),
             "basis": memory.evidence.basis.value,
             "method": memory.evidence.method.value,
         }
