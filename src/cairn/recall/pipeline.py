@@ -42,7 +42,8 @@ LANES = ("claims", "episodes", "all")
 MAX_LIMIT = 20  # ours: a digest is for a few memories; search caps at 10
 MAX_BUDGET = 65536  # ours
 POOL_MIN = 48  # ours: FTS candidates fetched before Cairn's own scoring
-COMMON_FRACTION = 0.2  # ours: terms in >20 % of records do not drive candidate fetching
+COMMON_FRACTION = 0.2  # ours: in a large corpus, terms in >20 % of records do not drive
+COMMON_MIN_DOCS = 1000  # candidate fetching when rarer terms exist (they still score)
 
 
 @dataclass(frozen=True, slots=True)
@@ -360,9 +361,10 @@ def _fts_candidates(view, space: str, query: ParsedQuery, stats: IndexStats, *, 
     Very common terms do not drive fetching when rarer ones exist (they still score):
     an OR over a term in every record would make the pool arbitrary and the query slow.
     """
-    feature_terms = list(query.terms)
-    rare = [t for t in feature_terms if stats.df(t) <= COMMON_FRACTION * max(stats.docs, 1)]
-    chosen = rare or feature_terms
+    feature_terms = [t for t in query.terms if stats.df(t) > 0]  # absent terms fetch nothing
+    chosen = feature_terms
+    if stats.docs >= COMMON_MIN_DOCS:
+        chosen = [t for t in feature_terms if stats.df(t) <= COMMON_FRACTION * stats.docs] or feature_terms
     if not chosen:
         return []
     match = " OR ".join('"' + t.replace('"', '""') + '"' for t in chosen)

@@ -96,16 +96,23 @@ def is_rare(term: str, stats: CorpusStats, profile: ScoreProfile = SCORE) -> boo
 
 
 def lexical(query: ParsedQuery, memory: Memory, stats: CorpusStats, profile: ScoreProfile = SCORE) -> Lexical:
-    """Score ``memory`` against ``query``. Pure apart from ``stats`` lookups."""
+    """Score ``memory`` against ``query``. Pure apart from ``stats`` lookups.
+
+    Coverage counts a feature found in the content, in a rare alias, or in the origin
+    (an explicit origin may name the subject; it adds nothing to the score). Numbers are
+    left out of coverage when the query has words too: a number is often the very value
+    that changed, so its absence is no evidence against a record.
+    """
     content = Counter(field_terms(memory.content))
     aliases = Counter(field_terms(" ".join(memory.aliases)))
+    origin = set(field_terms(memory.origin)) if memory.origin else set()
     c_norm = 1 - profile.b + profile.b * sum(content.values()) / profile.content_avg_terms
     a_norm = 1 - profile.b + profile.b * sum(aliases.values()) / profile.alias_avg_terms
+    words_only = any(not f.numeric for f in query.features)
     score = total = covered = 0.0
     in_content, in_aliases, rare = set(), set(), set()
     for feature in query.features:
         weight = idf(stats.df(feature.term), stats.docs) * feature.weight
-        total += weight
         tf_c, tf_a = content.get(feature.term, 0), aliases.get(feature.term, 0)
         if tf_c:
             in_content.add(feature.term)
@@ -113,8 +120,10 @@ def lexical(query: ParsedQuery, memory: Memory, stats: CorpusStats, profile: Sco
             in_aliases.add(feature.term)
             if not tf_c and is_rare(feature.term, stats, profile):
                 rare.add(feature.term)
-        if tf_c or feature.term in rare:
-            covered += weight
+        if not (words_only and feature.numeric):
+            total += weight
+            if tf_c or feature.term in rare or feature.term in origin:
+                covered += weight
         tf = profile.content_weight * tf_c / c_norm + (profile.alias_weight * tf_a / a_norm if aliases else 0.0)
         if tf:
             score += weight * tf * (profile.k1 + 1) / (tf + profile.k1)
