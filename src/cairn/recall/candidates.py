@@ -4,7 +4,8 @@ SQLite FTS5 index (DESIGN §5.2). Read-only SQL on the view's connection.
 Candidates are chosen by **IDF-weighted overlap**: for each query term, the ids of the
 records whose index holds it are read straight from FTS5 (no per-row bm25 in SQL, which
 costs about twice as much per posting); each record scores the summed IDF × query weight
-of the terms it holds; the best ``pool`` records of the space, newer first on ties, go on
+of the terms it holds; the best ``pool`` records of the space (ties in posting order,
+each term's newest first) go on
 to Cairn's own BM25F scoring. Cost grows with the postings of the query's terms, so each
 term contributes at most ``SCAN_PER_TERM`` postings — its newest matches. Only a term
 found in thousands of records hits that bound; the outcome says when it did.
@@ -99,13 +100,15 @@ def fetch(view, space: str, query: ParsedQuery, stats: IndexStats, *, claims: bo
         weight = idf(stats.df(feature.term), stats.docs) * feature.weight
         for (rowid,) in rows:
             overlap[rowid] = overlap.get(rowid, 0.0) + weight
-    key = lambda kv: (kv[1], kv[0])  # noqa: E731 - higher overlap, then newer rowid
-    head = heapq.nlargest(pool * 4, overlap.items(), key=key)
-    loaded = _load(view, space, [r for r, _ in head], claims=claims, pool=pool)
+    # Higher overlap first; equal overlaps keep posting order (each term's newest first),
+    # which both nlargest and sorted preserve, so the order is deterministic.
+    head = heapq.nlargest(pool * 4, overlap, key=overlap.__getitem__)
+    loaded = _load(view, space, head, claims=claims, pool=pool)
     if len(loaded) < pool and len(overlap) > len(head):
         # Other spaces (or episodes) filled the head: read on down the full order.
-        rest = sorted(overlap.items(), key=key, reverse=True)[len(head) :]
-        loaded += _load(view, space, [r for r, _ in rest], claims=claims, pool=pool - len(loaded))
+        seen = set(head)
+        rest = [r for r in sorted(overlap, key=overlap.__getitem__, reverse=True) if r not in seen]
+        loaded += _load(view, space, rest, claims=claims, pool=pool - len(loaded))
     return Fetched(loaded, postings, tuple(bounded))
 
 

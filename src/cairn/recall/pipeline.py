@@ -23,6 +23,7 @@ from datetime import datetime
 
 from ..errors import InvalidInput
 from ..model import Kind, Marker, Memory
+from ..policy.aging import freshness
 from ..policy.temporal import temporal_status
 from ..store.timetravel import records_known_at
 from .candidates import IndexStats, fetch, index_frequency
@@ -239,7 +240,7 @@ def _exclude(candidates: list[Candidate], request: Request) -> None:
         if c.reason is not None:
             continue
         temporal = temporal_status(c.memory, now=request.now, as_of=request.as_of)
-        dormant = rank_factors(c.memory, 0.0, request.now).dormant
+        dormant = freshness(c.memory, request.now).dormant
         c.markers = tuple(temporal.markers)
         c.reason = exclusion(
             c.memory,
