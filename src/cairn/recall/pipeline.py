@@ -28,7 +28,7 @@ from ..policy.temporal import temporal_status
 from ..store.timetravel import records_known_at
 from .candidates import IndexStats, fetch, index_frequency
 from .episodes import rank_episodes
-from .gates import Reason, below_cutoff, exclusion, relevance_gate
+from .gates import GATES, Reason, below_cutoff, exclusion, relevance_gate
 from .pack import PACK, PackItem, pack
 from .phrase import PhraseHit, list_frequency, phrase_hits
 from .query import ParsedQuery, parse_query, validate_query
@@ -262,41 +262,24 @@ def _interleave(first: list[Candidate], second: list[Candidate]) -> list[Candida
 
 
 def _resolve_and_pack(view, request: Request, ranked: list[Candidate], candidates: list[Candidate]):
+    """Resolve relations of the ranked survivors, pack the digest, build the results.
+    Candidates that end up left out get the packer's reason."""
     if not ranked:
         return [], ""
     by_id = {c.id: c for c in candidates}
     resolved = resolve(view, request.space, [c.id for c in ranked], include_history=request.include_history, now=request.now)
-    extra = view.get_memories(request.space, [r.id for r in resolved if r.id not in by_id or by_id[r.id].memory is None])
-    items: list[tuple[Resolved, Candidate, Memory]] = []
-    for r in resolved:
-        source = by_id.get(r.matched or r.id) or by_id.get(r.id)
-        memory = by_id[r.id].memory if r.id in by_id and by_id[r.id].memory else extra.get(r.id)
-        if memory is None or source is None:
-            continue  # unreadable: never invent a result
-        if r.id not in by_id:
-            # A successor or a predecessor brought in by resolution: same exclusions apply.
-            c = Candidate(r.id, source.lane, memory, raw=source.raw)
-            _exclude([c], request)
-            candidates.append(c)
-            by_id[r.id] = c
-            if c.reason is not None:
-                continue
-            c.factors = rank_factors(memory, source.raw, request.now)
-        if r.matched and r.matched != r.id and r.matched in by_id:
-            by_id[r.matched].reason = Reason.REPLACED
-        items.append((r, by_id[r.id], memory))
-    pack_items = [_pack_item(r, c, m) for r, c, m in items]
-    packed = pack(pack_items, limit=request.limit, budget=request.budget)
-    for item_id, reason in packed.rejected:
-        if by_id[item_id].reason is None:
-            by_id[item_id].reason = reason
+    items = _gather(view, request, resolved, by_id, candidates)
+    packed = pack([_pack_item(r, c, m) for r, c, m in items], limit=request.limit, budget=request.budget)
     emitted = {item.id: (text, cut) for item, text, cut in packed.emitted}
-    results = []
+    for item_id, reason in packed.rejected:
+        if item_id not in emitted and by_id[item_id].reason is None:
+            by_id[item_id].reason = reason
+    results: list[ResultItem] = []
     for r, c, m in items:
         if r.id not in emitted or any(x.id == r.id for x in results):
             continue
         text, cut = emitted[r.id]
-        f = c.factors or rank_factors(m, c.raw, request.now)
+        f = c.factors
         results.append(
             ResultItem(
                 id=r.id, lane=c.lane, memory=m, excerpt=text, truncated=cut, relevance=c.raw, rank_score=f.rank_score,
@@ -306,6 +289,40 @@ def _resolve_and_pack(view, request: Request, ranked: list[Candidate], candidate
             )
         )
     return results, packed.digest
+
+
+def _gather(view, request: Request, resolved: list[Resolved], by_id: dict[str, Candidate], candidates: list[Candidate]):
+    """Pair each resolved item with its candidate and record, in resolved order.
+
+    A record brought in by resolution (a correcting successor, a predecessor given as
+    historical rationale) passes the same exclusions as any candidate — a forgotten or
+    conflicted record is never emitted — but not the relevance gates: it stands in for,
+    or follows, a hit that passed them, and carries that hit's relevance.
+    """
+    extra = view.get_memories(request.space, [r.id for r in resolved if r.id not in by_id])
+    items: list[tuple[Resolved, Candidate, Memory]] = []
+    for r in resolved:
+        source = by_id.get(r.matched or r.id) or by_id.get(r.id) or by_id.get(r.superseded_by or "")
+        c = by_id.get(r.id)
+        if c is None:
+            memory = extra.get(r.id)
+            if memory is None or source is None:
+                continue  # unreadable: never invent a result
+            c = Candidate(r.id, source.lane, memory, raw=source.raw)
+            _exclude([c], request)
+            candidates.append(c)
+            by_id[r.id] = c
+        if c.reason is not None and c.reason not in GATES:
+            continue  # an excluded (or already replaced) record stays out
+        if c.reason in GATES:
+            c.reason = None  # brought back by resolution, see above
+            c.raw = max(c.raw, source.raw if source else 0.0)
+        if c.factors is None or c.factors.relevance != c.raw:
+            c.factors = rank_factors(c.memory, c.raw, request.now)
+        if r.matched and r.matched != r.id and r.matched in by_id:
+            by_id[r.matched].reason = Reason.REPLACED
+        items.append((r, c, c.memory))
+    return items
 
 
 _MARKER_ORDER = [m.value for m in Marker]
@@ -322,7 +339,6 @@ def _markers(r: Resolved, c: Candidate, f: RankFactors) -> tuple[str, ...]:
 
 
 def _pack_item(r: Resolved, c: Candidate, m: Memory) -> PackItem:
-    f = c.factors
-    markers = _markers(r, c, f) if f else tuple(r.markers)
+    markers = _markers(r, c, c.factors)
     labels = (m.kind.value, m.status.value, f"{m.evidence.basis.value}/{m.evidence.method.value}", *markers)
     return PackItem(r.id, m.content, labels, markers, r.superseded_by)
