@@ -1,0 +1,347 @@
+"""The recall pipeline (DESIGN §5): parse → candidates → exclude → score → gate → rank →
+resolve → pack. Read-only: it takes a store read view and returns a :class:`Outcome`
+(results, digest, and every candidate with its numbers and its :class:`Reason`). The
+engine writes the trace afterwards; nothing here writes.
+
+Lanes:
+
+* ``claims`` — FTS5 candidates by IDF-weighted overlap (:mod:`.candidates`; episodes
+  left out), Cairn's BM25F + phrase bonus, every gate applied, ordered by rankScore.
+  With ``known_at`` the records rebuilt from the event log are scored in memory
+  instead, and current matches that did not exist then are excluded as
+  ``not-yet-recorded``.
+* ``episodes`` — the ranked list of :func:`cairn.recall.episodes.rank_episodes`, with the
+  same exclusions; gates are computed and *reported*, not applied (evidence-finding wants
+  recall more than precision, DESIGN §5).
+* ``all`` — both, interleaved claim first (their raw scores are not one scale, seed 004).
+
+The closed set of reasons, :class:`Reason`, is defined in :mod:`.gates` (the lowest
+module that needs it) and re-exported here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from ..errors import InvalidInput
+from ..model import Kind, Marker, Memory
+from ..policy.aging import freshness
+from ..policy.temporal import temporal_status
+from ..store.timetravel import records_known_at
+from .candidates import IndexStats, fetch, index_frequency
+from .episodes import rank_episodes
+from .gates import GATES, Reason, below_cutoff, exclusion, relevance_gate
+from .pack import PACK, PackItem, pack
+from .phrase import PhraseHit, list_frequency, phrase_hits
+from .query import ParsedQuery, parse_query, validate_query
+from .rank import RankFactors, order_key, rank_factors
+from .resolve import Resolved, resolve
+from .score import Lexical, ListStats, field_terms, lexical
+
+__all__ = ["LANES", "Candidate", "Outcome", "Reason", "Request", "ResultItem", "run", "validate"]
+
+LANES = ("claims", "episodes", "all")
+MAX_LIMIT = 20  # ours: a digest is for a few memories; search caps at 10
+MAX_BUDGET = 65536  # ours
+POOL_MIN = 48  # ours: episode-lane candidates asked for
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    query: str
+    space: str
+    now: datetime
+    limit: int = PACK.limit
+    budget: int = PACK.budget
+    lane: str = "claims"
+    include_dormant: bool = False
+    include_history: bool = False
+    as_of: datetime | None = None
+    known_at: datetime | None = None
+
+
+@dataclass(slots=True)
+class Candidate:
+    """One candidate as it moves through the stages (filled in stage by stage)."""
+
+    id: str
+    lane: str
+    memory: Memory | None = None
+    lane_score: float | None = None  # the episode lane's own score
+    lexical: Lexical | None = None
+    phrase: PhraseHit | None = None
+    raw: float = 0.0
+    factors: RankFactors | None = None
+    reason: Reason | None = None
+    gate: Reason | None = None  # episodes: the gate verdict, reported not applied
+    markers: tuple[str, ...] = ()
+
+    def explain(self) -> dict:
+        """Numbers only, never the memory body."""
+        factors: dict = {}
+        if self.lexical is not None:
+            factors["bm25"] = round(self.lexical.score, 4)
+            factors["coverage"] = round(self.lexical.coverage, 4)
+        if self.lane_score is not None:
+            factors["lane_score"] = round(self.lane_score, 4)
+        if self.phrase is not None:
+            factors["phrase"] = self.phrase.to_dict()
+        if self.factors is not None:
+            factors.update(self.factors.to_dict())
+        if self.gate is not None:
+            factors["gate_reported"] = self.gate.value
+        doc = {
+            "id": self.id,
+            "lane": self.lane,
+            "raw": round(self.raw, 4),
+            "rank_score": None if self.factors is None else round(self.factors.rank_score, 4),
+            "factors": factors,
+            "reason": (self.reason or Reason.SELECTED).value,
+        }
+        if self.markers:
+            doc["markers"] = list(self.markers)
+        return doc
+
+
+@dataclass(frozen=True, slots=True)
+class ResultItem:
+    id: str
+    lane: str
+    memory: Memory
+    excerpt: str
+    truncated: bool
+    relevance: float
+    rank_score: float
+    freshness: float
+    aging: bool
+    dormant: bool
+    markers: tuple[str, ...]
+    corrects: tuple[str, ...] = ()
+    contradicts: tuple[str, ...] = ()
+    superseded_by: str | None = None
+    matched: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    request: Request
+    query: ParsedQuery
+    results: list[ResultItem] = field(default_factory=list)
+    digest: str = ""
+    candidates: list[Candidate] = field(default_factory=list)
+    note: str | None = None
+    scan: dict = field(default_factory=dict)  # postings read, terms whose scan was bounded
+
+
+# -- validation ------------------------------------------------------------------------
+
+
+def validate(query, *, limit, budget, lane, max_limit: int = MAX_LIMIT) -> str:
+    """Refuse bad input before anything is read or written; returns the stripped query."""
+    text = validate_query(query)
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= max_limit:
+        raise InvalidInput("limit", f"{limit!r}; give 1-{max_limit}")
+    if isinstance(budget, bool) or not isinstance(budget, int):
+        raise InvalidInput("budget", f"{budget!r} is not a number of bytes")
+    if budget < PACK.min_budget:
+        raise InvalidInput("budget", f"{budget} bytes is below one digest line (at least {PACK.min_budget})")
+    if budget > MAX_BUDGET:
+        raise InvalidInput("budget", f"{budget} bytes; at most {MAX_BUDGET}")
+    if lane not in LANES:
+        raise InvalidInput("lane", f"unknown lane {lane!r} (one of: {', '.join(LANES)})")
+    return text
+
+
+# -- the stages ------------------------------------------------------------------------
+
+
+def run(view, request: Request) -> Outcome:
+    """Run every stage for ``request`` over the read view ``view``. Writes nothing."""
+    query = parse_query(request.query)
+    if query.context_free:
+        return Outcome(request, query, note="context-free query: no topic to recall, so nothing is returned (no recency fallback)")
+    claims: list[Candidate] = []
+    episodes: list[Candidate] = []
+    scan: dict = {}
+    if request.lane in ("claims", "all"):
+        claims = _claims_lane(view, request, query, scan)
+    if request.lane in ("episodes", "all"):
+        episodes = _episodes_lane(view, request, query)
+    ranked = _interleave([c for c in claims if c.reason is None], [c for c in episodes if c.reason is None])
+    candidates = claims + episodes
+    results, digest = _resolve_and_pack(view, request, ranked, candidates)
+    note = None if results else "nothing relevant: every candidate was excluded or rejected (see explain)" if candidates else "nothing matched the query"
+    return Outcome(request, query, results, digest, candidates, note, scan)
+
+
+def _claims_lane(view, request: Request, query: ParsedQuery, scan: dict) -> list[Candidate]:
+    if request.known_at is not None:
+        records = [m for m in records_known_at(view, request.space, request.known_at) if m.kind is not Kind.EPISODE]
+        stats = ListStats(records)
+        known = {m.id for m in records}
+        wanted = set(query.terms)
+        matched = [m for m in records if wanted & (set(field_terms(m.content)) | set(field_terms(" ".join(m.aliases))))]
+        fetched = fetch(view, request.space, query, IndexStats(view), claims=True)
+        later = [m for m in fetched.memories if m.id not in known]
+        frequency = list_frequency(records)
+    else:
+        stats = IndexStats(view)
+        fetched = fetch(view, request.space, query, stats, claims=True)
+        matched, later = fetched.memories, []
+        frequency = index_frequency(view, request.space)
+    scan.update(fetched.to_dict())
+    candidates = [Candidate(m.id, "claims", m) for m in matched]
+    candidates += [Candidate(m.id, "claims", m, reason=Reason.NOT_YET_RECORDED) for m in later]
+    _exclude(candidates, request)
+    live = [c for c in candidates if c.reason is None]
+    hits = phrase_hits(query, [c.memory for c in live], frequency)
+    for c in live:
+        c.lexical = lexical(query, c.memory, stats)
+        c.phrase = hits.get(c.id)
+        c.raw = c.lexical.score * (1 + (c.phrase.bonus if c.phrase else 0.0))
+        c.reason = relevance_gate(query, c.memory, c.lexical)
+    passed = {c.id: c.raw for c in live if c.reason is None}
+    low = below_cutoff(passed)
+    for c in live:
+        if c.reason is None:
+            c.factors = rank_factors(c.memory, c.raw, request.now)
+            c.reason = Reason.BELOW_CUTOFF if c.id in low else None
+    candidates.sort(key=lambda c: (c.reason is not None, order_key(c.id, c.factors) if c.factors else (0,), c.id))
+    return candidates
+
+
+def _episodes_lane(view, request: Request, query: ParsedQuery) -> list[Candidate]:
+    pool = max(POOL_MIN, request.limit * 4)
+    scored = rank_episodes(view, request.space, request.query, limit=pool)
+    memories = view.get_memories(request.space, [s.id for s in scored])
+    stats = IndexStats(view)
+    candidates: list[Candidate] = []
+    for s in scored:
+        memory = memories.get(s.id)
+        c = Candidate(s.id, "episodes", memory, lane_score=s.score, raw=s.score)
+        if memory is None:
+            c.reason = Reason.OTHER_SPACE  # not readable in this space
+        candidates.append(c)
+    _exclude([c for c in candidates if c.reason is None], request)
+    live = [c for c in candidates if c.reason is None]
+    for c in live:
+        # Gates are reported, not applied: this lane serves evidence-finding.
+        c.lexical = lexical(query, c.memory, stats)
+        c.gate = relevance_gate(query, c.memory, c.lexical)
+        c.factors = rank_factors(c.memory, c.raw, request.now)
+    low = below_cutoff({c.id: c.raw for c in live if c.gate is None})
+    for c in live:
+        if c.id in low:
+            c.gate = Reason.BELOW_CUTOFF
+    return candidates
+
+
+def _exclude(candidates: list[Candidate], request: Request) -> None:
+    """Set the exclusion reason (DESIGN §5.3) and temporal markers of each candidate."""
+    for c in candidates:
+        if c.reason is not None:
+            continue
+        temporal = temporal_status(c.memory, now=request.now, as_of=request.as_of)
+        dormant = freshness(c.memory, request.now).dormant
+        c.markers = tuple(temporal.markers)
+        c.reason = exclusion(
+            c.memory,
+            space=request.space,
+            dormant=dormant,
+            include_dormant=request.include_dormant,
+            temporal=temporal.exclusion,
+        )
+
+
+def _interleave(first: list[Candidate], second: list[Candidate]) -> list[Candidate]:
+    out: list[Candidate] = []
+    for i in range(max(len(first), len(second))):
+        out += first[i : i + 1] + second[i : i + 1]
+    return out
+
+
+# -- resolve and pack ------------------------------------------------------------------
+
+
+def _resolve_and_pack(view, request: Request, ranked: list[Candidate], candidates: list[Candidate]):
+    """Resolve relations of the ranked survivors, pack the digest, build the results.
+    Candidates that end up left out get the packer's reason."""
+    if not ranked:
+        return [], ""
+    by_id = {c.id: c for c in candidates}
+    resolved = resolve(view, request.space, [c.id for c in ranked], include_history=request.include_history, now=request.now)
+    items = _gather(view, request, resolved, by_id, candidates)
+    packed = pack([_pack_item(r, c, m) for r, c, m in items], limit=request.limit, budget=request.budget)
+    emitted = {item.id: (text, cut) for item, text, cut in packed.emitted}
+    for item_id, reason in packed.rejected:
+        if item_id not in emitted and by_id[item_id].reason is None:
+            by_id[item_id].reason = reason
+    results: list[ResultItem] = []
+    for r, c, m in items:
+        if r.id not in emitted or any(x.id == r.id for x in results):
+            continue
+        text, cut = emitted[r.id]
+        f = c.factors
+        results.append(
+            ResultItem(
+                id=r.id, lane=c.lane, memory=m, excerpt=text, truncated=cut, relevance=c.raw, rank_score=f.rank_score,
+                freshness=f.freshness, aging=f.aging, dormant=f.dormant, markers=_markers(r, c, f),
+                corrects=tuple(r.corrects), contradicts=tuple(r.contradicts), superseded_by=r.superseded_by,
+                matched=r.matched if r.matched and r.matched != r.id else None,
+            )
+        )
+    return results, packed.digest
+
+
+def _gather(view, request: Request, resolved: list[Resolved], by_id: dict[str, Candidate], candidates: list[Candidate]):
+    """Pair each resolved item with its candidate and record, in resolved order.
+
+    A record brought in by resolution (a correcting successor, a predecessor given as
+    historical rationale) passes the same exclusions as any candidate — a forgotten or
+    conflicted record is never emitted — but not the relevance gates: it stands in for,
+    or follows, a hit that passed them, and carries that hit's relevance.
+    """
+    extra = view.get_memories(request.space, [r.id for r in resolved if r.id not in by_id])
+    items: list[tuple[Resolved, Candidate, Memory]] = []
+    for r in resolved:
+        source = by_id.get(r.matched or r.id) or by_id.get(r.id) or by_id.get(r.superseded_by or "")
+        c = by_id.get(r.id)
+        if c is None:
+            memory = extra.get(r.id)
+            if memory is None or source is None:
+                continue  # unreadable: never invent a result
+            c = Candidate(r.id, source.lane, memory, raw=source.raw)
+            _exclude([c], request)
+            candidates.append(c)
+            by_id[r.id] = c
+        if c.reason is not None and c.reason not in GATES:
+            continue  # an excluded (or already replaced) record stays out
+        if c.reason in GATES:
+            c.reason = None  # brought back by resolution, see above
+            c.raw = max(c.raw, source.raw if source else 0.0)
+        if c.factors is None or c.factors.relevance != c.raw:
+            c.factors = rank_factors(c.memory, c.raw, request.now)
+        if r.matched and r.matched != r.id and r.matched in by_id:
+            by_id[r.matched].reason = Reason.REPLACED
+        items.append((r, c, c.memory))
+    return items
+
+
+_MARKER_ORDER = [m.value for m in Marker]
+
+
+def _markers(r: Resolved, c: Candidate, f: RankFactors) -> tuple[str, ...]:
+    found = set(r.markers) | set(c.markers)
+    if f.aging:
+        found.add(Marker.AGING.value)
+    if f.dormant:
+        found.add(Marker.DORMANT.value)
+    # Only markers of the closed set reach a result.
+    return tuple(m for m in _MARKER_ORDER if m in found)
+
+
+def _pack_item(r: Resolved, c: Candidate, m: Memory) -> PackItem:
+    markers = _markers(r, c, c.factors)
+    labels = (m.kind.value, m.status.value, f"{m.evidence.basis.value}/{m.evidence.method.value}", *markers)
+    return PackItem(r.id, m.content, labels, markers, r.superseded_by)
