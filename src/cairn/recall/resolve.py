@@ -194,8 +194,9 @@ def resolve(
             if other in placed:
                 continue
             # A partner that did not match itself is brought in beside the hit that did.
-            out.append(Resolved(other, (Marker.CONTRADICTED.value,), (), (head,), None,
-                                None if other in heads else hit))
+            its_older = tuple(graph.predecessors(other))
+            its_markers = _markers(corrected=bool(its_older), contradicted=True)
+            out.append(Resolved(other, its_markers, its_older, (head,), None, None if other in heads else hit))
             placed.add(other)
     return out
 
@@ -210,21 +211,26 @@ def _markers(*, corrected: bool, contradicted: bool) -> tuple[str, ...]:
 
 
 def _rationale(graph: _Graph, head: str, ranked_ids, heads, placed, include_history: bool) -> str | None:
-    """The one replaced hit that may follow ``head`` as history, best-ranked first."""
-    successor = graph.memory(head)
-    direct = {r.to_id for r in graph.edges(head) if r.from_id == head and r.role is Role.SUPERSEDES}
-    for hit in ranked_ids:
-        if hit == head or heads[hit] != head or hit in placed:
-            continue
-        if include_history:
+    """The one replaced hit that may follow ``head`` as history: a direct predecessor
+    first (best-ranked), then — only with ``include_history`` — any replaced hit."""
+    replaced = [h for h in ranked_ids if h != head and heads[h] == head and h not in placed]
+    direct = {r.to_id: r.role for r in graph.edges(head) if r.from_id == head and r.role in CHAIN}
+    for hit in replaced:
+        if hit in direct and (include_history or _decision_pair(graph, head, hit, direct[hit])):
             return hit
-        older = graph.memory(hit)
-        if (
-            hit in direct
-            and older is not None
-            and successor is not None
-            and older.kind is Kind.DECISION
-            and successor.kind is Kind.DECISION
-        ):
-            return hit
+    if include_history and replaced:
+        return replaced[0]
     return None
+
+
+def _decision_pair(graph: _Graph, newer_id: str, older_id: str, role: Role) -> bool:
+    """A decision superseded (changed, not corrected as wrong) by a decision: its
+    rationale explains a past choice (seed 004)."""
+    newer, older = graph.memory(newer_id), graph.memory(older_id)
+    return (
+        role is Role.SUPERSEDES
+        and newer is not None
+        and older is not None
+        and newer.kind is Kind.DECISION
+        and older.kind is Kind.DECISION
+    )
