@@ -128,6 +128,8 @@ class _Graph:
             following = []
             for node in frontier:
                 for newer in self.successors(node, reference):
+                    if newer == record_id and self.live(record_id):
+                        live.append(record_id)  # a cycle (only possible through import): newest wins
                     if newer not in seen:  # guards imported cycles too
                         seen.add(newer)
                         following.append(newer)
