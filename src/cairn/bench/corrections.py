@@ -179,12 +179,29 @@ def report(results: list[CaseResult], summary: dict) -> str:
         f"| expected current answer returned with its markers | {summary['answered'][0]}/{summary['answered'][1]} | — |",
         "",
     ]
+    if not pipeline_passes_time():
+        lines += [
+            "**Measured with a recall pipeline that does not hand `as_of`/`known_at` to relation",
+            "resolution** (`cairn.recall.pipeline` calls `resolve(..., now=)` only): as-of and known-at",
+            "cases that involve a relation are resolved at the wrong time. Pass",
+            "`as_of=request.as_of, known_at=request.known_at` to `resolve` and re-run.",
+            "",
+        ]
     misses = [r for r in results if r.stale_returned or not r.answered]
     if misses:
         lines += ["Cases that failed (stale refs returned as current, or the expected answer missing):", ""]
         lines += [f"- `{r.id}` ({r.category}): stale {r.stale_returned or '-'}; got {r.got}" for r in misses]
         lines.append("")
     return "\n".join(lines)
+
+
+def pipeline_passes_time() -> bool:
+    """Whether the recall pipeline gives resolution the reference and record times."""
+    import inspect
+
+    from ..recall import pipeline
+
+    return "known_at=request.known_at" in inspect.getsource(pipeline._resolve_and_pack)
 
 
 def main(argv: list[str] | None = None) -> int:
