@@ -31,6 +31,7 @@ def test_case(case, tmp_path, time_aware_recall):
     assert result.answered, result.got
 
 
+@pytest.mark.slow  # the whole set once more, end to end through the report (~6 s)
 def test_rates_are_zero_and_the_report_says_so(time_aware_recall):
     results = bench.run(CASES)
     summary = bench.summarise(results)
