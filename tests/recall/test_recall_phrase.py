@@ -40,6 +40,12 @@ def test_negative_words_joined_by_punctuation_in_the_record():
     assert hits("glacier custard incident", m("a", "the glacier-custard-incident file")) == {}
 
 
+def test_negative_a_hyphenated_compound_is_one_word():
+    # "custard-incident" is one word: neither "glacier custard" nor "custard incident" is
+    # present on whole-word boundaries.
+    assert hits("glacier custard incident", m("a", "glacier custard-incident")) == {}
+
+
 def test_negative_words_joined_by_punctuation_in_the_query():
     assert hits("glacier, custard", m("a", "glacier custard")) == {}
 

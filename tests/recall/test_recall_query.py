@@ -69,6 +69,12 @@ def test_numbers_are_never_the_subject_nor_mandatory():
     assert "42" not in q.attributes
 
 
+def test_a_longer_lowercase_query_has_no_named_subject():
+    # "pick" is a verb, not a subject: without a written name only a bare pair counts
+    assert not parse_query("what did we pick for field notes").named_rule
+    assert parse_query("What did we pick for SQLite backups").subject == "sqlite"
+
+
 def test_generic_status_words_are_not_mandatory_attributes():
     q = parse_query("sqlite migration status")
     assert q.subject == "sqlite" and q.attributes == ("migration",)

@@ -170,8 +170,9 @@ def _named(text: str, features: tuple[Feature, ...]) -> tuple[str | None, tuple[
     Applies to at most four features. Numbers are never subjects (they are often the
     replacement value being asked about) and, like generic status words, never mandatory.
     A word written with inner capitals or digits (``SQLite``, ``PostgreSQL``, ``k8s``)
-    names the subject; without one, the first eligible word does (English modifiers come
-    first: "sqlite authentication"). Two such names make the subject ambiguous: no rule.
+    names the subject; without one, only a bare two-word pair is read as subject and
+    attribute, the first word being the subject (English modifiers come first: "sqlite
+    authentication"). Two such names make the subject ambiguous: no rule.
     """
     if not 2 <= len(features) <= NAMED_RULE_MAX_FEATURES:
         return None, ()
@@ -180,6 +181,10 @@ def _named(text: str, features: tuple[Feature, ...]) -> tuple[str | None, tuple[
         return None, ()
     named = [t for t in eligible if t in _name_like(text)]
     if len(named) > 1:
+        return None, ()
+    if not named and len(eligible) != 2:
+        # Without a written name, only the bare "subject attribute" pair is read as one:
+        # in a longer lowercase query the first word is as likely a verb ("pick ...").
         return None, ()
     subject = named[0] if named else eligible[0]
     return subject, tuple(t for t in eligible if t != subject)

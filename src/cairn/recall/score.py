@@ -101,7 +101,8 @@ def lexical(query: ParsedQuery, memory: Memory, stats: CorpusStats, profile: Sco
     Coverage counts a feature found in the content, in a rare alias, or in the origin
     (an explicit origin may name the subject; it adds nothing to the score). Numbers are
     left out of coverage when the query has words too: a number is often the very value
-    that changed, so its absence is no evidence against a record.
+    that changed, so its absence is no evidence against a record. A word no record holds
+    still counts: the query asked about it, and nothing here answers that part.
     """
     content = Counter(field_terms(memory.content))
     aliases = Counter(field_terms(" ".join(memory.aliases)))
