@@ -202,3 +202,22 @@ def test_plain_records_behave_byte_for_byte_as_before(cairn, mem, clock, monkeyp
     stubbed = [json.dumps(cairn.recall(q, trace=False).to_dict()) for q in queries]
     assert mine == stubbed
     assert any(json.loads(d)["results"] for d in mine)  # the comparison is not vacuous
+
+
+def test_checkpoint_passing_with_now_keeps_the_record_and_its_order(cli):
+    def remember(text, *extra):
+        return cli("--json", "--now", "2026-06-01T00:00:00Z", "remember", text, "--kind", "project_state", *extra).json()["id"]
+
+    pending = remember("The vendor contract renewal is pending legal review", "--expected-resolution-at", "2026-06-03")
+    other = remember("The vendor contract renewal needs a budget owner")
+
+    def recall(now):
+        doc = cli("--json", "--now", now, "recall", "vendor contract renewal", "--no-trace").json()
+        return [(r["id"], r["relevance"], r["markers"]) for r in doc["results"]]
+
+    before, after = recall("2026-06-02T00:00:00Z"), recall("2026-06-04T00:00:00Z")
+    assert [(i, rel) for i, rel, _ in before] == [(i, rel) for i, rel, _ in after]  # same records, same order
+    assert {i for i, _, _ in after} == {pending, other}
+    assert dict((i, m) for i, _, m in after)[pending] == ["checkpoint-passed"]
+    assert dict((i, m) for i, _, m in before)[pending] == []
+    assert dict((i, m) for i, _, m in after)[other] == []

@@ -63,7 +63,10 @@ class RelationsMixin(EngineBase):
         """Declare ``from_ref ROLE to_ref`` (newer → older) as one event; see the module
         docstring for the refusals."""
         role = parse_role(role)
-        actor = Actor(actor) if not isinstance(actor, Actor) else actor
+        try:
+            actor = Actor(actor)
+        except ValueError:
+            raise InvalidInput("actor", f"unknown actor {actor!r}") from None
         from_id = self._relation_end(from_ref)
         to_id = self._relation_end(to_ref)
         with self._mutation(actor, reason or f"relate {role.value}") as m:
