@@ -38,6 +38,12 @@ def register(sub) -> None:
     p.add_argument("--expected-resolution-at", help="checkpoint time after which the claim should be re-confirmed")
     p.add_argument("--alias", action="append", default=[], help="a search term (repeatable, at most 8)")
     p.add_argument("--pin", action="store_true", help="pin: exempt from dormancy, protected from weaker replacement")
+    for role, text in (("corrects", "this claim corrects the older record ID (it was wrong)"),
+                       ("supersedes", "this claim replaces the older record ID (it changed)"),
+                       ("contradicts", "this claim disagrees with record ID (no side is chosen)"),
+                       ("qualifies", "this claim qualifies record ID")):
+        p.add_argument(f"--{role}", action="append", default=[], metavar="ID",
+                       help=f"{text}; repeatable; written in the same event")
 
     p = add_command(sub, "show", "one record, its quality and relations", cmd_show)
     p.add_argument("id", help="memory id or unique prefix (≥6 characters)")
@@ -91,9 +97,14 @@ def cmd_remember(cairn: Cairn, args) -> Output:
         expected_resolution_at=args.expected_resolution_at,
         aliases=args.alias,
         pin=args.pin,
+        relates=[(role, ref) for role in ("corrects", "supersedes", "contradicts", "qualifies")
+                 for ref in getattr(args, role)] or None,
     )
     m = result.memory
     doc = {"id": m.id, "status": m.status.value, "event": result.event.id if result.event else None}
+    if result.deduplicated and result.event:
+        doc["deduplicated"] = True
+        return Output(doc, f"already stored as {m.id} ({m.status.value}); relations declared in event {result.event.id}")
     if result.deduplicated:
         doc["deduplicated"] = True
         return Output(doc, f"already stored as {m.id} ({m.status.value}); nothing written")

@@ -1,7 +1,52 @@
-"""CLI commands of the relations group. Placeholder: the owning work registers its commands here."""
+"""CLI commands of the relations group: ``relate FROM ROLE TO`` and ``timeline QUERY``."""
 
 from __future__ import annotations
+
+from ..engine import Cairn
+from ..model import Role
+from .common import Output, add_command, one_line, positive_int, short
 
 
 def register(sub) -> None:
     """Add this group's subcommands to the `cairn` parser."""
+    roles = " | ".join(r.value for r in Role)
+    p = add_command(
+        sub, "relate", "declare a relation from a newer record to an older one", cmd_relate,
+        description="Declare FROM ROLE TO, from the newer record to the older one, as one undoable event.\n"
+                    f"ROLE: {roles}.\n"
+                    "corrects/supersedes: recall returns FROM instead of TO, marked `corrected`.\n"
+                    "contradicts: recall returns the pair marked `contradicted`, choosing no side.\n"
+                    "Refused (exit 1): self-reference, a corrects/supersedes cycle, a record of another\n"
+                    "space, a purged record, a relation already declared.",
+    )
+    p.add_argument("from_id", metavar="FROM", help="the newer record (id or unique prefix)")
+    p.add_argument("role", metavar="ROLE", help=roles)
+    p.add_argument("to_id", metavar="TO", help="the older record (id or unique prefix)")
+
+    p = add_command(
+        sub, "timeline", "the successive states of one subject, oldest first", cmd_timeline,
+        description="The records holding every word of QUERY, with the records related to them, in time\n"
+                    "order (valid_from when asserted, else when recorded), each with its validity and\n"
+                    "whether it holds now, followed by the relations between them. Writes nothing.",
+    )
+    p.add_argument("query", help="words naming the subject")
+    p.add_argument("--limit", type=positive_int, default=50, help="at most this many states (default 50, max 200)")
+
+
+def cmd_relate(cairn: Cairn, args) -> Output:
+    event = cairn.relate(args.from_id, args.role, args.to_id)
+    change = event.changes[0].after
+    return Output({"event": event.id, "relation": change},
+                  f"{short(change['from'])} {change['role']} {short(change['to'])} in event {event.id}")
+
+
+def cmd_timeline(cairn: Cairn, args) -> Output:
+    timeline = cairn.timeline(args.query, limit=args.limit)
+    lines = []
+    for s in timeline.states:
+        span = f"{s['valid_from'] or '…'} → {s['valid_to'] or '…'}"
+        state = "current" if s["current"] else ("replaced by " + ", ".join(map(short, s["replaced_by"])) if s["replaced_by"]
+                                                else ", ".join(s["markers"]) or s["status"])
+        lines.append(f"{s['recorded_at']}  {short(s['id'])}  [{span}]  {state}\n    {one_line(s['content'], 90)}")
+    lines += [f"  relation: {short(r['from'])} {r['role']} {short(r['to'])}" for r in timeline.relations]
+    return Output(timeline.to_dict(), "\n".join(lines) or f"no records about {args.query!r}")

@@ -77,9 +77,14 @@ class RecordsMixin(EngineBase):
         pin: bool = False,
         actor: Actor | str = Actor.MANUAL,
         reason: str | None = None,
+        relates: list[tuple[str, str]] | None = None,
     ) -> Remembered:
         """Store one claim (or one episode). Identical content in the same origin is not
-        stored twice: the standing record is returned instead (episodes excepted)."""
+        stored twice: the standing record is returned instead (episodes excepted).
+
+        ``relates``: ``[(role, older_ref), ...]`` relations declared from this record to
+        older ones, written in the same event (checked as ``relate`` checks them; when the
+        content was already stored, they are declared from the standing record)."""
         kind = _enum(Kind, kind, "kind")
         content = self._clean_content(text, kind)
         now = self.now()
@@ -109,12 +114,18 @@ class RecordsMixin(EngineBase):
         if memory.valid_from and memory.valid_to and memory.valid_to < memory.valid_from:
             raise InvalidInput("valid_to", "lies before valid_from")
         actor = _enum(Actor, actor, "actor")
+        links = self._resolve_relates(relates)
+        standing = None
         with self._mutation(actor, reason or f"remember {kind.value}") as m:
             if kind is not Kind.EPISODE:
-                for standing in m.tx.memories_with_hash(self.space, memory.origin, content_hash(content)):
-                    if standing.active and standing.kind is kind:
-                        return Remembered(standing, None, deduplicated=True)
-            m.put(None, memory)
+                found = m.tx.memories_with_hash(self.space, memory.origin, content_hash(content))
+                standing = next((s for s in found if s.active and s.kind is kind), None)
+            if standing is None:
+                m.put(None, memory)
+            for role, to_id in links:
+                m.put_relation(None, self._checked_relation(m.tx, standing or memory, role, to_id))
+        if standing is not None:
+            return Remembered(standing, m.event, deduplicated=True)
         return Remembered(memory, m.event)
 
     def quality(self, memory: Memory) -> dict:

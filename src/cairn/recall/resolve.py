@@ -1,25 +1,50 @@
-"""Relation resolution of a ranked recall (DESIGN §5.7).
+"""Relation resolution of a ranked recall (DESIGN §5.7, seed 002 §2.1, seed 004).
 
-Owned by the corrections-and-time work (issue 5), called by the recall pipeline (issue 4)
-after ranking and before packing. The contract:
+Called by the recall pipeline after ranking and before packing. The contract:
 
-    resolve(view, space, ranked_ids, *, include_history, now) -> list[Resolved]
+    resolve(view, space, ranked_ids, *, include_history, now, as_of=None, known_at=None)
+        -> list[Resolved]
 
 Given the ranked ids that survived the gates (best first), return the list to pack, in
-order: a corrected/superseded hit replaced by its newest correcting record (marker
-``corrected``, the older refs in ``corrects``); an unresolved ``contradicts`` pair marked
-``contradicted`` on both sides; a superseded *decision* placed directly after its selected
-successor with marker ``historical-rationale`` and ``superseded_by`` set. The packer must
-never emit a ``historical-rationale`` item unless the item named by its ``superseded_by``
-was emitted immediately before it.
+order, each id at most once:
 
-This first version returns the ids unchanged (no relations yet).
+* **Corrections.** A hit that an active ``corrects``/``supersedes`` chain replaces
+  (A ← B ← C, of any length) gives way to the newest live record of the chain (C); the
+  result carries the marker ``corrected``, every older ref of its chain in ``corrects``
+  (newest first) and the replaced hit in ``matched``. A record that has older versions
+  is marked ``corrected`` even when it matched itself. "Live" means the record exists,
+  is not purged, and is neither forgotten nor conflicted (a withdrawn or quarantined
+  correction corrects nothing). A ``supersedes`` is followed only once its newer record
+  has begun to hold at the reference time (``as_of``, else ``now``): before that the
+  older state is still the one that holds. A ``corrects`` is always followed: the older
+  text was wrong, whenever one asks about.
+* **Contradictions.** An unresolved ``contradicts`` pair — neither side replaced by a
+  live correction/successor, neither side judged ``incorrect`` — comes back as a pair
+  right after the first of its sides to be placed, both marked ``contradicted`` with the
+  other's ref in ``contradicts``. No side is chosen.
+* **Decision history.** When a hit was a *decision* directly superseded by the selected
+  successor (also a decision), that one predecessor follows its successor immediately,
+  marked ``historical-rationale`` with ``superseded_by`` (seed 004; multi-hop recovery is
+  out of scope). With ``include_history`` the best-ranked replaced hit of any kind
+  follows its successor the same way. Never more than one predecessor per successor, and
+  never a predecessor of a successor that was not placed: the packer must in addition
+  drop a ``historical-rationale`` item whose successor was not emitted right before it.
+* ``known_at`` resolves with the relations and record states Cairn held at that time, so
+  a later correction does not rewrite what was known before it.
+
+Records without relations come back unchanged, in their order, with no markers. Read-only.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
+
+from ..model import Kind, Marker, Memory, Relation, Role, Status, Verdict
+from ..policy.temporal import has_started
+from ..store.timetravel import memory_known_at, relations_known_at
+
+CHAIN = (Role.CORRECTS, Role.SUPERSEDES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,5 +57,182 @@ class Resolved:
     matched: str | None = None  # the id that matched the query, when it was replaced
 
 
-def resolve(view, space: str, ranked_ids: list[str], *, include_history: bool, now: datetime) -> list[Resolved]:
-    return [Resolved(i) for i in ranked_ids]
+@dataclass
+class _Graph:
+    """Relations and records of one space, read lazily (as held at ``known_at`` if given)."""
+
+    view: object
+    space: str
+    known_at: datetime | None
+    _edges: dict[str, list[Relation]] = field(default_factory=dict)
+    _memories: dict[str, Memory | None] = field(default_factory=dict)
+    _all: list[Relation] | None = None
+
+    def edges(self, record_id: str) -> list[Relation]:
+        if record_id not in self._edges:
+            if self.known_at is None:
+                self._edges[record_id] = self.view.relations(self.space, record_id=record_id)
+            else:
+                if self._all is None:
+                    self._all = relations_known_at(self.view, self.space, self.known_at)
+                self._edges[record_id] = [r for r in self._all if record_id in (r.from_id, r.to_id)]
+        return self._edges[record_id]
+
+    def memory(self, record_id: str) -> Memory | None:
+        if record_id not in self._memories:
+            if self.known_at is None:
+                self._memories[record_id] = self.view.get_memory(self.space, record_id)
+            else:
+                self._memories[record_id] = memory_known_at(self.view, self.space, record_id, self.known_at)
+        return self._memories[record_id]
+
+    def live(self, record_id: str) -> bool:
+        m = self.memory(record_id)
+        return m is not None and m.purged_at is None and m.status not in (Status.FORGOTTEN, Status.CONFLICTED)
+
+    def successors(self, record_id: str, reference: datetime) -> list[str]:
+        """Newer records declared to correct/supersede ``record_id`` that apply now."""
+        out = []
+        for r in self.edges(record_id):
+            if r.to_id != record_id or r.role not in CHAIN:
+                continue
+            newer = self.memory(r.from_id)
+            if newer is None:
+                continue
+            if r.role is Role.SUPERSEDES and not has_started(newer, reference):
+                continue  # the successor state has not begun: the older one still holds
+            out.append(r.from_id)
+        return out
+
+    def predecessors(self, record_id: str) -> list[str]:
+        """Every older record the chain below ``record_id`` replaces, newest first."""
+        seen: dict[str, None] = {}
+        frontier = [record_id]
+        while frontier:
+            following = []
+            for node in frontier:
+                for r in self.edges(node):
+                    if r.from_id == node and r.role in CHAIN and r.to_id != record_id and r.to_id not in seen:
+                        seen[r.to_id] = None
+                        following.append(r.to_id)
+            frontier = following
+        return sorted(seen, key=self._age_key, reverse=True)
+
+    def head(self, record_id: str, reference: datetime) -> str:
+        """The newest live record among those that (transitively) replace ``record_id``;
+        ``record_id`` itself when none does."""
+        seen = {record_id}
+        frontier = [record_id]
+        live: list[str] = []
+        while frontier:
+            following = []
+            for node in frontier:
+                for newer in self.successors(node, reference):
+                    if newer == record_id and self.live(record_id):
+                        live.append(record_id)  # a cycle (only possible through import): newest wins
+                    if newer not in seen:  # guards imported cycles too
+                        seen.add(newer)
+                        following.append(newer)
+                        if self.live(newer):
+                            live.append(newer)
+            frontier = following
+        return max(live, key=self._age_key) if live else record_id
+
+    def incorrect(self, record_id: str) -> bool:
+        m = self.memory(record_id)
+        return m is not None and m.feedback.accuracy is not None and m.feedback.accuracy.verdict is Verdict.INCORRECT
+
+    def open_contradictions(self, record_id: str, reference: datetime) -> list[str]:
+        """The other sides of unresolved ``contradicts`` pairs of ``record_id``."""
+        if self.incorrect(record_id):
+            return []
+        out = []
+        for r in self.edges(record_id):
+            if r.role is not Role.CONTRADICTS:
+                continue
+            other = r.to_id if r.from_id == record_id else r.from_id
+            if other in out or not self.live(other) or self.incorrect(other):
+                continue
+            if self.head(other, reference) != other:
+                continue  # that side was corrected or superseded: the pair is resolved
+            out.append(other)
+        return out
+
+    def _age_key(self, record_id: str):
+        m = self.memory(record_id)
+        return (m.created_at.isoformat() if m else "", record_id)
+
+
+def resolve(
+    view,
+    space: str,
+    ranked_ids: list[str],
+    *,
+    include_history: bool,
+    now: datetime,
+    as_of: datetime | None = None,
+    known_at: datetime | None = None,
+) -> list[Resolved]:
+    """The ranked hits with relations applied (see the module docstring)."""
+    graph = _Graph(view, space, known_at)
+    reference = now if as_of is None else as_of
+    heads = {i: graph.head(i, reference) for i in ranked_ids}
+    out: list[Resolved] = []
+    placed: set[str] = set()
+    for hit in ranked_ids:
+        head = heads[hit]
+        if head in placed:
+            continue
+        older = tuple(graph.predecessors(head))
+        partners = tuple(o for o in graph.open_contradictions(head, reference))
+        markers = _markers(corrected=bool(older), contradicted=bool(partners))
+        out.append(Resolved(head, markers, older, partners, None, hit if hit != head else None))
+        placed.add(head)
+        rationale = _rationale(graph, head, ranked_ids, heads, placed, include_history)
+        if rationale is not None:
+            out.append(Resolved(rationale, (Marker.HISTORICAL_RATIONALE.value,), superseded_by=head))
+            placed.add(rationale)
+        for other in partners:
+            if other in placed:
+                continue
+            # A partner that did not match itself is brought in beside the hit that did.
+            its_older = tuple(graph.predecessors(other))
+            its_markers = _markers(corrected=bool(its_older), contradicted=True)
+            out.append(Resolved(other, its_markers, its_older, (head,), None, None if other in heads else hit))
+            placed.add(other)
+    return out
+
+
+def _markers(*, corrected: bool, contradicted: bool) -> tuple[str, ...]:
+    found = []
+    if corrected:
+        found.append(Marker.CORRECTED.value)
+    if contradicted:
+        found.append(Marker.CONTRADICTED.value)
+    return tuple(found)
+
+
+def _rationale(graph: _Graph, head: str, ranked_ids, heads, placed, include_history: bool) -> str | None:
+    """The one replaced hit that may follow ``head`` as history: a direct predecessor
+    first (best-ranked), then — only with ``include_history`` — any replaced hit."""
+    replaced = [h for h in ranked_ids if h != head and heads[h] == head and h not in placed]
+    direct = {r.to_id: r.role for r in graph.edges(head) if r.from_id == head and r.role in CHAIN}
+    for hit in replaced:
+        if hit in direct and (include_history or _decision_pair(graph, head, hit, direct[hit])):
+            return hit
+    if include_history and replaced:
+        return replaced[0]
+    return None
+
+
+def _decision_pair(graph: _Graph, newer_id: str, older_id: str, role: Role) -> bool:
+    """A decision superseded (changed, not corrected as wrong) by a decision: its
+    rationale explains a past choice (seed 004)."""
+    newer, older = graph.memory(newer_id), graph.memory(older_id)
+    return (
+        role is Role.SUPERSEDES
+        and newer is not None
+        and older is not None
+        and newer.kind is Kind.DECISION
+        and older.kind is Kind.DECISION
+    )
