@@ -129,7 +129,7 @@ def test_resolution_replaces_a_corrected_hit_and_carries_refs(cairn, mem, monkey
     old = mem("The API listens on port 8080")
     new = mem("Correction: the service binds 9090 now")  # does not match the query itself
 
-    def fake(view, space, ranked_ids, *, include_history, now):
+    def fake(view, space, ranked_ids, *, include_history, now, **_):
         return [Resolved(new, ("corrected",), corrects=(old,), matched=old) if i == old else Resolved(i) for i in ranked_ids]
 
     monkeypatch.setattr("cairn.recall.pipeline.resolve", fake)
@@ -145,7 +145,7 @@ def test_resolution_keeps_historical_rationale_after_its_successor(cairn, mem, m
     old = mem("Decision: use a paper log for field observations", kind="decision")
     calls = {}
 
-    def fake(view, space, ranked_ids, *, include_history, now):
+    def fake(view, space, ranked_ids, *, include_history, now, **_):
         calls["include_history"] = include_history
         out = [Resolved(i) for i in ranked_ids if i != old]
         if include_history:
@@ -164,7 +164,7 @@ def test_unknown_markers_never_reach_a_result(cairn, mem, monkeypatch):
     target = mem("The office is in Lisbon")
     monkeypatch.setattr(
         "cairn.recall.pipeline.resolve",
-        lambda view, space, ids, *, include_history, now: [Resolved(i, ("made-up", "contradicted"), contradicts=("x",)) for i in ids],
+        lambda view, space, ids, *, include_history, now, **_: [Resolved(i, ("made-up", "contradicted"), contradicts=("x",)) for i in ids],
     )
     result = cairn.recall("office lisbon").results[0]
     assert result.id == target and result.markers == ("contradicted",) and result.contradicts == ("x",)
@@ -204,7 +204,7 @@ def test_resolution_never_brings_back_an_excluded_record(cairn, mem, monkeypatch
     cairn.forget(old)
     monkeypatch.setattr(
         "cairn.recall.pipeline.resolve",
-        lambda view, space, ids, *, include_history, now: [Resolved(new), Resolved(old, ("historical-rationale",), superseded_by=new)],
+        lambda view, space, ids, *, include_history, now, **_: [Resolved(new), Resolved(old, ("historical-rationale",), superseded_by=new)],
     )
     assert cairn.recall("field observations decision", include_history=True).ids == [new]
     assert reasons(cairn, "field observations decision")[old] == Reason.FORGOTTEN
@@ -216,7 +216,7 @@ def test_resolution_may_bring_in_a_gate_rejected_predecessor_after_its_successor
     assert reasons(cairn, "field observations logged tablet")[old] != Reason.SELECTED
     monkeypatch.setattr(
         "cairn.recall.pipeline.resolve",
-        lambda view, space, ids, *, include_history, now: [
+        lambda view, space, ids, *, include_history, now, **_: [
             x for i in ids if i != old for x in ([Resolved(i)] + ([Resolved(old, ("historical-rationale",), superseded_by=new)] if i == new else []))
         ],
     )
@@ -228,7 +228,7 @@ def test_resolution_may_bring_in_a_gate_rejected_predecessor_after_its_successor
 def test_a_duplicate_from_resolution_is_emitted_once(cairn, mem, monkeypatch):
     target = mem("The office is in Lisbon")
     monkeypatch.setattr(
-        "cairn.recall.pipeline.resolve", lambda view, space, ids, *, include_history, now: [Resolved(i) for i in ids] * 2
+        "cairn.recall.pipeline.resolve", lambda view, space, ids, *, include_history, now, **_: [Resolved(i) for i in ids] * 2
     )
     assert cairn.recall("office lisbon").ids == [target]
     assert reasons(cairn, "office lisbon")[target] == Reason.SELECTED
@@ -244,7 +244,7 @@ def test_historical_rationale_invariant_on_the_final_results_at_tight_budgets(ca
     d2 = mem("Decision: field observations sync nightly", kind="decision")
     h2 = mem("Decision: field observations synced weekly " + long, kind="decision")
 
-    def fake(view, space, ids, *, include_history, now):
+    def fake(view, space, ids, *, include_history, now, **_):
         return [
             Resolved(d1), Resolved(h1, ("historical-rationale",), superseded_by=d1),
             Resolved(d2), Resolved(h2, ("historical-rationale",), superseded_by=d2),

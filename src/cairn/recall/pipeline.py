@@ -28,7 +28,7 @@ from ..errors import InvalidInput
 from ..model import Kind, Marker, Memory
 from ..policy.aging import freshness
 from ..policy.temporal import temporal_status
-from ..store.timetravel import records_known_at
+from ..store.timetravel import memory_known_at, records_known_at
 from .candidates import IndexStats, fetch, index_frequency
 from .episodes import rank_episodes
 from .gates import GATES, Reason, below_cutoff, exclusion, relevance_gate
@@ -270,7 +270,15 @@ def _resolve_and_pack(view, request: Request, ranked: list[Candidate], candidate
     if not ranked:
         return [], ""
     by_id = {c.id: c for c in candidates}
-    resolved = resolve(view, request.space, [c.id for c in ranked], include_history=request.include_history, now=request.now)
+    resolved = resolve(
+        view,
+        request.space,
+        [c.id for c in ranked],
+        include_history=request.include_history,
+        now=request.now,
+        as_of=request.as_of,
+        known_at=request.known_at,
+    )
     items = _gather(view, request, resolved, by_id, candidates)
     packed = pack([_pack_item(r, c, m) for r, c, m in items], limit=request.limit, budget=request.budget)
     emitted = {item.id: (text, cut) for item, text, cut in packed.emitted}
@@ -302,7 +310,14 @@ def _gather(view, request: Request, resolved: list[Resolved], by_id: dict[str, C
     conflicted record is never emitted — but not the relevance gates: it stands in for,
     or follows, a hit that passed them, and carries that hit's relevance.
     """
-    extra = view.get_memories(request.space, [r.id for r in resolved if r.id not in by_id])
+    missing = [r.id for r in resolved if r.id not in by_id]
+    if request.known_at is not None:
+        # Answer from what Cairn held then: a record brought in by resolution is read as it
+        # stood at known_at, never in its current (possibly later corrected) state.
+        extra = {i: m for i in missing if (m := memory_known_at(view, request.space, i, request.known_at)) is not None}
+    else:
+        extra = view.get_memories(request.space, missing)
+    emitted_ids = {r.id for r in resolved}
     items: list[tuple[Resolved, Candidate, Memory]] = []
     for r in resolved:
         source = by_id.get(r.matched or r.id) or by_id.get(r.id) or by_id.get(r.superseded_by or "")
@@ -315,6 +330,8 @@ def _gather(view, request: Request, resolved: list[Resolved], by_id: dict[str, C
             _exclude([c], request)
             candidates.append(c)
             by_id[r.id] = c
+        if c.reason is Reason.REPLACED and Marker.HISTORICAL_RATIONALE.value in r.markers:
+            c.reason = None  # replaced as current advice, yet asked for as history right after its successor
         if c.reason is not None and c.reason not in GATES:
             continue  # an excluded (or already replaced) record stays out
         if c.reason in GATES:
@@ -322,7 +339,9 @@ def _gather(view, request: Request, resolved: list[Resolved], by_id: dict[str, C
             c.raw = max(c.raw, source.raw if source else 0.0)
         if c.factors is None or c.factors.relevance != c.raw:
             c.factors = rank_factors(c.memory, c.raw, request.now)
-        if r.matched and r.matched != r.id and r.matched in by_id:
+        if r.matched and r.matched != r.id and r.matched in by_id and r.matched not in emitted_ids:
+            # Only a hit that does not itself come back (e.g. as one side of a contradiction
+            # pair) was replaced by its successor.
             by_id[r.matched].reason = Reason.REPLACED
         items.append((r, c, c.memory))
     return items
