@@ -53,16 +53,16 @@ class EpisodeProfile:
     candidate_cap: int = 2000  # FTS candidates scored in Python
     prefix_min: int = 5  # stems this long are also matched as FTS prefixes
     k1: float = 1.2
-    b: float = 0.5
-    alias_weight: float = 0.8  # DESIGN §5.4 field weight (unused terms of the speaker alias)
+    b: float = 0.4
     coverage_power: float = 1.0  # lexical × (0.5 + 0.5·coverage^power)
     phrase_bonus: float = 0.25  # per adjacent query pair found adjacent, ×IDF share
     phrase_cap: float = 0.5
-    neighbour_weight: float = 0.3  # share of the best neighbour's lexical score
+    neighbour_weight: float = 0.6  # share of the best neighbour's lexical score
     neighbour_fetch: int = 30  # neighbours of this many best candidates join the candidates
-    session_weight: float = 0.1  # share of the session's best lexical score
-    speaker_boost: float = 0.25  # ×(1 + boost) for a turn by the speaker the query names
-    date_boost: float = 0.3  # ×(1 + boost) when the turn's month/year is named
+    session_weight: float = 0.35  # share of the session's best lexical score
+    speaker_boost: float = 1.0  # ×(1 + boost) for a turn by the speaker the query is about
+    other_speaker_share: float = 0.3  # of that boost, for a speaker named second or as an owner ("Gina's")
+    date_boost: float = 0.6  # ×(1 + boost) when the turn's month/year is named
 
 
 PROFILE = EpisodeProfile()
@@ -74,7 +74,7 @@ _YEAR_RE = re.compile(r"^(19|20)\d\d$")
 
 _SUFFIXES = (
     "ations", "ation", "ings", "ness", "ments", "ment", "ities", "ity", "fully", "ful", "ists", "ist",
-    "isms", "ism", "ers", "er", "ors", "or", "ical", "ic", "als", "al", "ive", "ous", "able", "ible", "ies", "y", "e",
+    "isms", "ism", "ships", "ship", "hood", "ance", "ence", "ers", "er", "ors", "or", "ical", "ic", "als", "al", "ive", "ous", "able", "ible", "ies", "y", "e",
 )
 
 
@@ -99,6 +99,7 @@ class EpisodeQuery:
     sequence: tuple[str, ...]  # all terms in order (stopwords included), for phrases
     months: frozenset[int]
     years: frozenset[int]
+    owners: frozenset[str] = frozenset()  # terms written as owners ("Gina's")
 
 
 def parse_query(query: str) -> EpisodeQuery:
@@ -106,7 +107,15 @@ def parse_query(query: str) -> EpisodeQuery:
     terms = tuple(dict.fromkeys(t.term for t in tokens if not t.stop))
     months = frozenset(_MONTHS[t.surface] for t in tokens if t.surface in _MONTHS)
     years = frozenset(int(t.surface) for t in tokens if _YEAR_RE.match(t.surface))
-    return EpisodeQuery(terms, tuple(t.term for t in tokens), months, years)
+    owners = frozenset(a.term for a, b in zip(tokens, tokens[1:]) if b.surface == "s")
+    return EpisodeQuery(terms, tuple(t.term for t in tokens), months, years, owners)
+
+
+def subject(q: EpisodeQuery, named: frozenset[str]) -> str | None:
+    """The speaker the question is about: the first named one not written as an owner."""
+    order = [t for t in q.terms if t in named]
+    plain = [t for t in order if t not in q.owners]
+    return (plain or order or [None])[0]
 
 
 def _quote(term: str) -> str:
@@ -229,6 +238,7 @@ def lexical_pass(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], n_d
 def final_scores(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: EpisodeProfile) -> list[EpisodeScore]:
     """Context, speaker and date on top of the lexical pass (steps 5-6); pure."""
     by_row = {t.rowid: t for t in turns}
+    about = subject(q, named)
     session_best: dict[tuple[str, str], float] = defaultdict(float)
     for t in turns:
         key = (t.origin, t.at[:10])
@@ -238,7 +248,12 @@ def final_scores(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: 
         base = t.lexical * (1 + t.phrase)
         near = [by_row[r].lexical for r in (t.rowid - 1, t.rowid + 1) if r in by_row and by_row[r].origin == t.origin]
         context = p.neighbour_weight * max(near, default=0.0) + p.session_weight * session_best[(t.origin, t.at[:10])]
-        speaker = 1 + p.speaker_boost if named & set(t.speaker.split()) else 1.0
+        said_by = set(t.speaker.split())
+        speaker = 1.0
+        if about in said_by:
+            speaker += p.speaker_boost
+        elif named & said_by:
+            speaker += p.speaker_boost * p.other_speaker_share
         date = 1 + p.date_boost if _date_named(q, t.at) else 1.0
         score = (base + context) * speaker * date
         if score > 0:
