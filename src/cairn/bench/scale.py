@@ -236,7 +236,7 @@ def _lexical_lane(cairn) -> Callable[[str], list[str]]:
 # -- one size ----------------------------------------------------------------------------
 
 
-def measure(size: int, folder: Path, *, budget_s: float | None = None, seed: int = 7,
+def measure(size: int, folder: Path, *, budget_s: float | None = None, seed: int = 7, batch_size: int = BATCH,
             progress: Callable[[str], None] | None = None) -> dict:
     """Fill a fresh store with ``size`` claims and measure it (see the module docstring)."""
     from ..engine import Cairn
@@ -249,7 +249,7 @@ def measure(size: int, folder: Path, *, budget_s: float | None = None, seed: int
         written, batch = 0, []
         for line in gen.lines():
             batch.append(line)
-            if len(batch) >= BATCH:
+            if len(batch) >= batch_size:
                 written += cairn.import_(batch)["records"]
                 batch = []
                 if progress:
