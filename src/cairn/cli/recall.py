@@ -1,7 +1,108 @@
-"""CLI commands of the recall group. Placeholder: the owning work registers its commands here."""
+"""CLI commands of the recall group: recall, search, explain (DESIGN §11)."""
 
 from __future__ import annotations
 
+import argparse
+
+from ..engine import Cairn
+from .common import Output, add_command, positive_int, short
+
+LANES = ("claims", "episodes", "all")
+
 
 def register(sub) -> None:
-    """Add this group's subcommands to the `cairn` parser."""
+    """Add recall, search and explain to the `cairn` parser."""
+    p = add_command(
+        sub, "recall", "the few memories that matter for a query, as a bounded digest", cmd_recall,
+        description="Recall the memories relevant to QUERY: at most --limit claims within --budget UTF-8 bytes,\n"
+                    "each labelled with kind, status, evidence and markers. Relevance first; quality only\n"
+                    "re-orders relevant matches. A query without a topic (\"ok\", \"thanks\") returns nothing.\n"
+                    "Writes nothing but a trace (skip it with --no-trace).",
+    )
+    _common(p, limit=3, budget=2048, dormant=True, trace=True)
+
+    p = add_command(
+        sub, "search", "explicit lookup: like recall, dormant records included, up to 10", cmd_search,
+        description="Look QUERY up explicitly: like recall, but dormant records are included and up to 10 results\n"
+                    "are returned (default budget 8192 bytes).",
+    )
+    _common(p, limit=10, budget=8192, dormant=False, trace=True)
+
+    p = add_command(
+        sub, "explain", "every stage's numbers for a query (no memory bodies, at most 8 KB)", cmd_explain,
+        description="Show, for QUERY, every candidate with its raw relevance, each factor, its rank score and the\n"
+                    "reason it was selected, excluded or rejected. No memory bodies; at most 8 KB. Writes nothing.",
+    )
+    _common(p, limit=3, budget=2048, dormant=True, trace=False)
+
+
+def _common(p: argparse.ArgumentParser, *, limit: int, budget: int, dormant: bool, trace: bool) -> None:
+    p.add_argument("query", help="the topic to recall (1-512 characters)")
+    p.add_argument("--limit", type=positive_int, default=limit, help=f"at most this many claims (default {limit})")
+    p.add_argument("--budget", type=int, default=budget, help=f"digest size in UTF-8 bytes (default {budget})")
+    p.add_argument("--lane", default="claims",
+                   help="claims (default) | episodes (verbatim turns; gates reported, not applied) | all")
+    p.add_argument("--as-of", help="what held at this valid time (ISO-8601)")
+    p.add_argument("--known-at", help="what Cairn held at this record time (ISO-8601)")
+    p.add_argument("--include-history", action="store_true",
+                   help="let a superseded decision follow its successor as historical rationale")
+    if dormant:
+        p.add_argument("--include-dormant", action="store_true", help="also offer dormant (old, unconfirmed) records")
+    if trace:
+        p.add_argument("--no-trace", action="store_true", help="do not write a trace of this recall")
+
+
+def _options(args) -> dict:
+    return {
+        "limit": args.limit,
+        "budget": args.budget,
+        "lane": args.lane,
+        "include_history": args.include_history,
+        "as_of": args.as_of,
+        "known_at": args.known_at,
+    }
+
+
+def cmd_recall(cairn: Cairn, args) -> Output:
+    recalled = cairn.recall(args.query, include_dormant=args.include_dormant, trace=not args.no_trace, **_options(args))
+    return _render(recalled)
+
+
+def cmd_search(cairn: Cairn, args) -> Output:
+    recalled = cairn.search(args.query, trace=not args.no_trace, **_options(args))
+    return _render(recalled)
+
+
+def _render(recalled) -> Output:
+    doc = recalled.to_dict()
+    if recalled.digest:
+        text = recalled.digest
+    else:
+        text = recalled.note or "nothing relevant"
+    if recalled.trace:
+        text += f"\n(trace {short(recalled.trace)})"
+    return Output(doc, text)
+
+
+def cmd_explain(cairn: Cairn, args) -> Output:
+    doc = cairn.explain(args.query, include_dormant=args.include_dormant, **_options(args))
+    q = doc["query"]
+    lines = [
+        f"query features: {', '.join(q['features']) or '-'}"
+        + (f"   literals: {', '.join(q['literals'])}" if q["literals"] else "")
+        + (f"   subject: {q['subject']}  attributes: {', '.join(q['attributes'])}" if q["subject"] and q["attributes"] else ""),
+        f"lane {q['lane']}, limit {q['limit']}, budget {q['budget']}" + (f"; {doc['note']}" if doc["note"] else ""),
+    ]
+    for c in doc["candidates"]:
+        f = c["factors"]
+        numbers = f"raw {c['raw']:.3f}"
+        if c["rank_score"] is not None:
+            numbers += f"  rank {c['rank_score']:.3f}  fresh {f.get('freshness', 0):.2f}  prio {f.get('priority', 0)}"
+        if "coverage" in f:
+            numbers += f"  cov {f['coverage']:.2f}"
+        if "phrase" in f:
+            numbers += f"  phrase \"{f['phrase']['span']}\" +{f['phrase']['bonus']:.2f}"
+        lines.append(f"{short(c['id'])}  {c['reason']:<22} {numbers}")
+    if doc["omitted"]:
+        lines.append(f"({doc['omitted']} more candidates omitted to stay within 8 KB)")
+    return Output(doc, "\n".join(lines))

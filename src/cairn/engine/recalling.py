@@ -1,12 +1,132 @@
-"""Recall, search, explain, ingest of episodes and traces (issue 4).
+"""Recall, search and explain (DESIGN §5, §11) on the facade.
 
-Placeholder mixin: filled in by the recall work.
+Bad input is refused before anything is read or written. The pipeline runs on one read
+snapshot and writes nothing; afterwards, unless ``trace=False`` (or the store is opened
+read-only), one trace row is written and expired traces are pruned — the only write a
+recall makes. ``explain`` never writes.
 """
 
 from __future__ import annotations
 
-from .base import EngineBase
+from dataclasses import dataclass
+from datetime import datetime
+
+from ..recall.explain import explain_doc, recall_doc
+from ..recall.pack import PACK
+from ..recall.pipeline import MAX_LIMIT, Outcome, Request, ResultItem, run, validate
+from ..recall.traces import RETENTION_DAYS, write_trace
+from .base import EngineBase, as_time
+
+SEARCH_LIMIT = 10  # DESIGN §11: search returns up to 10
+SEARCH_BUDGET = 8192  # ours: ten excerpts do not fit the 2048-byte digest default
+
+
+@dataclass(frozen=True, slots=True)
+class Recalled:
+    """A recall's outcome and the id of its trace (None when no trace was written)."""
+
+    outcome: Outcome
+    trace: str | None
+
+    @property
+    def results(self) -> list[ResultItem]:
+        return self.outcome.results
+
+    @property
+    def ids(self) -> list[str]:
+        return [r.id for r in self.outcome.results]
+
+    @property
+    def digest(self) -> str:
+        return self.outcome.digest
+
+    @property
+    def note(self) -> str | None:
+        return self.outcome.note
+
+    def to_dict(self) -> dict:
+        return recall_doc(self.outcome, self.trace)
 
 
 class RecallMixin(EngineBase):
-    pass
+    trace_retention_days: float = RETENTION_DAYS
+
+    def recall(
+        self,
+        query: str,
+        *,
+        limit: int = PACK.limit,
+        budget: int = PACK.budget,
+        lane: str = "claims",
+        include_dormant: bool = False,
+        include_history: bool = False,
+        as_of: datetime | str | None = None,
+        known_at: datetime | str | None = None,
+        trace: bool = True,
+    ) -> Recalled:
+        """The few memories that matter for ``query``, packed in a bounded digest."""
+        request = self._recall_request(query, limit, budget, lane, include_dormant, include_history, as_of, known_at)
+        outcome = self._run_recall(request)
+        trace_id = None
+        if trace and not self.store.read_only:
+            trace_id = write_trace(self.store, self.space, outcome, request.now, retention_days=self.trace_retention_days)
+        return Recalled(outcome, trace_id)
+
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int = SEARCH_LIMIT,
+        budget: int = SEARCH_BUDGET,
+        lane: str = "claims",
+        include_history: bool = False,
+        as_of: datetime | str | None = None,
+        known_at: datetime | str | None = None,
+        trace: bool = True,
+    ) -> Recalled:
+        """Explicit lookup: like recall, dormant records included, up to 10 results."""
+        if isinstance(limit, int) and not isinstance(limit, bool) and limit > SEARCH_LIMIT:
+            from ..errors import InvalidInput
+
+            raise InvalidInput("limit", f"{limit}; search returns at most {SEARCH_LIMIT}")
+        return self.recall(
+            query, limit=limit, budget=budget, lane=lane, include_dormant=True, include_history=include_history,
+            as_of=as_of, known_at=known_at, trace=trace,
+        )
+
+    def explain(
+        self,
+        query: str,
+        *,
+        limit: int = PACK.limit,
+        budget: int = PACK.budget,
+        lane: str = "claims",
+        include_dormant: bool = False,
+        include_history: bool = False,
+        as_of: datetime | str | None = None,
+        known_at: datetime | str | None = None,
+    ) -> dict:
+        """Every stage's numbers for ``query``, no memory bodies, at most 8 KB. Writes nothing."""
+        request = self._recall_request(query, limit, budget, lane, include_dormant, include_history, as_of, known_at)
+        return explain_doc(self._run_recall(request))
+
+    # -- helpers -----------------------------------------------------------------------
+
+    def _recall_request(self, query, limit, budget, lane, include_dormant, include_history, as_of, known_at) -> Request:
+        text = validate(query, limit=limit, budget=budget, lane=lane, max_limit=MAX_LIMIT)
+        return Request(
+            query=text,
+            space=self.space,
+            now=self.now(),
+            limit=limit,
+            budget=budget,
+            lane=lane,
+            include_dormant=bool(include_dormant),
+            include_history=bool(include_history),
+            as_of=as_time(as_of, "as_of"),
+            known_at=as_time(known_at, "known_at"),
+        )
+
+    def _run_recall(self, request: Request) -> Outcome:
+        with self.store.snapshot() as view:
+            return run(view, request)

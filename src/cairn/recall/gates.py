@@ -1,0 +1,153 @@
+"""Exclusions and relevance gates of recall (DESIGN §5.3 and §5.5, seed 000).
+
+Every dropped candidate gets a :class:`Reason` from one closed set, so a trace or an
+``explain`` never leaves the reader to re-derive why something was left out (seed 004).
+
+* :func:`exclusion` — lifecycle and time: forgotten, conflicted, retired, disputed,
+  dormant (unless asked for), other space, not valid at ``as_of``, not yet recorded at
+  ``known_at``.
+* :func:`relevance_gate` — on raw relevance only: a strict literal the caller typed must
+  be present, the IDF-weighted coverage must reach ``coverage_min``, and a short
+  named-attribute query needs its subject *and* its attributes (seed 000: once SQLite
+  authentication is suppressed, neither PostgreSQL authentication nor SQLite timeout may
+  answer for it). An alias names the subject only when it is rare.
+* :func:`below_cutoff` — the 75 % relative cutoff against the best raw relevance.
+
+Quality (freshness, evidence, feedback) plays no part here: it only re-orders what
+passed (DESIGN principle 3).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from ..model import Memory, Status, Verdict
+from ..text import terms
+from .query import ParsedQuery
+from .score import Lexical
+
+
+class Reason(StrEnum):
+    """Why a candidate is not in the result (closed set), or ``selected``."""
+
+    # exclusions (DESIGN §5.3), checked before scoring
+    OTHER_SPACE = "other-space"
+    FORGOTTEN = "forgotten"
+    CONFLICTED = "conflicted"
+    RETIRED = "retired"
+    DISPUTED = "disputed"  # accuracy verdict incorrect
+    NOT_YET_RECORDED = "not-yet-recorded"
+    NOT_VALID_AT = "not-valid-at"
+    DORMANT = "dormant"
+    # relevance gates (DESIGN §5.5), on raw relevance
+    NO_MATCH = "no-match"
+    MISSING_LITERAL = "missing-literal"
+    BELOW_COVERAGE = "below-coverage"
+    MISSING_SUBJECT = "missing-subject"
+    MISSING_ATTRIBUTE = "missing-attribute"
+    BELOW_CUTOFF = "below-cutoff"
+    # selection and packing (DESIGN §5.6-5.8)
+    RANK_CUT = "rank-cut"
+    REPLACED = "replaced-by-successor"  # a corrected/superseded hit gave way to its successor
+    DUPLICATE = "duplicate"  # already emitted through another hit's resolution
+    SUCCESSOR_NOT_SELECTED = "successor-not-selected"  # historical rationale without its successor
+    OVER_BUDGET = "over-budget"
+    SELECTED = "selected"
+
+
+EXCLUSIONS = frozenset(
+    {
+        Reason.OTHER_SPACE,
+        Reason.FORGOTTEN,
+        Reason.CONFLICTED,
+        Reason.RETIRED,
+        Reason.DISPUTED,
+        Reason.NOT_YET_RECORDED,
+        Reason.NOT_VALID_AT,
+        Reason.DORMANT,
+    }
+)
+GATES = frozenset(
+    {
+        Reason.NO_MATCH,
+        Reason.MISSING_LITERAL,
+        Reason.BELOW_COVERAGE,
+        Reason.MISSING_SUBJECT,
+        Reason.MISSING_ATTRIBUTE,
+        Reason.BELOW_CUTOFF,
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class GateProfile:
+    coverage_min: float = 0.4  # ours: IDF-weighted share of the query a match must hold
+    relative_cutoff: float = 0.75  # DESIGN §5.5 / seed 000
+
+
+GATE = GateProfile()
+
+
+def exclusion(
+    memory: Memory,
+    *,
+    space: str,
+    dormant: bool,
+    include_dormant: bool,
+    temporal: str | None = None,
+    recorded: bool = True,
+) -> Reason | None:
+    """The lifecycle/time reason that keeps ``memory`` out, or None.
+
+    ``temporal`` is the exclusion named by ``policy.temporal`` (``not-valid-at``);
+    ``recorded`` is False when ``known_at`` lies before the record existed.
+    """
+    if memory.space != space:
+        return Reason.OTHER_SPACE
+    if memory.status is Status.FORGOTTEN or memory.purged_at is not None:
+        return Reason.FORGOTTEN
+    if memory.status is Status.CONFLICTED:
+        return Reason.CONFLICTED
+    if memory.status is Status.RETIRED:
+        return Reason.RETIRED
+    accuracy = memory.feedback.accuracy
+    if accuracy is not None and accuracy.verdict is Verdict.INCORRECT:
+        return Reason.DISPUTED
+    if not recorded:
+        return Reason.NOT_YET_RECORDED
+    if temporal == Reason.NOT_VALID_AT.value:
+        return Reason.NOT_VALID_AT
+    if dormant and not include_dormant:
+        # Old is not false: dormant means "not offered unprompted", never unfindable.
+        return Reason.DORMANT
+    return None
+
+
+def relevance_gate(query: ParsedQuery, memory: Memory, lex: Lexical, profile: GateProfile = GATE) -> Reason | None:
+    """The first relevance gate ``memory`` fails, or None."""
+    if lex.score <= 0 or not (lex.in_content or lex.in_aliases):
+        return Reason.NO_MATCH
+    anywhere = lex.in_content | lex.in_aliases
+    for literal in query.literals:
+        # A quoted string or a path the caller typed is a demand, not a hint.
+        if literal.strict and not set(literal.terms) <= anywhere:
+            return Reason.MISSING_LITERAL
+    if lex.coverage < profile.coverage_min:
+        return Reason.BELOW_COVERAGE
+    if query.named_rule:
+        if query.subject not in lex.present and query.subject not in terms(memory.origin):
+            # The subject may be named by the body, a *rare* alias, or the origin.
+            return Reason.MISSING_SUBJECT
+        if not set(query.attributes) <= anywhere:
+            # Attribute evidence must be in the body or the aliases, never the origin.
+            return Reason.MISSING_ATTRIBUTE
+    return None
+
+
+def below_cutoff(raw: dict[str, float], profile: GateProfile = GATE) -> set[str]:
+    """Ids whose raw relevance is below ``relative_cutoff`` × the best raw relevance."""
+    if not raw:
+        return set()
+    best = max(raw.values())
+    return {i for i, r in raw.items() if r < profile.relative_cutoff * best}

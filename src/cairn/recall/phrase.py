@@ -1,0 +1,140 @@
+"""The contiguity phrase bonus (seed 004, "Word order is evidence that a token set discards").
+
+A token-set score forgets word order. This puts a narrow part of it back: every
+contiguous span of at least two whitespace-separated query words is a candidate anchor;
+a record holding such a span *on word boundaries, in query order, separated by
+whitespace only* gains a bounded bonus, and the result names the span. The guards:
+
+* at least two words (one word already scores as a token);
+* whole words in query order: ``glacier-custard-incident`` and ``incident custard
+  glacier`` hold no span of ``glacier custard incident``; ``glacier custard incidents``
+  holds only ``glacier custard`` (no stemming here: a phrase is its surface words);
+* a chunk-frequency ceiling: a span found in more than ``ceiling`` records is a recurring
+  term, not an anchor;
+* a function word may neither open nor close a span (``on the`` is no anchor);
+* a derived view (a ``summary``) receives a fraction of the bonus, so the canonical record
+  leads while the view can still reach the digest;
+* the bonus is bounded (a multiplier of at most ``1 + cap``), never a filter.
+
+Pure: the corpus frequency of a span is asked through a callable, so the same code
+serves the FTS path and the in-memory path.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ..model import Basis, Memory
+from ..text import normalize
+from .query import ParsedQuery, is_function_word
+
+
+@dataclass(frozen=True, slots=True)
+class PhraseProfile:
+    min_words: int = 2  # seed 004
+    max_words: int = 8  # ours: bounds the work on long queries
+    ceiling: int = 3  # ours: "a small ceiling of chunks"
+    step: float = 0.25  # ours: +25 % per word beyond the first ...
+    cap: float = 0.5  # ... at most +50 %
+    derived_fraction: float = 0.5  # ours: a summary restating a phrase gets half
+
+
+PHRASE = PhraseProfile()
+
+Span = tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PhraseHit:
+    span: str  # the query words matched, space-joined (query text, not the record's)
+    words: int
+    frequency: int  # records holding the span (capped at ceiling + 1)
+    bonus: float  # added to 1 to form the relevance multiplier
+
+    def to_dict(self) -> dict:
+        return {"span": self.span, "words": self.words, "frequency": self.frequency, "bonus": round(self.bonus, 4)}
+
+
+def candidate_spans(query: ParsedQuery, profile: PhraseProfile = PHRASE) -> list[Span]:
+    """Every contiguous span of a query run that may serve as an anchor, longest first."""
+    out: dict[Span, None] = {}
+    for run in query.runs:
+        for size in range(min(len(run), profile.max_words), profile.min_words - 1, -1):
+            for start in range(len(run) - size + 1):
+                span = run[start : start + size]
+                if is_function_word(span[0]) or is_function_word(span[-1]):
+                    continue  # seed 004: "on the" is rare only because the other language is
+                out[span] = None
+    return sorted(out, key=lambda s: -len(s))
+
+
+@lru_cache(maxsize=4096)
+def _span_re(span: Span) -> re.Pattern[str]:
+    # Word boundaries exclude '-' so that words joined by punctuation never form a span;
+    # only whitespace may separate the words.
+    body = r"\s+".join(re.escape(w) for w in span)
+    return re.compile(rf"(?<![\w\-]){body}(?![\w\-])")
+
+
+def chunks(memory: Memory) -> list[str]:
+    """The normalised texts a span is looked for in: the content and each alias."""
+    return [normalize(memory.content), *(normalize(a) for a in memory.aliases)]
+
+
+def holds(texts: Iterable[str], span: Span) -> bool:
+    pattern = _span_re(span)
+    return any(pattern.search(t) for t in texts)
+
+
+def phrase_hits(
+    query: ParsedQuery,
+    candidates: Iterable[Memory],
+    frequency: Callable[[Span], int],
+    profile: PhraseProfile = PHRASE,
+) -> dict[str, PhraseHit]:
+    """The best qualifying span of each candidate that holds one, keyed by memory id.
+
+    ``frequency(span)`` returns how many records of the corpus hold the span (it may stop
+    counting at ``profile.ceiling + 1``). A span is asked about only if some candidate
+    holds it.
+    """
+    spans = candidate_spans(query, profile)
+    if not spans:
+        return {}
+    seen: dict[Span, int] = {}
+    hits: dict[str, PhraseHit] = {}
+    for memory in candidates:
+        texts = chunks(memory)
+        joined = " \n ".join(texts)
+        for span in spans:  # longest first: the first qualifying span is the best
+            if not all(w in joined for w in span) or not holds(texts, span):
+                continue
+            if span not in seen:
+                seen[span] = frequency(span)
+            if seen[span] > profile.ceiling:
+                continue  # a recurring term, not an anchor
+            bonus = min(profile.cap, profile.step * (len(span) - 1))
+            if memory.evidence.basis is Basis.SUMMARY:
+                bonus *= profile.derived_fraction
+            hits[memory.id] = PhraseHit(" ".join(span), len(span), seen[span], bonus)
+            break
+    return hits
+
+
+def list_frequency(records: list[Memory], profile: PhraseProfile = PHRASE) -> Callable[[Span], int]:
+    """A frequency function over an in-memory corpus (stops at ceiling + 1)."""
+    texts = [chunks(m) for m in records]
+
+    def count(span: Span) -> int:
+        n = 0
+        for t in texts:
+            if holds(t, span):
+                n += 1
+                if n > profile.ceiling:
+                    break
+        return n
+
+    return count

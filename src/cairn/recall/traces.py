@@ -1,0 +1,113 @@
+"""Recall traces (DESIGN §5.9, seed 004 "A trace should outlive the bug ...").
+
+Every recall writes a trace by default — query features (terms of the *redacted* query,
+never its raw text), the selected ids and every rejected id with its reason — into the
+``traces`` table, and prunes traces older than the retention window (14 days by default)
+in the same transaction. A trace write touches the ``traces`` table only: records, events
+and relations stay byte-identical, and ``export`` does not carry traces.
+
+Pruning is the one delete recall performs, so it is written defensively (seed 004): a row
+is removed only when its id has the exact trace shape, its own ``at`` (the trace's record
+of when it was taken, not a file or row timestamp) parses to a real time before the
+cutoff, and its body says it is a recall trace. Anything else is left alone.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+from datetime import datetime, timedelta
+
+from ..model import BadTime, format_time, parse_time
+from ..policy.redaction import redact
+from .gates import Reason
+from .pipeline import Outcome
+from .query import parse_query
+
+RETENTION_DAYS = 14.0  # seed 004: traces kept for a window, then pruned
+MAX_REJECTED = 200  # ours: bounds one trace row
+TRACE_KIND = "recall"
+_ID_RE = re.compile(r"^[0-9a-f]{24}$")
+
+
+def trace_doc(outcome: Outcome, trace_id: str, at: datetime) -> dict:
+    """The trace body: features, parameters, selected and rejected ids with reasons."""
+    request = outcome.request
+    features = parse_query(redact(request.query)[0]).to_dict()
+    selected = [r.id for r in outcome.results]
+    rejected = [
+        {"id": c.id, "reason": c.reason.value}
+        for c in outcome.candidates
+        if c.reason is not None and c.reason is not Reason.SELECTED
+    ]
+    return {
+        "kind": TRACE_KIND,
+        "id": trace_id,
+        "at": format_time(at),
+        "query": features,
+        "lane": request.lane,
+        "limit": request.limit,
+        "budget": request.budget,
+        "include_dormant": request.include_dormant,
+        "include_history": request.include_history,
+        "as_of": None if request.as_of is None else format_time(request.as_of),
+        "known_at": None if request.known_at is None else format_time(request.known_at),
+        "candidates": len(outcome.candidates),
+        "selected": selected,
+        "rejected": rejected[:MAX_REJECTED],
+        "rejected_omitted": max(0, len(rejected) - MAX_REJECTED),
+        "note": outcome.note,
+    }
+
+
+def write_trace(store, space: str, outcome: Outcome, at: datetime, *, retention_days: float = RETENTION_DAYS) -> str:
+    """Insert one trace and prune expired ones, in one transaction. Returns the trace id."""
+    trace_id = secrets.token_hex(12)
+    doc = trace_doc(outcome, trace_id, at)
+    with store.write() as tx:
+        tx.conn.execute(
+            "INSERT INTO traces (space, id, at, data) VALUES (?, ?, ?, ?)",
+            (space, trace_id, doc["at"], json.dumps(doc, ensure_ascii=False, separators=(",", ":"))),
+        )
+        prune(tx.conn, space, at, retention_days=retention_days)
+    return trace_id
+
+
+def prune(conn, space: str, now: datetime, *, retention_days: float = RETENTION_DAYS) -> int:
+    """Delete this space's recall traces older than the window; returns how many."""
+    cutoff = now - timedelta(days=retention_days)
+    rows = conn.execute(
+        "SELECT id, at, data FROM traces WHERE space = ? AND at < ?", (space, format_time(cutoff) + "~")
+    ).fetchall()
+    doomed = [trace_id for trace_id, at, data in rows if _expired(trace_id, at, data, cutoff)]
+    for trace_id in doomed:
+        conn.execute("DELETE FROM traces WHERE space = ? AND id = ?", (space, trace_id))
+    return len(doomed)
+
+
+def _expired(trace_id: str, at: str, data: str, cutoff: datetime) -> bool:
+    if not isinstance(trace_id, str) or not _ID_RE.match(trace_id):
+        return False  # not shaped like a trace id: not ours to delete
+    try:
+        taken = parse_time(at)
+    except BadTime:
+        return False  # an impossible date: skip rather than guess
+    if taken >= cutoff:
+        return False
+    try:
+        body = json.loads(data)
+    except (TypeError, ValueError):
+        return False
+    return isinstance(body, dict) and body.get("kind") == TRACE_KIND and body.get("id") == trace_id
+
+
+def read_traces(view, space: str, *, limit: int = 20) -> list[dict]:
+    """The newest traces of ``space`` (bodies that do not parse are skipped)."""
+    out = []
+    for (data,) in view.conn.execute("SELECT data FROM traces WHERE space = ? ORDER BY at DESC, id LIMIT ?", (space, limit)):
+        try:
+            out.append(json.loads(data))
+        except ValueError:
+            continue
+    return out
