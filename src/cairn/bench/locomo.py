@@ -7,7 +7,7 @@ Categories 1-4 only (5 is adversarial). Conversations 0-4 (file order) are the d
 used for tuning, 5-9 the held-out split.
 
 Cairn's side goes through the public path a user takes: a fresh store per conversation,
-``Cairn.ingest(..., format="locomo")``, then the episode lane for each question. The
+``Cairn.ingest(..., format="locomo")``, then ``Cairn.search(..., lane="episodes")``. The
 baseline indexes ``Speaker: text [shares caption]`` in an FTS5 table with the porter
 tokenizer and ORs the question's words (less the NLTK English stopwords), ranked by bm25.
 
@@ -32,6 +32,7 @@ from ..errors import CairnError
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 SPLITS = {"dev": range(0, 5), "heldout": range(5, 10), "all": range(0, 10)}
+SEARCH_LIMIT = 10  # Cairn.search returns up to ten (DESIGN §11)
 QUICK = (0, 5)  # one dev and one held-out conversation: the CI variant
 REPO = Path(__file__).resolve().parents[3]
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "locomo10.json"
@@ -129,20 +130,22 @@ Ranker = Callable[[str, int], list[str]]  # (question, k) -> turn ids, best firs
 
 
 class CairnRanker:
-    """Cairn on a fresh store holding one conversation, ingested through the public API."""
+    """Cairn on a fresh store holding one conversation, ingested through the public API
+    and searched through it: ``Cairn.search(..., lane="episodes")`` (``recall`` beyond
+    search's ten results). No trace is written, so the store holds only the episodes."""
 
     def __init__(self, conversation: dict, folder: Path) -> None:
         from ..engine import Cairn
-        from ..recall.episodes import rank_episodes
 
         self.cairn = Cairn(folder / f"{conversation.get('sample_id', 'conversation')}.db")
         self.cairn.ingest(conversation, format="locomo", progress=False)
-        self._rank = rank_episodes
-        self._turn = {m.id: m.evidence.source_id for m in self.cairn.store.iter_memories(self.cairn.space, kinds=("episode",))}
 
     def __call__(self, question: str, k: int) -> list[str]:
-        hits = self._rank(self.cairn.store, self.cairn.space, question, limit=k)
-        return [self._turn[h.id] for h in hits if h.id in self._turn]
+        if k <= SEARCH_LIMIT:
+            found = self.cairn.search(question, lane="episodes", limit=k, trace=False)
+        else:
+            found = self.cairn.recall(question, lane="episodes", limit=k, budget=k * 1024, trace=False)
+        return [r.memory.evidence.source_id for r in found.results]
 
     def close(self) -> None:
         self.cairn.close()

@@ -71,7 +71,7 @@ def locomo_table(result: Result) -> list[str]:
 def locomo_text(result: Result) -> str:
     lines = [f"LoCoMo evidence retrieval, split {result.split}, conversations {list(result.conversations)}, "
              f"{result.questions} questions (categories 1-4); cells are Cairn / FTS5 baseline", ""]
-    return "\n".join(lines + locomo_table(result) + [""] + result.notes.lines())
+    return "\n".join(lines + locomo_table(result))  # the evidence notes go to stderr
 
 
 def write_locomo(path, result: Result, *, command: str) -> None:
