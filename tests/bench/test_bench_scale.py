@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from cairn.bench import scale
 
 
@@ -14,7 +16,8 @@ def test_scale_1000_reports_every_measure(cli, db_path):
     assert row["ingest_per_s"] > 0 and row["db_mb"] > 0 and row["peak_rss_mb"] > 0
     assert 0 < row["recall_ms"]["median"] <= row["recall_ms"]["p95"]
     assert row["queries"] == scale.NEEDLES + scale.BACKGROUND_QUERIES
-    assert row["needle_hit@3"] >= 0.9
+    assert row["needle_hit@3"] >= 0.9 and row["fts_lane_hit@3"] >= 0.9
+    assert 0 < row["fts_lane_ms"]["median"] <= row["fts_lane_ms"]["p95"]
     assert not db_path.exists()
 
 
@@ -35,6 +38,19 @@ def test_a_size_over_its_budget_says_where_it_stopped(tmp_path):
     row = scale.measure(3000, tmp_path, budget_s=0.001, batch_size=1000)
     assert row["status"].startswith("incomplete: ingest stopped at 1000 records")
     assert row["records"] == 1000 and "recall_ms" in row  # what was reached is still measured
+
+
+def test_a_recall_step_over_its_budget_says_how_far_it_got():
+    gen = scale.Generator(200)
+    list(gen.lines())  # plants the needles
+
+    def slow(query):
+        time.sleep(0.05)
+        return []
+
+    stats = scale._recall_stats(slow, gen, 0.12, ["a b", "c d"])
+    assert 2 <= stats["queries"] <= 4 < len(gen.needles) + 2
+    assert stats["needle_hit@3"] == 0.0 and stats["ms"]["median"] >= 50
 
 
 def test_bad_sizes_are_a_usage_error(cli):

@@ -49,20 +49,20 @@ def _cells(cell: Cell, ks) -> list[str]:
 
 
 def locomo_header(ks) -> list[str]:
-    return ["questions", "group", *[f"{m}@{k}" for k in ks for m in ("any", "all")]]
+    return ["group", "questions", *[f"{m}@{k}" for k in ks for m in ("any", "all")]]
 
 
 def locomo_table(result: Result) -> list[str]:
     """Markdown table: one row per split, per category and the total; cells Cairn / baseline."""
     head = locomo_header(result.ks)
-    lines = ["| " + " | ".join(head) + " |", "|" + "---:|" * len(head)]
+    lines = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
     groups = [(f"split {name}", cell) for name, cell in result.by_split.items()]
     groups += [(f"cat {c} {CATEGORIES[c]}", cell) for c, cell in sorted(result.by_category.items()) if cell.cairn.asked]
     groups.append(("total", result.total))
     for label, cell in groups:
-        lines.append("| " + " | ".join([str(cell.cairn.asked), label, *_cells(cell, result.ks)]) + " |")
+        lines.append("| " + " | ".join([label, str(cell.cairn.asked), *_cells(cell, result.ks)]) + " |")
     c, b = result.total.cairn.doc(), result.total.baseline.doc()
-    lines += ["", "| latency per question (ms) | median | p95 |", "|---:|---:|---:|",
+    lines += ["", "| latency per question (ms) | median | p95 |", "|---|---:|---:|",
               f"| Cairn / baseline | {c['latency_ms']['median']:.2f} / {b['latency_ms']['median']:.2f}"
               f" | {c['latency_ms']['p95']:.2f} / {b['latency_ms']['p95']:.2f} |"]
     return lines
@@ -81,21 +81,23 @@ def write_locomo(path, result: Result, *, command: str) -> None:
 
 # -- scale -------------------------------------------------------------------------------
 
-SCALE_HEADER = ["records", "ingest/s", "recall median ms", "recall p95 ms", "needle hit@3", "db MB", "peak RSS MB", "status"]
+SCALE_HEADER = ["records", "ingest/s", "recall median ms", "recall p95 ms", "needle hit@3", "FTS lane median ms",
+                "FTS lane p95 ms", "db MB", "peak RSS MB", "status"]
 
 
 def scale_table(rows: list[dict]) -> list[str]:
     lines = ["| " + " | ".join(SCALE_HEADER) + " |", "|" + "---:|" * (len(SCALE_HEADER) - 1) + "---|"]
     for row in rows:
         if "recall_ms" not in row:
-            lines.append(f"| {row['size']} | – | – | – | – | – | – | {row['status']} |")
+            lines.append(f"| {row['size']} |" + " – |" * (len(SCALE_HEADER) - 2) + f" {row['status']} |")
             continue
         lines.append(
             f"| {row['records']} | {row['ingest_per_s']} | {row['recall_ms']['median']:.2f} | {row['recall_ms']['p95']:.2f}"
-            f" | {row['needle_hit@3']:.3f} | {row['db_mb']:.1f} | {row['peak_rss_mb']:.1f} | {row['status']} |"
+            f" | {row['needle_hit@3']:.3f} | {row['fts_lane_ms']['median']:.2f} | {row['fts_lane_ms']['p95']:.2f}"
+            f" | {row['db_mb']:.1f} | {row['peak_rss_mb']:.1f} | {row['status']} |"
         )
     lanes = sorted({row["lane"] for row in rows if "lane" in row})
-    return lines + [""] + [f"Recall measured through: {lane}." for lane in lanes]
+    return lines + [""] + [f"Recall measured through: {lane}; FTS lane: FTS5 bm25 + exclusions alone." for lane in lanes]
 
 
 def scale_text(rows: list[dict]) -> str:

@@ -9,17 +9,19 @@ with different surrounding words. Then:
 
 * **ingest rate**: records per second through the public bulk path
   (``Cairn.import_``, one transaction per batch of :data:`BATCH` lines);
-* **recall latency**: median and p95 over needle and background queries, in process;
+* **recall latency**: median and p95 over needle and background queries, in process,
+  through ``Cairn.recall`` and, to tell the index's cost from the pipeline's, through
+  the lexical lane alone (FTS5 bm25 and the status/dormancy exclusions);
 * **needle hit@3**: share of needle queries whose needle is among the first 3 results;
 * **database size** (file + WAL after a checkpoint) and **peak memory** (peak RSS of
   the child process that measured that size, so sizes do not inherit each other's peak).
 
-Recall goes through ``Cairn.recall`` when the engine has it; before the recall pipeline
-is merged it falls back to the lexical lane alone (FTS5 bm25 with the exclusions of
-status and dormancy) and the report says which lane was measured.
+Recall goes through ``Cairn.recall`` when the engine has it, else the lexical lane alone,
+and the report says which was measured.
 
-Each size runs in its own child process with an optional time budget; a size that
-cannot finish reports the step it reached and why, instead of failing the ladder.
+Each size runs in its own child process with an optional time budget per step (ingest,
+recall); a size that cannot finish a step reports how far it got and why, instead of
+failing the ladder.
 """
 
 from __future__ import annotations
@@ -236,8 +238,8 @@ def _lexical_lane(cairn) -> Callable[[str], list[str]]:
 # -- one size ----------------------------------------------------------------------------
 
 
-def measure(size: int, folder: Path, *, budget_s: float | None = None, seed: int = 7, batch_size: int = BATCH,
-            progress: Callable[[str], None] | None = None) -> dict:
+def measure(size: int, folder: Path, *, budget_s: float | None = None, recall_budget_s: float | None = None,
+            seed: int = 7, batch_size: int = BATCH, progress: Callable[[str], None] | None = None) -> dict:
     """Fill a fresh store with ``size`` claims and measure it (see the module docstring)."""
     from ..engine import Cairn
 
@@ -262,53 +264,64 @@ def measure(size: int, folder: Path, *, budget_s: float | None = None, seed: int
                 written += cairn.import_(batch)["records"]
         elapsed = time.perf_counter() - started
         row.update(records=written, ingest_s=round(elapsed, 2), ingest_per_s=round(written / elapsed) if elapsed else 0)
+        queries = gen.background_queries(BACKGROUND_QUERIES)
+        total = len(gen.needles) + len(queries)
         lane, ask = recaller(cairn)
-        row["lane"] = lane
-        row.update(_recall_stats(ask, gen))
+        stats = _recall_stats(ask, gen, recall_budget_s, queries)
+        row.update(lane=lane, queries=stats["queries"], recall_ms=stats["ms"], **{"needle_hit@3": stats["needle_hit@3"]})
+        if stats["queries"] < total:
+            note = f"recall stopped after {stats['queries']} of {total} queries by the {recall_budget_s:.0f} s budget"
+            row["status"] = f"{row['status']}; {note}" if row["status"] != "ok" else f"incomplete: {note}"
+        # The storage layer alone (FTS5 bm25 + exclusions), to tell index cost from pipeline cost.
+        lexical = _recall_stats(_lexical_lane(cairn), gen, recall_budget_s, queries)
+        row["fts_lane_ms"] = lexical["ms"]
+        row["fts_lane_hit@3"] = lexical["needle_hit@3"]
         cairn.store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     row["db_mb"] = round(sum(p.stat().st_size for p in folder.glob(f"scale-{size}.db*")) / 1e6, 1)
     row["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     return row
 
 
-def _recall_stats(ask, gen: Generator) -> dict:
-    latencies, hits = [], 0
-    for needle_id, query in gen.needles:
-        started = time.perf_counter()
+def _recall_stats(ask, gen: Generator, budget_s: float | None, queries: list[str]) -> dict:
+    """Needle queries first, then background queries, until done or over the budget."""
+    latencies, hits, asked = [], 0, 0
+    started = time.perf_counter()
+    for number, query in enumerate([q for _, q in gen.needles] + queries):
+        if budget_s and time.perf_counter() - started > budget_s:
+            break
+        t0 = time.perf_counter()
         ids = ask(query)
-        latencies.append((time.perf_counter() - started) * 1000)
-        hits += needle_id in ids[:3]
-    for query in gen.background_queries(BACKGROUND_QUERIES):
-        started = time.perf_counter()
-        ask(query)
-        latencies.append((time.perf_counter() - started) * 1000)
-    ordered = sorted(latencies)
-    return {
-        "queries": len(ordered),
-        "recall_ms": {"median": round(statistics.median(ordered), 2),
-                      "p95": round(ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))], 2)},
-        "needle_hit@3": round(hits / len(gen.needles), 3) if gen.needles else 0.0,
-    }
+        latencies.append((time.perf_counter() - t0) * 1000)
+        if number < len(gen.needles):
+            hits += gen.needles[number][0] in ids[:3]
+            asked += 1
+    return {"queries": len(latencies), "ms": _quantiles(latencies), "needle_hit@3": round(hits / asked, 3) if asked else 0.0}
+
+
+def _quantiles(values: list[float]) -> dict:
+    ordered = sorted(values) or [0.0]
+    return {"median": round(statistics.median(ordered), 2),
+            "p95": round(ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))], 2)}
 
 
 # -- the ladder ----------------------------------------------------------------------------
 
 
-def run(sizes=SIZES, *, budget_s: float | None = None, folder: str | None = None,
-        progress: Callable[[str], None] | None = None) -> list[dict]:
+def run(sizes=SIZES, *, budget_s: float | None = None, recall_budget_s: float | None = None,
+        folder: str | None = None, progress: Callable[[str], None] | None = None) -> list[dict]:
     """Measure each size in its own child process (clean peak-memory figures)."""
     rows = []
     with tempfile.TemporaryDirectory(prefix="cairn-scale-", dir=folder) as tmp:
         for size in sizes:
-            rows.append(_child(size, Path(tmp), budget_s, progress))
+            rows.append(_child(size, Path(tmp), budget_s, recall_budget_s, progress))
             for leftover in Path(tmp).glob(f"scale-{size}.db*"):
                 leftover.unlink()
     return rows
 
 
-def _child(size: int, folder: Path, budget_s: float | None, progress) -> dict:
+def _child(size: int, folder: Path, budget_s: float | None, recall_budget_s: float | None, progress) -> dict:
     code = ("import json,sys; from pathlib import Path; from cairn.bench.scale import measure;"
-            f"print(json.dumps(measure({size}, Path({str(folder)!r}), budget_s={budget_s!r},"
+            f"print(json.dumps(measure({size}, Path({str(folder)!r}), budget_s={budget_s!r}, recall_budget_s={recall_budget_s!r},"
             " progress=lambda m: print(m, file=sys.stderr, flush=True))))")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(Path(__file__).resolve().parents[2]),
                                                                       os.environ.get("PYTHONPATH")]))}

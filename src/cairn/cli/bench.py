@@ -29,8 +29,9 @@ _SCALE = """\
 The scale ladder: for each size a fresh store is filled with synthetic claims (varied
 vocabulary, kinds, origins, ages; some corrected, forgotten, quarantined) and planted
 needles. Reports bulk ingest rate, recall median/p95 latency, needle hit@3, database
-size and peak memory. Each size runs in its own process; --budget caps its ingest time,
-and a size that does not finish says which step it reached and why.
+size and peak memory. Each size runs in its own process; --budget caps its ingest time
+and --recall-budget its recall queries (per lane), and a size that does not finish a
+step says how far it got and why.
 """
 
 
@@ -61,6 +62,7 @@ def register(sub) -> None:
                     description=_SCALE, needs_db=False)
     s.add_argument("--sizes", type=_int_list, default=scale.SIZES, help="record counts, comma-separated (default: 1000,10000,100000,1000000)")
     s.add_argument("--budget", type=float, help="seconds of ingest allowed per size (default: no limit)")
+    s.add_argument("--recall-budget", type=float, help="seconds of recall queries allowed per size and lane (default: no limit)")
     s.add_argument("--report", metavar="FILE", help="also write the scale section of this benchmarks document")
 
 
@@ -85,6 +87,8 @@ def _command(args, bench: str) -> str:
         parts += ["--sizes", ",".join(map(str, args.sizes))]
         if args.budget:
             parts += ["--budget", f"{args.budget:g}"]
+        if args.recall_budget:
+            parts += ["--recall-budget", f"{args.recall_budget:g}"]
     return " ".join(parts)
 
 
@@ -97,7 +101,7 @@ def cmd_locomo(cairn, args) -> Output:
 
 
 def cmd_scale(cairn, args) -> Output:
-    rows = scale.run(args.sizes, budget_s=args.budget, progress=_progress)
+    rows = scale.run(args.sizes, budget_s=args.budget, recall_budget_s=args.recall_budget, progress=_progress)
     if args.report:
         report.write_scale(args.report, rows, command=_command(args, "scale"))
     return Output({"sizes": rows}, report.scale_text(rows))
