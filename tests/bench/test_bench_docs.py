@@ -112,3 +112,12 @@ def _fake_scale_row() -> dict:
     return {"size": 1000, "status": "ok", "records": 1020, "ingest_per_s": 2000, "lane": "Cairn.recall (limit 3)",
             "recall_ms": {"median": 1.5, "p95": 3.25}, "needle_hit@3": 1.0, "db_mb": 1.3, "peak_rss_mb": 26.0,
             "fts_lane_ms": {"median": 0.5, "p95": 1.25}, "fts_lane_hit@3": 1.0}
+
+
+def test_the_reading_quotes_the_episode_profile_as_it_is(document):
+    """The weights the reading names are the ones the lane uses (a change must update both)."""
+    from cairn.recall.episodes import PROFILE
+
+    assert f"lends it {PROFILE.neighbour_weight} of its relevance" in document
+    assert f"the session's best\n  turn {PROFILE.session_weight}" in document
+    assert f"second names get {PROFILE.other_speaker_share} of the boost" in document
