@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 
 _CJK = (
     "\u3040-\u30ff"  # hiragana, katakana
@@ -57,6 +58,7 @@ def normalize(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
 
+@lru_cache(maxsize=1 << 16)  # pure; words repeat (Zipf), and recall re-tokenises candidates
 def stem(word: str) -> str:
     """A deliberately light English stemmer: only the inflections that matter for recall."""
     if len(word) <= 3 or not word.isascii() or not word.isalpha():

@@ -196,3 +196,39 @@ def test_nothing_relevant_returns_nothing_no_recency_fallback(cairn, mem):
     mem("The office is in Lisbon")
     recalled = cairn.recall("quantum chromodynamics")
     assert recalled.results == [] and recalled.digest == "" and recalled.note
+
+
+def test_resolution_never_brings_back_an_excluded_record(cairn, mem, monkeypatch):
+    new = mem("Decision: use an offline tablet for field observations", kind="decision")
+    old = mem("Decision: use a paper log for field observations", kind="decision")
+    cairn.forget(old)
+    monkeypatch.setattr(
+        "cairn.recall.pipeline.resolve",
+        lambda view, space, ids, *, include_history, now: [Resolved(new), Resolved(old, ("historical-rationale",), superseded_by=new)],
+    )
+    assert cairn.recall("field observations decision", include_history=True).ids == [new]
+    assert reasons(cairn, "field observations decision")[old] == Reason.FORGOTTEN
+
+
+def test_resolution_may_bring_in_a_gate_rejected_predecessor_after_its_successor(cairn, mem, monkeypatch):
+    new = mem("Field observations are logged on an offline tablet", kind="decision")
+    old = mem("Observations: paper", kind="decision")  # weak match: below the cutoff on its own
+    assert reasons(cairn, "field observations logged tablet")[old] != Reason.SELECTED
+    monkeypatch.setattr(
+        "cairn.recall.pipeline.resolve",
+        lambda view, space, ids, *, include_history, now: [
+            x for i in ids if i != old for x in ([Resolved(i)] + ([Resolved(old, ("historical-rationale",), superseded_by=new)] if i == new else []))
+        ],
+    )
+    recalled = cairn.recall("field observations logged tablet", include_history=True)
+    assert recalled.ids == [new, old]
+    assert reasons(cairn, "field observations logged tablet", include_history=True)[old] == Reason.SELECTED
+
+
+def test_a_duplicate_from_resolution_is_emitted_once(cairn, mem, monkeypatch):
+    target = mem("The office is in Lisbon")
+    monkeypatch.setattr(
+        "cairn.recall.pipeline.resolve", lambda view, space, ids, *, include_history, now: [Resolved(i) for i in ids] * 2
+    )
+    assert cairn.recall("office lisbon").ids == [target]
+    assert reasons(cairn, "office lisbon")[target] == Reason.SELECTED

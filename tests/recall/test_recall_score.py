@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from cairn.model import Kind, Memory
-from cairn.recall.pipeline import IndexStats
+from cairn.recall.candidates import IndexStats
 from cairn.recall.query import parse_query
 from cairn.recall.score import SCORE, ListStats, idf, is_rare, lexical
 

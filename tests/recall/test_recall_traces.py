@@ -127,3 +127,13 @@ def test_read_only_store_recalls_without_a_trace(cairn, mem, db_path, clock):
         recalled = reader.recall("api deployed")
     assert recalled.ids and recalled.trace is None
     assert db_fingerprint(db_path) == before
+
+
+def test_a_trace_can_be_read_back_by_id_in_its_space_only(cairn, mem):
+    from cairn.recall.traces import get_trace
+
+    mem("The API service is deployed with Docker Compose")
+    trace_id = cairn.recall("api deployed").trace
+    assert get_trace(cairn.store, cairn.space, trace_id)["id"] == trace_id
+    assert get_trace(cairn.store, "elsewhere", trace_id) is None
+    assert get_trace(cairn.store, cairn.space, "0" * 24) is None

@@ -36,6 +36,7 @@ def explain_doc(outcome: Outcome) -> dict:
         },
         "selected": [r.id for r in outcome.results],
         "note": outcome.note,
+        "scan": outcome.scan,
         "candidates": [],
         "omitted": 0,
     }

@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from ..model import Memory, Status, Verdict
-from ..text import terms
 from .query import ParsedQuery
 from .score import Lexical
 
@@ -136,7 +135,7 @@ def relevance_gate(query: ParsedQuery, memory: Memory, lex: Lexical, profile: Ga
     if lex.coverage < profile.coverage_min:
         return Reason.BELOW_COVERAGE
     if query.named_rule:
-        if query.subject not in lex.present and query.subject not in terms(memory.origin):
+        if query.subject not in lex.present and query.subject not in lex.in_origin:
             # The subject may be named by the body, a *rare* alias, or the origin.
             return Reason.MISSING_SUBJECT
         if not set(query.attributes) <= anywhere:

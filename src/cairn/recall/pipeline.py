@@ -5,7 +5,8 @@ engine writes the trace afterwards; nothing here writes.
 
 Lanes:
 
-* ``claims`` — FTS5 candidates (episodes left out), Cairn's BM25F + phrase bonus, every
+* ``claims`` — FTS5 candidates by IDF-weighted overlap (:mod:`.candidates`; episodes
+  left out), Cairn's BM25F + phrase bonus, every
   gate applied, ordered by rankScore. With ``known_at`` the records rebuilt from the
   event log are scored in memory instead, and current matches that did not exist then
   are excluded as ``not-yet-recorded``.
@@ -17,33 +18,30 @@ Lanes:
 
 from __future__ import annotations
 
-import json
-import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..errors import InvalidInput
-from ..model import Kind, Marker, Memory, memory_from_dict
+from ..model import Kind, Marker, Memory
+from ..policy.aging import freshness
 from ..policy.temporal import temporal_status
 from ..store.timetravel import records_known_at
-from ..text import normalize, terms
+from .candidates import IndexStats, fetch, index_frequency
 from .episodes import rank_episodes
-from .gates import Reason, below_cutoff, exclusion, relevance_gate
+from .gates import GATES, Reason, below_cutoff, exclusion, relevance_gate
 from .pack import PACK, PackItem, pack
-from .phrase import PhraseHit, holds, list_frequency, phrase_hits
+from .phrase import PhraseHit, list_frequency, phrase_hits
 from .query import ParsedQuery, parse_query, validate_query
 from .rank import RankFactors, order_key, rank_factors
 from .resolve import Resolved, resolve
-from .score import SCORE, Lexical, ListStats, field_terms, lexical
+from .score import Lexical, ListStats, field_terms, lexical
 
 __all__ = ["LANES", "Candidate", "Outcome", "Reason", "Request", "ResultItem", "run", "validate"]
 
 LANES = ("claims", "episodes", "all")
 MAX_LIMIT = 20  # ours: a digest is for a few memories; search caps at 10
 MAX_BUDGET = 65536  # ours
-POOL_MIN = 48  # ours: FTS candidates fetched before Cairn's own scoring
-COMMON_FRACTION = 0.2  # ours: in a large corpus, terms in >20 % of records do not drive
-COMMON_MIN_DOCS = 1000  # candidate fetching when rarer terms exist (they still score)
+POOL_MIN = 48  # ours: episode-lane candidates asked for
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +128,7 @@ class Outcome:
     digest: str = ""
     candidates: list[Candidate] = field(default_factory=list)
     note: str | None = None
+    scan: dict = field(default_factory=dict)  # postings read, terms whose scan was bounded
 
 
 # -- validation ------------------------------------------------------------------------
@@ -161,29 +160,34 @@ def run(view, request: Request) -> Outcome:
         return Outcome(request, query, note="context-free query: no topic to recall, so nothing is returned (no recency fallback)")
     claims: list[Candidate] = []
     episodes: list[Candidate] = []
+    scan: dict = {}
     if request.lane in ("claims", "all"):
-        claims = _claims_lane(view, request, query)
+        claims = _claims_lane(view, request, query, scan)
     if request.lane in ("episodes", "all"):
         episodes = _episodes_lane(view, request, query)
     ranked = _interleave([c for c in claims if c.reason is None], [c for c in episodes if c.reason is None])
     candidates = claims + episodes
     results, digest = _resolve_and_pack(view, request, ranked, candidates)
     note = None if results else "nothing relevant: every candidate was excluded or rejected (see explain)" if candidates else "nothing matched the query"
-    return Outcome(request, query, results, digest, candidates, note)
+    return Outcome(request, query, results, digest, candidates, note, scan)
 
 
-def _claims_lane(view, request: Request, query: ParsedQuery) -> list[Candidate]:
+def _claims_lane(view, request: Request, query: ParsedQuery, scan: dict) -> list[Candidate]:
     if request.known_at is not None:
         records = [m for m in records_known_at(view, request.space, request.known_at) if m.kind is not Kind.EPISODE]
         stats = ListStats(records)
         known = {m.id for m in records}
-        matched = [m for m in records if set(query.terms) & (set(field_terms(m.content)) | set(field_terms(" ".join(m.aliases))))]
-        later = [m for m in _fts_candidates(view, request.space, query, IndexStats(view), claims=True) if m.id not in known]
+        wanted = set(query.terms)
+        matched = [m for m in records if wanted & (set(field_terms(m.content)) | set(field_terms(" ".join(m.aliases))))]
+        fetched = fetch(view, request.space, query, IndexStats(view), claims=True)
+        later = [m for m in fetched.memories if m.id not in known]
         frequency = list_frequency(records)
     else:
         stats = IndexStats(view)
-        matched = _fts_candidates(view, request.space, query, stats, claims=True)
-        later, frequency = [], _index_frequency(view, request.space)
+        fetched = fetch(view, request.space, query, stats, claims=True)
+        matched, later = fetched.memories, []
+        frequency = index_frequency(view, request.space)
+    scan.update(fetched.to_dict())
     candidates = [Candidate(m.id, "claims", m) for m in matched]
     candidates += [Candidate(m.id, "claims", m, reason=Reason.NOT_YET_RECORDED) for m in later]
     _exclude(candidates, request)
@@ -236,7 +240,7 @@ def _exclude(candidates: list[Candidate], request: Request) -> None:
         if c.reason is not None:
             continue
         temporal = temporal_status(c.memory, now=request.now, as_of=request.as_of)
-        dormant = rank_factors(c.memory, 0.0, request.now).dormant
+        dormant = freshness(c.memory, request.now).dormant
         c.markers = tuple(temporal.markers)
         c.reason = exclusion(
             c.memory,
@@ -258,41 +262,24 @@ def _interleave(first: list[Candidate], second: list[Candidate]) -> list[Candida
 
 
 def _resolve_and_pack(view, request: Request, ranked: list[Candidate], candidates: list[Candidate]):
+    """Resolve relations of the ranked survivors, pack the digest, build the results.
+    Candidates that end up left out get the packer's reason."""
     if not ranked:
         return [], ""
     by_id = {c.id: c for c in candidates}
     resolved = resolve(view, request.space, [c.id for c in ranked], include_history=request.include_history, now=request.now)
-    extra = view.get_memories(request.space, [r.id for r in resolved if r.id not in by_id or by_id[r.id].memory is None])
-    items: list[tuple[Resolved, Candidate, Memory]] = []
-    for r in resolved:
-        source = by_id.get(r.matched or r.id) or by_id.get(r.id)
-        memory = by_id[r.id].memory if r.id in by_id and by_id[r.id].memory else extra.get(r.id)
-        if memory is None or source is None:
-            continue  # unreadable: never invent a result
-        if r.id not in by_id:
-            # A successor or a predecessor brought in by resolution: same exclusions apply.
-            c = Candidate(r.id, source.lane, memory, raw=source.raw)
-            _exclude([c], request)
-            candidates.append(c)
-            by_id[r.id] = c
-            if c.reason is not None:
-                continue
-            c.factors = rank_factors(memory, source.raw, request.now)
-        if r.matched and r.matched != r.id and r.matched in by_id:
-            by_id[r.matched].reason = Reason.REPLACED
-        items.append((r, by_id[r.id], memory))
-    pack_items = [_pack_item(r, c, m) for r, c, m in items]
-    packed = pack(pack_items, limit=request.limit, budget=request.budget)
-    for item_id, reason in packed.rejected:
-        if by_id[item_id].reason is None:
-            by_id[item_id].reason = reason
+    items = _gather(view, request, resolved, by_id, candidates)
+    packed = pack([_pack_item(r, c, m) for r, c, m in items], limit=request.limit, budget=request.budget)
     emitted = {item.id: (text, cut) for item, text, cut in packed.emitted}
-    results = []
+    for item_id, reason in packed.rejected:
+        if item_id not in emitted and by_id[item_id].reason is None:
+            by_id[item_id].reason = reason
+    results: list[ResultItem] = []
     for r, c, m in items:
         if r.id not in emitted or any(x.id == r.id for x in results):
             continue
         text, cut = emitted[r.id]
-        f = c.factors or rank_factors(m, c.raw, request.now)
+        f = c.factors
         results.append(
             ResultItem(
                 id=r.id, lane=c.lane, memory=m, excerpt=text, truncated=cut, relevance=c.raw, rank_score=f.rank_score,
@@ -302,6 +289,40 @@ def _resolve_and_pack(view, request: Request, ranked: list[Candidate], candidate
             )
         )
     return results, packed.digest
+
+
+def _gather(view, request: Request, resolved: list[Resolved], by_id: dict[str, Candidate], candidates: list[Candidate]):
+    """Pair each resolved item with its candidate and record, in resolved order.
+
+    A record brought in by resolution (a correcting successor, a predecessor given as
+    historical rationale) passes the same exclusions as any candidate — a forgotten or
+    conflicted record is never emitted — but not the relevance gates: it stands in for,
+    or follows, a hit that passed them, and carries that hit's relevance.
+    """
+    extra = view.get_memories(request.space, [r.id for r in resolved if r.id not in by_id])
+    items: list[tuple[Resolved, Candidate, Memory]] = []
+    for r in resolved:
+        source = by_id.get(r.matched or r.id) or by_id.get(r.id) or by_id.get(r.superseded_by or "")
+        c = by_id.get(r.id)
+        if c is None:
+            memory = extra.get(r.id)
+            if memory is None or source is None:
+                continue  # unreadable: never invent a result
+            c = Candidate(r.id, source.lane, memory, raw=source.raw)
+            _exclude([c], request)
+            candidates.append(c)
+            by_id[r.id] = c
+        if c.reason is not None and c.reason not in GATES:
+            continue  # an excluded (or already replaced) record stays out
+        if c.reason in GATES:
+            c.reason = None  # brought back by resolution, see above
+            c.raw = max(c.raw, source.raw if source else 0.0)
+        if c.factors is None or c.factors.relevance != c.raw:
+            c.factors = rank_factors(c.memory, c.raw, request.now)
+        if r.matched and r.matched != r.id and r.matched in by_id:
+            by_id[r.matched].reason = Reason.REPLACED
+        items.append((r, c, c.memory))
+    return items
 
 
 _MARKER_ORDER = [m.value for m in Marker]
@@ -318,98 +339,6 @@ def _markers(r: Resolved, c: Candidate, f: RankFactors) -> tuple[str, ...]:
 
 
 def _pack_item(r: Resolved, c: Candidate, m: Memory) -> PackItem:
-    f = c.factors
-    markers = _markers(r, c, f) if f else tuple(r.markers)
+    markers = _markers(r, c, c.factors)
     labels = (m.kind.value, m.status.value, f"{m.evidence.basis.value}/{m.evidence.method.value}", *markers)
     return PackItem(r.id, m.content, labels, markers, r.superseded_by)
-
-
-# -- corpus access (read-only SQL on the view's connection) -----------------------------
-
-
-class IndexStats:
-    """Document frequencies from the FTS5 index, through a TEMP ``fts5vocab`` table
-    (created in the connection's temp schema: the database file is never touched).
-
-    The index spans every space of the file, so document frequencies are file-wide: a
-    number, never a record, crosses spaces. ``docs`` is the highest memory rowid (rows are
-    never deleted), an O(1) stand-in for the record count.
-    """
-
-    def __init__(self, view) -> None:
-        self.conn = view.conn
-        self.conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.cairn_fts_vocab USING fts5vocab(main, memories_fts, row)")
-        self.docs = int(self.conn.execute("SELECT COALESCE(MAX(rowid), 0) FROM memories").fetchone()[0])
-        self._cache: dict[str, int] = {}
-
-    def df(self, term: str) -> int:
-        if term not in self._cache:
-            row = self.conn.execute("SELECT doc FROM temp.cairn_fts_vocab WHERE term = ?", (_fts_form(term),)).fetchone()
-            self._cache[term] = int(row[0]) if row else 0
-        return self._cache[term]
-
-
-def _fts_form(term: str) -> str:
-    """The form unicode61 stores a term in (diacritics removed)."""
-    decomposed = unicodedata.normalize("NFD", term)
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-
-
-def _fts_candidates(view, space: str, query: ParsedQuery, stats: IndexStats, *, claims: bool, pool: int = POOL_MIN) -> list[Memory]:
-    """Records of ``space`` whose index holds a query feature, best FTS5 bm25 first.
-
-    Very common terms do not drive fetching when rarer ones exist (they still score):
-    an OR over a term in every record would make the pool arbitrary and the query slow.
-    """
-    feature_terms = [t for t in query.terms if stats.df(t) > 0]  # absent terms fetch nothing
-    chosen = feature_terms
-    if stats.docs >= COMMON_MIN_DOCS:
-        chosen = [t for t in feature_terms if stats.df(t) <= COMMON_FRACTION * stats.docs] or feature_terms
-    if not chosen:
-        return []
-    match = " OR ".join('"' + t.replace('"', '""') + '"' for t in chosen)
-    kind_clause = " AND m.kind != 'episode'" if claims else ""
-    rows = view.conn.execute(
-        "SELECT m.data FROM memories_fts JOIN memories m ON m.rowid = memories_fts.rowid"
-        f" WHERE memories_fts MATCH ? AND m.space = ?{kind_clause}"
-        " ORDER BY bm25(memories_fts, ?, ?) LIMIT ?",
-        (match, space, SCORE.content_weight, SCORE.alias_weight, pool),
-    )
-    out = []
-    for (data,) in rows:
-        try:
-            out.append(memory_from_dict(json.loads(data)))
-        except ValueError:
-            continue  # malformed rows are reported by `cairn status`, never fatal here
-    return out
-
-
-def _index_frequency(view, space: str, ceiling: int | None = None, scan: int = 64):
-    """How many records of ``space`` hold a span (stops at ceiling + 1).
-
-    FTS5 phrase matching over stemmed terms finds a superset; each hit is verified with
-    the exact whole-word rule. At most ``scan`` hits are verified per span.
-    """
-    from .phrase import PHRASE
-
-    limit = PHRASE.ceiling if ceiling is None else ceiling
-
-    def count(span) -> int:
-        phrase = '"' + " ".join(terms(" ".join(span))) + '"'
-        rows = view.conn.execute(
-            "SELECT json_extract(m.data, '$.content'), json_extract(m.data, '$.aliases')"
-            " FROM memories_fts JOIN memories m ON m.rowid = memories_fts.rowid"
-            " WHERE memories_fts MATCH ? AND m.space = ? LIMIT ?",
-            (phrase, space, scan),
-        )
-        n = 0
-        for content, aliases in rows:
-            texts = [normalize(content or ""), *(normalize(a) for a in json.loads(aliases or "[]"))]
-            if holds(texts, span):
-                n += 1
-                if n > limit:
-                    break
-        return n
-
-    return count
-

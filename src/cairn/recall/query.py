@@ -29,7 +29,7 @@ FILLER: frozenset[str] = frozenset(
     """
     sure great cool fine nice good alright right next again proceed done k kk yep yup nope
     thx ty cheer cheers lol hmm hm um uh oh ah wow awesome perfect gotcha understood agreed
-    carry keep right well so now then 好 好的 继续 谢谢 嗯 行 可以 对
+    carry keep well 好 好的 继续 谢谢 嗯 行 可以 对
     """.split()
 )
 

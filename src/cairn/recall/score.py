@@ -72,6 +72,7 @@ class Lexical:
     in_content: frozenset[str]  # features found in the content
     in_aliases: frozenset[str]  # features found in the aliases
     rare_alias: frozenset[str]  # alias-only features whose term is rare enough to name a topic
+    in_origin: frozenset[str]  # features named by the record's origin
     coverage: float  # IDF-weighted share of the query's features present (rare aliases count)
 
     @property
@@ -111,7 +112,7 @@ def lexical(query: ParsedQuery, memory: Memory, stats: CorpusStats, profile: Sco
     a_norm = 1 - profile.b + profile.b * sum(aliases.values()) / profile.alias_avg_terms
     words_only = any(not f.numeric for f in query.features)
     score = total = covered = 0.0
-    in_content, in_aliases, rare = set(), set(), set()
+    in_content, in_aliases, rare, in_origin = set(), set(), set(), set()
     for feature in query.features:
         weight = idf(stats.df(feature.term), stats.docs) * feature.weight
         tf_c, tf_a = content.get(feature.term, 0), aliases.get(feature.term, 0)
@@ -121,6 +122,8 @@ def lexical(query: ParsedQuery, memory: Memory, stats: CorpusStats, profile: Sco
             in_aliases.add(feature.term)
             if not tf_c and is_rare(feature.term, stats, profile):
                 rare.add(feature.term)
+        if feature.term in origin:
+            in_origin.add(feature.term)
         if not (words_only and feature.numeric):
             total += weight
             if tf_c or feature.term in rare or feature.term in origin:
@@ -133,5 +136,6 @@ def lexical(query: ParsedQuery, memory: Memory, stats: CorpusStats, profile: Sco
         in_content=frozenset(in_content),
         in_aliases=frozenset(in_aliases),
         rare_alias=frozenset(rare),
+        in_origin=frozenset(in_origin),
         coverage=covered / total if total else 0.0,
     )

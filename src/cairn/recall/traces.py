@@ -111,3 +111,14 @@ def read_traces(view, space: str, *, limit: int = 20) -> list[dict]:
         except ValueError:
             continue
     return out
+
+
+def get_trace(view, space: str, trace_id: str) -> dict | None:
+    """One trace of ``space`` by id (for use reports joined to a recall), or None."""
+    row = view.conn.execute("SELECT data FROM traces WHERE space = ? AND id = ?", (space, trace_id)).fetchone()
+    if row is None:
+        return None
+    try:
+        return json.loads(row[0])
+    except ValueError:
+        return None
