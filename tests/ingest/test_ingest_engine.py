@@ -188,3 +188,13 @@ def test_no_progress_line_when_stderr_is_not_a_terminal(cairn, capsys):
     turns = [json.dumps({"id": str(n), "speaker": "A", "text": f"turn {n}", "time": "2026-10-01"}) for n in range(2100)]
     cairn.ingest(turns, origin="long")
     assert capsys.readouterr().err == ""
+
+
+def test_a_long_ingest_shows_progress_when_stderr_is_a_terminal(cairn, capsys, monkeypatch):
+    monkeypatch.setattr("sys.stderr.isatty", lambda: True)
+    turns = [json.dumps({"id": str(n), "speaker": "A", "text": f"turn {n}", "time": "2026-10-01"}) for n in range(2100)]
+    cairn.ingest(turns, origin="long")
+    err = capsys.readouterr().err
+    assert "\ringest: 500/2100 turns" in err and err.endswith("ingest: 2100/2100 turns\n")
+    cairn.ingest(turns[:10], origin="short")  # short ingests stay quiet even on a terminal
+    assert capsys.readouterr().err == ""
