@@ -14,7 +14,9 @@ How a turn is scored (every weight lives in :data:`PROFILE`, tuned on LoCoMo
 conversations 0-4 only; model-free and deterministic):
 
 1. **Candidates** from FTS5: the query's content terms OR-ed, each long term also as a
-   prefix so that ``paint`` reaches ``painter``/``paintings`` (:func:`candidates`).
+   prefix so that ``paint`` reaches ``painter``/``paintings``; the best ``candidate_cap``
+   by FTS5 bm25 (:func:`candidates`), with the word counts for IDF read from the whole
+   index (bounded) when that cap cuts (:func:`term_counts`).
 2. **Lexical relevance**: BM25 over the stored terms, computed here so that terms are
    compared through a stronger stemmer (:func:`strong_stem`) and weighted by rarity.
    A query word that names a *speaker* of the conversation is not matched in the text
@@ -50,7 +52,8 @@ class EpisodeScore:
 class EpisodeProfile:
     """The episode lane's weights (one frozen object, quoted by the docs)."""
 
-    candidate_cap: int = 2000  # FTS candidates scored in Python
+    candidate_cap: int = 200  # best FTS5 candidates scored in Python (LoCoMo dev: same at 150-2000)
+    df_bound: int = 10_000  # word counts for IDF stop here when the candidates are a cut
     prefix_min: int = 5  # stems this long are also matched as FTS prefixes
     k1: float = 1.2
     b: float = 0.4
@@ -147,9 +150,9 @@ def speaker_terms(view, space: str, terms) -> frozenset[str]:
     for term in terms:
         rows = [r[0] for r in view.conn.execute(
             "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? LIMIT 16", ("aliases : " + _quote(term),))]
+        marks = ",".join("?" * len(rows))
         if rows and view.conn.execute(
-            f"SELECT 1 FROM memories WHERE rowid IN ({','.join('?' * len(rows))}) AND space = ? AND kind = 'episode' LIMIT 1",
-            (*rows, space),
+            f"SELECT 1 FROM memories WHERE rowid IN ({marks}) AND +space = ? AND +kind = 'episode' LIMIT 1", (*rows, space)
         ).fetchone():
             found.add(term)
     return frozenset(found)
@@ -197,10 +200,28 @@ def rank_episodes(view, space: str, query: str, *, limit: int, profile: EpisodeP
     turns = candidates(view, space, match, profile.candidate_cap)
     if not turns:
         return []
-    lexical_pass(parsed, turns, named, max(corpus_size(view), len(turns)), profile)
+    # Over the cap, candidates are only the best FTS5 matches: count how common each word
+    # really is (bounded), or a word in every other turn would look rare among them.
+    known = term_counts(view, parsed, named, profile) if len(turns) >= profile.candidate_cap else {}
+    lexical_pass(parsed, turns, named, max(corpus_size(view), len(turns)), profile, known)
     turns += neighbours(view, space, turns, profile.neighbour_fetch)
     ranked = sorted(final_scores(parsed, turns, named, profile), key=lambda s: (-s.score, s.id))
     return ranked[:limit]
+
+
+def term_counts(view, q: EpisodeQuery, named: frozenset[str], p: EpisodeProfile) -> dict[str, int]:
+    """Documents holding each query word (as matched: the word or its stem family),
+    counted up to ``p.df_bound`` so that a very common word costs a bounded scan."""
+    counts = {}
+    for term in q.terms:
+        if term in named:
+            continue
+        match = fts_or_query(EpisodeQuery((term,), (term,), frozenset(), frozenset()), p.prefix_min)
+        row = view.conn.execute(
+            "SELECT count(*) FROM (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)", (match, p.df_bound)
+        ).fetchone()
+        counts[strong_stem(term)] = int(row[0])
+    return counts
 
 
 def neighbours(view, space: str, turns: list[_Turn], best: int) -> list[_Turn]:
@@ -211,21 +232,28 @@ def neighbours(view, space: str, turns: list[_Turn], best: int) -> list[_Turn]:
     wanted = sorted({r for t in top if t.lexical > 0 for r in (t.rowid - 1, t.rowid + 1)} - have)
     if not wanted:
         return []
-    rows = view.conn.execute(
-        "SELECT f.rowid, m.id, m.origin, f.content, f.aliases, json_extract(m.data, '$.evidence.at')"
-        " FROM memories m JOIN memories_fts f ON f.rowid = m.rowid"
-        f" WHERE m.rowid IN ({','.join('?' * len(wanted))}) AND m.space = ? AND m.kind = 'episode'",
-        (*wanted, space),
-    )
-    return [_Turn(r, i, o, c.split(), a, at or "") for r, i, o, c, a, at in rows]
+    marks = ",".join("?" * len(wanted))
+    # Two lookups by rowid: a join would let the planner walk the whole FTS5 table.
+    # ("+space": look the rows up by rowid, never through the status index.)
+    found = {r: (i, o, at) for r, i, o, at in view.conn.execute(
+        "SELECT rowid, id, origin, json_extract(data, '$.evidence.at') FROM memories"
+        f" WHERE rowid IN ({marks}) AND +space = ? AND +kind = 'episode'", (*wanted, space))}
+    if not found:
+        return []
+    texts = view.conn.execute(
+        f"SELECT rowid, content, aliases FROM memories_fts WHERE rowid IN ({','.join('?' * len(found))})", tuple(found))
+    return [_Turn(r, found[r][0], found[r][1], c.split(), a, found[r][2] or "") for r, c, a in texts]
 
 
-def lexical_pass(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], n_docs: int, p: EpisodeProfile) -> None:
+def lexical_pass(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], n_docs: int, p: EpisodeProfile,
+                 known_df: dict[str, int] | None = None) -> None:
     """Lexical relevance, coverage and phrase bonus of each candidate (steps 2-4), in place.
-    ``named``: the query terms that name a speaker, never matched in the text."""
+    ``named``: the query terms that name a speaker, never matched in the text;
+    ``known_df``: document counts from the whole index, when the candidates are a cut."""
     wanted = [strong_stem(term) for term in q.terms if term not in named]
     stems = [[strong_stem(w) for w in t.terms] for t in turns]
-    df = {w: sum(1 for s in stems if w in s) for w in set(wanted)}
+    present = [set(s) for s in stems]
+    df = {w: max(sum(1 for s in present if w in s), (known_df or {}).get(w, 0)) for w in set(wanted)}
     idf = {w: math.log(1 + (n_docs - df[w] + 0.5) / (df[w] + 0.5)) for w in df}
     total_idf = sum(idf[w] for w in dict.fromkeys(wanted)) or 1.0
     avg_len = sum(len(t.terms) for t in turns) / len(turns)
