@@ -93,3 +93,8 @@ def test_the_baseline_is_plain_fts5_on_speaker_and_text():
         assert ranker("the a of", 5) == []  # stopwords only: nothing to match
     finally:
         ranker.close()
+
+
+def test_k_beyond_what_a_recall_returns_is_a_usage_error(cli):
+    assert cli("bench", "locomo", "--k", "5,25").code == 2
+    assert cli("bench", "locomo", "--k", "0").code == 2

@@ -33,6 +33,7 @@ from ..errors import CairnError
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 SPLITS = {"dev": range(0, 5), "heldout": range(5, 10), "all": range(0, 10)}
 SEARCH_LIMIT = 10  # Cairn.search returns up to ten (DESIGN §11)
+MAX_K = 20  # beyond search's ten, Cairn.recall returns up to twenty
 QUICK = (0, 5)  # one dev and one held-out conversation: the CI variant
 REPO = Path(__file__).resolve().parents[3]
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "locomo10.json"

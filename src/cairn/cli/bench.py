@@ -45,6 +45,13 @@ def _int_list(text: str) -> tuple[int, ...]:
     return values
 
 
+def _k_list(text: str) -> tuple[int, ...]:
+    values = _int_list(text)
+    if max(values) > locomo.MAX_K:
+        raise argparse.ArgumentTypeError(f"{text!r}: k is at most {locomo.MAX_K} (what a recall returns)")
+    return values
+
+
 def register(sub) -> None:
     p = add_command(sub, "bench", "run a benchmark (locomo, scale)", _usage, needs_db=False,
                     description="Benchmarks; their numbers of record live in docs/benchmarks.md.")
@@ -54,7 +61,7 @@ def register(sub) -> None:
                     description=_LOCOMO, needs_db=False)
     q.add_argument("--data", help="path of locomo10.json (default: ../shared/data/locomo10.json beside the repository)")
     q.add_argument("--split", choices=tuple(locomo.SPLITS), default="all", help="dev (0-4), heldout (5-9) or all (default)")
-    q.add_argument("--k", type=_int_list, default=(5, 10), help="cut-offs, comma-separated (default: 5,10)")
+    q.add_argument("--k", type=_k_list, default=(5, 10), help=f"cut-offs, comma-separated, at most {locomo.MAX_K} (default: 5,10)")
     q.add_argument("--quick", action="store_true", help="two conversations (0 and 5): the CI variant")
     q.add_argument("--report", metavar="FILE", help="also write the LoCoMo section of this benchmarks document")
 
