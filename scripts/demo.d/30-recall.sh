@@ -7,8 +7,9 @@ run cairn --now 2026-11-20T09:03:00Z remember "Our running joke is the glacier c
 run cairn --now 2026-11-20T09:04:00Z remember "At the retreat we had custard, watched a glacier film and wrote an incident report" --kind fact
 run cairn --now 2026-11-10T09:05:00Z remember "The sprint board lives in Linear under the Platform team" --kind project_state
 
-step "Recall a topic: the digest fits 3 claims in 2048 bytes, each line labelled"
+step "Recall a topic: at most 3 claims in 2048 bytes, each labelled with kind, status and evidence"
 run cairn --now 2026-11-29T12:00:00Z recall "how is the API deployed"
+run cairn --now 2026-11-29T12:00:00Z recall "SQLite"
 run cairn --now 2026-11-29T12:00:00Z recall "the glacier custard incident"
 
 step "The named-attribute rule: once SQLite authentication is forgotten, nothing stands in for it"

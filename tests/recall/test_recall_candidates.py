@@ -47,3 +47,14 @@ def test_claims_lane_leaves_episodes_out(cairn, mem):
     mem("turn 1: zeppelin hangar", kind="episode", basis="transcript", method="local")
     got = fetch(cairn.store, cairn.space, parse_query("zeppelin hangar"), IndexStats(cairn.store), claims=True)
     assert [m.id for m in got.memories] == [claim]
+
+
+def test_vocabulary_lookup_works_on_a_read_only_store_and_writes_nothing(cairn, mem, db_path, clock):
+    from recall_helpers import full_fingerprint
+
+    mem("zeppelin hangar")
+    before = full_fingerprint(db_path)
+    with Cairn(db_path, now=clock, read_only=True) as reader:
+        stats = IndexStats(reader.store)
+        assert stats.df("zeppelin") == 1 and stats.df("quokka") == 0
+    assert full_fingerprint(db_path) == before

@@ -114,3 +114,16 @@ def test_context_free_cli_says_so(cli, db_path):
     r = cli("--json", "recall", "continue")
     assert r.code == 0 and r.json()["results"] == [] and "context-free" in r.json()["note"]
     assert records_fingerprint(db_path) == before
+
+
+def test_cli_episode_lane(cli):
+    cli("remember", "turn 1: we talked about the glacier trip", "--kind", "episode", "--basis", "transcript", "--method", "local")
+    cli("remember", "turn 2: glacier", "--kind", "episode", "--basis", "transcript", "--method", "local")
+    cli("remember", "The glacier trip is planned for June", "--kind", "fact")
+    doc = cli("--json", "recall", "glacier trip talked", "--lane", "episodes", "--limit", "5").json()
+    assert [r["kind"] for r in doc["results"]] == ["episode", "episode"]
+    assert all(r["lane"] == "episodes" for r in doc["results"])
+    r = cli("explain", "glacier trip talked", "--lane", "episodes", "--limit", "5")
+    assert r.code == 0 and "gate (reported, not applied)" in r.out
+    doc = cli("--json", "recall", "glacier trip", "--lane", "all", "--limit", "3").json()
+    assert doc["results"][0]["kind"] == "fact" and doc["results"][1]["kind"] == "episode"

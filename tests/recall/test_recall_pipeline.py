@@ -232,3 +232,31 @@ def test_a_duplicate_from_resolution_is_emitted_once(cairn, mem, monkeypatch):
     )
     assert cairn.recall("office lisbon").ids == [target]
     assert reasons(cairn, "office lisbon")[target] == Reason.SELECTED
+
+
+@pytest.mark.parametrize("budget", [256, 300, 400, 520, 700, 900, 2048])
+def test_historical_rationale_invariant_on_the_final_results_at_tight_budgets(cairn, mem, monkeypatch, budget):
+    """Hand-made Resolved lists through the whole pipeline: whatever the budget, a
+    historical rationale is in the results only right after its successor."""
+    long = "because of several long reasons " * 12
+    d1 = mem("Decision: field observations go on an offline tablet " + long, kind="decision")
+    h1 = mem("Decision: field observations went in a paper log", kind="decision")
+    d2 = mem("Decision: field observations sync nightly", kind="decision")
+    h2 = mem("Decision: field observations synced weekly " + long, kind="decision")
+
+    def fake(view, space, ids, *, include_history, now):
+        return [
+            Resolved(d1), Resolved(h1, ("historical-rationale",), superseded_by=d1),
+            Resolved(d2), Resolved(h2, ("historical-rationale",), superseded_by=d2),
+        ]
+
+    monkeypatch.setattr("cairn.recall.pipeline.resolve", fake)
+    recalled = cairn.recall("field observations decision", budget=budget, limit=4, include_history=True)
+    ids = recalled.ids
+    assert len(recalled.digest.encode()) <= budget
+    for k, result in enumerate(recalled.results):
+        if "historical-rationale" in result.markers:
+            assert k > 0 and ids[k - 1] == result.superseded_by
+    why = reasons(cairn, "field observations decision", budget=budget, limit=4, include_history=True)
+    for rid in (d1, h1, d2, h2):
+        assert (rid in ids) == (why[rid] == "selected")

@@ -102,6 +102,8 @@ def cmd_explain(cairn: Cairn, args) -> Output:
             numbers += f"  cov {f['coverage']:.2f}"
         if "phrase" in f:
             numbers += f"  phrase \"{f['phrase']['span']}\" +{f['phrase']['bonus']:.2f}"
+        if "gate_reported" in f:
+            numbers += f"  gate (reported, not applied): {f['gate_reported']}"
         lines.append(f"{short(c['id'])}  {c['reason']:<22} {numbers}")
     if doc["omitted"]:
         lines.append(f"({doc['omitted']} more candidates omitted to stay within 8 KB)")

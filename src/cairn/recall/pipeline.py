@@ -6,14 +6,17 @@ engine writes the trace afterwards; nothing here writes.
 Lanes:
 
 * ``claims`` — FTS5 candidates by IDF-weighted overlap (:mod:`.candidates`; episodes
-  left out), Cairn's BM25F + phrase bonus, every
-  gate applied, ordered by rankScore. With ``known_at`` the records rebuilt from the
-  event log are scored in memory instead, and current matches that did not exist then
-  are excluded as ``not-yet-recorded``.
+  left out), Cairn's BM25F + phrase bonus, every gate applied, ordered by rankScore.
+  With ``known_at`` the records rebuilt from the event log are scored in memory
+  instead, and current matches that did not exist then are excluded as
+  ``not-yet-recorded``.
 * ``episodes`` — the ranked list of :func:`cairn.recall.episodes.rank_episodes`, with the
   same exclusions; gates are computed and *reported*, not applied (evidence-finding wants
   recall more than precision, DESIGN §5).
 * ``all`` — both, interleaved claim first (their raw scores are not one scale, seed 004).
+
+The closed set of reasons, :class:`Reason`, is defined in :mod:`.gates` (the lowest
+module that needs it) and re-exported here.
 """
 
 from __future__ import annotations

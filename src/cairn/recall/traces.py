@@ -34,7 +34,8 @@ _ID_RE = re.compile(r"^[0-9a-f]{24}$")
 def trace_doc(outcome: Outcome, trace_id: str, at: datetime) -> dict:
     """The trace body: features, parameters, selected and rejected ids with reasons."""
     request = outcome.request
-    features = parse_query(redact(request.query)[0]).to_dict()
+    redacted, found = redact(request.query)
+    features = (parse_query(redacted) if found else outcome.query).to_dict()
     selected = [r.id for r in outcome.results]
     rejected = [
         {"id": c.id, "reason": c.reason.value}
