@@ -125,3 +125,11 @@ def test_word_counts_come_from_the_whole_index_when_the_candidates_are_cut(cairn
     counts = term_counts(cairn.store, parse_query("weather kayak"), frozenset(), small)
     assert counts == {strong_stem("weather"): 40, "kayak": 1}  # bounded at df_bound, exact below it
     assert ranked(cairn, turn_of, "weather kayak", profile=small)[0] == "k"
+
+
+def test_ties_go_to_the_earlier_turn_not_to_the_random_id(cairn):
+    turns = [(f"t{n}", "Ana", "the same tomato note", DAY) for n in range(6)]
+    turn_of = ingest(cairn, *turns)
+    hits = rank_episodes(cairn.store, cairn.space, "tomato note", limit=6)
+    assert len({round(h.score, 9) for h in hits}) == 1  # a genuine tie
+    assert [turn_of[h.id] for h in hits] == [f"t{n}" for n in range(6)]

@@ -205,7 +205,10 @@ def rank_episodes(view, space: str, query: str, *, limit: int, profile: EpisodeP
     known = term_counts(view, parsed, named, profile) if len(turns) >= profile.candidate_cap else {}
     lexical_pass(parsed, turns, named, max(corpus_size(view), len(turns)), profile, known)
     turns += neighbours(view, space, turns, profile.neighbour_fetch)
-    ranked = sorted(final_scores(parsed, turns, named, profile), key=lambda s: (-s.score, s.id))
+    # Ties go to the earlier turn (insertion order), not to the random id, so that two
+    # ingests of the same conversation rank alike.
+    order = {t.id: t.rowid for t in turns}
+    ranked = sorted(final_scores(parsed, turns, named, profile), key=lambda s: (-s.score, order[s.id]))
     return ranked[:limit]
 
 
