@@ -1,7 +1,39 @@
-"""CLI commands of the ingest group. Placeholder: the owning work registers `ingest` here."""
+"""CLI command ``ingest``: store a conversation's turns as verbatim episodes."""
 
 from __future__ import annotations
 
+from ..engine import Cairn
+from .common import Output, add_command, short
+
+_DESCRIPTION = """\
+Store each turn of a conversation as one verbatim `episode` record (transcript evidence,
+the turn's id as source id, the turn's time as evidence time). Episodes are never
+replaced and never deduplicated across turns. Re-ingesting the same file is idempotent:
+turns whose id already has an episode in that origin are skipped. All or nothing: a bad
+line refuses the whole ingest and nothing is written.
+
+Formats:
+  jsonl   one object a line: {"id", "speaker" or "role", "text", "time" (ISO-8601)}
+  locomo  a LoCoMo conversation object, or the list file (every conversation, each in
+          its own origin, unless --sample picks one)
+"""
+
 
 def register(sub) -> None:
-    """Add this group's subcommands to the `cairn` parser."""
+    p = add_command(sub, "ingest", "store a conversation's turns as episodes", cmd_ingest, description=_DESCRIPTION)
+    p.add_argument("file", help="the conversation file")
+    p.add_argument("--format", choices=("jsonl", "locomo"), default="jsonl", help="input format (default: jsonl)")
+    p.add_argument("--origin", help="origin of the episodes (default: the conversation's name or the file name)")
+    p.add_argument("--sample", help="LoCoMo only: ingest one conversation, by sample_id or index")
+
+
+def cmd_ingest(cairn: Cairn, args) -> Output:
+    result = cairn.ingest(args.file, format=args.format, origin=args.origin, sample=args.sample)
+    doc = {"source": result.source, "episodes": result.episodes, "skipped": result.skipped,
+           "origins": list(result.origins), "event": result.event.id if result.event else None}
+    text = f"ingested {result.episodes} episodes into {', '.join(result.origins)}"
+    if result.skipped:
+        text += f" ({result.skipped} turns already present, skipped)"
+    if result.event:
+        text += f"; event {short(result.event.id)}"
+    return Output(doc, text)

@@ -1,12 +1,192 @@
-"""Ingest of conversations as verbatim ``episode`` records (issue 4 item 7 / issue 6).
+"""Ingest of conversations as verbatim ``episode`` records (DESIGN §2, §5; issue 4 item 7).
 
-Placeholder mixin: filled in by the benchmark/ingest work.
+Contract of :meth:`IngestMixin.ingest`:
+
+* each turn becomes one ``episode`` record: content = the turn's text verbatim (plus
+  ``[shares <caption>]`` when the speaker shared an image), alias = the speaker,
+  evidence ``transcript``/``local`` with ``source_id`` = the turn's id and ``at`` = the
+  turn's time (which also sets ``updated_at``, as for any evidence time);
+* episodes are never replaced and never deduplicated across turns: two turns with the
+  same words are two records;
+* re-ingesting is idempotent: a turn whose id already has an episode in that origin is
+  skipped (whatever became of that episode since: forgotten turns are not revived);
+* one transaction and one event for the whole ingest; a defect anywhere refuses the
+  whole ingest with a one-line reason naming the line or turn, and nothing is written;
+* a progress line on stderr for long ingests when stderr is a terminal.
 """
 
 from __future__ import annotations
 
-from .base import EngineBase
+import hashlib
+import json
+import os
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import InvalidInput
+from ..learn.ingest import Conversation, Turn, TurnError, parse_jsonl, parse_locomo
+from ..model import Actor, Basis, Event, Evidence, Kind, Memory, Method, Source, SourceKind, source_to_dict
+from .base import EngineBase, LIMITS
+from .mutation import new_id
+
+FORMATS = ("jsonl", "locomo")
+PROGRESS_MIN_TURNS = 2000  # below this an ingest takes well under a second: no progress line
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Ingested:
+    source: str  # id of the source row describing what was ingested
+    episodes: int  # episodes written by this ingest
+    skipped: int  # turns already present in their origin (idempotent re-ingest)
+    origins: tuple[str, ...]
+    event: Event | None  # None when every turn was already present
+    ids: tuple[str, ...] = ()  # ids of the new episodes, in turn order
+
+
+def episode_content(turn: Turn) -> str:
+    """The stored text of a turn: verbatim, with the shared image's caption kept beside it."""
+    return turn.text if turn.caption is None else f"{turn.text} [shares {turn.caption}]"
+
+
+def existing_turn_ids(view, space: str, origin: str) -> set[str]:
+    """Turn ids that already have an episode in ``origin`` (any status)."""
+    rows = view.conn.execute(
+        "SELECT json_extract(data, '$.evidence.source_id') FROM memories"
+        " WHERE space = ? AND origin = ? AND kind = 'episode'",
+        (space, origin),
+    )
+    return {str(r[0]) for r in rows if r[0] is not None}
+
+
+def _stderr_progress(done: int, total: int) -> None:
+    end = "\n" if done >= total else ""
+    print(f"\ringest: {done}/{total} turns", end=end, file=sys.stderr, flush=True)
 
 
 class IngestMixin(EngineBase):
-    pass
+    def ingest(
+        self,
+        path_or_lines,
+        format: str = "jsonl",
+        origin: str | None = None,
+        *,
+        sample: str | int | None = None,
+        actor: Actor | str = Actor.MANUAL,
+        progress: Progress | bool | None = None,
+    ) -> Ingested:
+        """Store a conversation's turns as episodes (see the module docstring).
+
+        ``path_or_lines``: a file path, an iterable of JSONL lines, or (LoCoMo) a decoded
+        conversation object or list. ``sample`` picks one LoCoMo conversation by
+        sample_id or index; without it every conversation of a list is ingested, each in
+        its own origin. ``progress``: a callback ``(done, total)``, ``False`` for none,
+        ``None`` for a stderr line when stderr is a terminal and the ingest is long.
+        """
+        if format not in FORMATS:
+            raise InvalidInput("format", f"{format!r} (one of: {', '.join(FORMATS)})")
+        if sample is not None and format != "locomo":
+            raise InvalidInput("sample", "only the locomo format holds several conversations")
+        if not isinstance(actor, Actor) and actor not in {a.value for a in Actor}:
+            raise InvalidInput("actor", f"unknown actor {actor!r}")
+        default_name, conversations = self._read_conversations(path_or_lines, format, sample)
+        base = self._clean_origin(origin) if origin is not None else ""
+        planned = self._plan(conversations, base, default_name)
+        total = sum(len(c.turns) for _, c in planned)
+        report = self._progress(progress, total)
+        source = self._source(conversations, planned)
+        actor = Actor(actor)
+        written: list[str] = []
+        skipped = 0
+        with self._mutation(actor, f"ingest {total} turns ({format})") as m:
+            for place, conversation in planned:
+                present = existing_turn_ids(m.tx, self.space, place)
+                for turn in conversation.turns:
+                    if turn.id in present:
+                        skipped += 1
+                    else:
+                        written.append(m.put(None, self._episode(turn, place)).id)
+                    if report and (len(written) + skipped) % 500 == 0:
+                        report(len(written) + skipped, total)
+            if written:
+                if m.tx.get_source(self.space, source.id) is None:
+                    m.tx.put_source(self.space, source_to_dict(source))
+                m.data.update({"source": source.id, "episodes": len(written), "skipped": skipped})
+        if report:
+            report(total, total)
+        return Ingested(source.id, len(written), skipped, tuple(p for p, _ in planned), m.event, tuple(written))
+
+    # -- steps -------------------------------------------------------------------------
+
+    def _read_conversations(self, path_or_lines, format: str, sample) -> tuple[str, list[Conversation]]:
+        """Parse everything first: a defect must refuse the ingest before any write."""
+        name = ""
+        try:
+            if isinstance(path_or_lines, (str, os.PathLike)):
+                path = Path(path_or_lines)
+                name = path.stem
+                try:
+                    raw = path.read_text(encoding="utf-8")
+                except (OSError, UnicodeDecodeError) as err:
+                    raise InvalidInput("file", f"cannot read {str(path)!r}: {getattr(err, 'strerror', None) or err}") from None
+                if format == "jsonl":
+                    return name, [parse_jsonl(raw.splitlines(), name)]
+                try:
+                    data = json.loads(raw)
+                except json.JSONDecodeError as err:
+                    raise InvalidInput("file", f"{str(path)!r} is not JSON (line {err.lineno}: {err.msg})") from None
+                return name, parse_locomo(data, sample)
+            if format == "locomo":
+                return name, parse_locomo(path_or_lines, sample)
+            if isinstance(path_or_lines, (dict, bytes)) or not isinstance(path_or_lines, Iterable):
+                raise InvalidInput("lines", "JSONL input is a path or an iterable of lines")
+            return name, [parse_jsonl(path_or_lines)]
+        except TurnError as err:
+            raise InvalidInput(f"ingest {err.where}", err.reason) from None
+
+    def _plan(self, conversations: list[Conversation], base: str, default_name: str) -> list[tuple[str, Conversation]]:
+        """The origin of each conversation: the caller's, else the conversation's name."""
+        planned = []
+        for index, conversation in enumerate(conversations):
+            own = conversation.name or default_name or "conversation"
+            if len(conversations) == 1:
+                place = base or own
+            else:
+                place = f"{base}/{conversation.name or index}" if base else (conversation.name or f"{own}-{index}")
+            planned.append((self._clean_origin(place), conversation))
+        for place, conversation in planned:
+            for turn in conversation.turns:
+                if len(episode_content(turn).strip()) > LIMITS.episode_max:
+                    raise InvalidInput(f"ingest turn {turn.id}", f"longer than {LIMITS.episode_max} characters")
+        return planned
+
+    def _source(self, conversations: list[Conversation], planned) -> Source:
+        digest = hashlib.sha256("\n".join(f"{p}\t{c.sha256}" for p, c in planned).encode()).hexdigest()
+        latest = max(t.time for c in conversations for t in c.turns)
+        return Source(id=digest[:24], space=self.space, kind=SourceKind.CONVERSATION, sha256=digest, at=latest,
+                      origin=planned[0][0] if len(planned) == 1 else "", basis=Basis.TRANSCRIPT, method=Method.LOCAL)
+
+    def _episode(self, turn: Turn, origin: str) -> Memory:
+        aliases = (turn.speaker,) if LIMITS.alias_min <= len(turn.speaker) <= LIMITS.alias_max else ()
+        return Memory(
+            id=new_id(),
+            space=self.space,
+            origin=origin,
+            kind=Kind.EPISODE,
+            content=self._clean_content(episode_content(turn), Kind.EPISODE),
+            aliases=tuple(self._clean(a) for a in aliases),
+            evidence=Evidence(basis=Basis.TRANSCRIPT, method=Method.LOCAL, source_id=self._clean(turn.id), at=turn.time),
+            created_at=self.now(),
+            updated_at=turn.time,
+        )
+
+    @staticmethod
+    def _progress(progress, total: int) -> Progress | None:
+        if callable(progress):
+            return progress
+        if progress is None and total >= PROGRESS_MIN_TURNS and sys.stderr.isatty():
+            return _stderr_progress
+        return None

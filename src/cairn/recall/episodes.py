@@ -1,4 +1,4 @@
-"""Ranking of the episode lane (verbatim conversation turns).
+"""Ranking of the episode lane (verbatim conversation turns): evidence-finding.
 
 Owned by the benchmark work (issue 6), called by the recall pipeline (issue 4) for
 ``--lane episodes|all``. The contract:
@@ -6,19 +6,39 @@ Owned by the benchmark work (issue 6), called by the recall pipeline (issue 4) f
     rank_episodes(view, space, query, *, limit) -> list[EpisodeScore]
 
 ``view`` is a store read object (``cairn.store.Store`` or an open ``Tx``), ``query`` the
-raw query text. Returns at most ``limit`` candidate episode ids, best first, with a raw
-relevance score (higher is better) and named factors for ``explain``. It must not write.
-Exclusions (forgotten, other space, ...) are applied by the pipeline afterwards, so this
-may over-fetch a little.
+raw query text. Returns at most ``limit`` episode ids, best first, with a relevance
+score (higher is better) and named factors for ``explain``. It never writes. Exclusions
+(forgotten, other space, ...) are applied by the pipeline afterwards.
 
-This first version is plain FTS5 bm25 over Cairn's terms; the benchmark work replaces it.
+How a turn is scored (every weight lives in :data:`PROFILE`, tuned on LoCoMo
+conversations 0-4 only; model-free and deterministic):
+
+1. **Candidates** from FTS5: the query's content terms OR-ed, each long term also as a
+   prefix so that ``paint`` reaches ``painter``/``paintings``; the best ``candidate_cap``
+   by FTS5 bm25 (:func:`candidates`), with the word counts for IDF read from the whole
+   index (bounded) when that cap cuts (:func:`term_counts`).
+2. **Lexical relevance**: BM25 over the stored terms, computed here so that terms are
+   compared through a stronger stemmer (:func:`strong_stem`) and weighted by rarity.
+   A query word that names a *speaker* of the conversation is not matched in the text
+   (greetings name the other person in every other turn); it selects the speaker.
+3. **Coverage**: the share of the query's IDF mass a turn covers, raised to a power;
+   a turn that answers most of the question beats one that repeats a single word.
+4. **Phrase bonus**: adjacent query words found adjacent in the turn (bounded).
+5. **Context**: a turn is part of an exchange, so the best neighbouring turn (±1, same
+   conversation) and the best turn of its session lend it a share of their relevance.
+6. **Speaker and date**: turns spoken by the named speaker, and turns whose time falls
+   in a month or year the query names, are raised by a bounded factor.
 """
 
 from __future__ import annotations
 
+import math
+import re
+from collections import defaultdict
 from dataclasses import dataclass, field
+from functools import lru_cache
 
-from ..text import content_terms
+from ..text import STOPWORDS, tokenize
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,19 +48,288 @@ class EpisodeScore:
     factors: dict[str, float] = field(default_factory=dict)
 
 
-def fts_or_query(query: str) -> str | None:
-    """An FTS5 MATCH expression OR-ing the query's content terms (quoted), or None."""
-    terms = list(dict.fromkeys(content_terms(query)))
-    if not terms:
-        return None
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+@dataclass(frozen=True, slots=True)
+class EpisodeProfile:
+    """The episode lane's weights (one frozen object, quoted by the docs)."""
+
+    candidate_cap: int = 200  # best FTS5 candidates scored in Python (LoCoMo dev: same at 150-2000)
+    df_bound: int = 10_000  # word counts for IDF stop here when the candidates are a cut
+    prefix_min: int = 5  # stems this long are also matched as FTS prefixes
+    k1: float = 1.2
+    b: float = 0.4
+    coverage_power: float = 1.0  # lexical × (0.5 + 0.5·coverage^power)
+    phrase_bonus: float = 0.25  # per adjacent query pair found adjacent, ×IDF share
+    phrase_cap: float = 0.5
+    neighbour_weight: float = 0.6  # share of the best neighbour's lexical score
+    neighbour_fetch: int = 30  # neighbours of this many best candidates join the candidates
+    session_weight: float = 0.35  # share of the session's best lexical score
+    speaker_boost: float = 1.0  # ×(1 + boost) for a turn by the speaker the query is about
+    other_speaker_share: float = 0.3  # of that boost, for a speaker named second or as an owner ("Gina's")
+    date_boost: float = 0.6  # ×(1 + boost) when the turn's month/year is named
 
 
-def rank_episodes(view, space: str, query: str, *, limit: int) -> list[EpisodeScore]:
-    match = fts_or_query(query)
+PROFILE = EpisodeProfile()
+
+_MONTHS = {m: i for i, m in enumerate(
+    "january february march april may june july august september october november december".split(), 1)}
+_MONTHS.update({m[:3]: i for m, i in list(_MONTHS.items()) if m != "may"})
+_YEAR_RE = re.compile(r"^(19|20)\d\d$")
+
+_SUFFIXES = (
+    "ations", "ation", "ings", "ness", "ments", "ment", "ities", "ity", "fully", "ful", "ists", "ist",
+    "isms", "ism", "ships", "ship", "hood", "ance", "ence", "ers", "er", "ors", "or", "ical", "ic", "als", "al", "ive", "ous", "able", "ible", "ies", "y", "e",
+)
+
+
+@lru_cache(maxsize=65536)
+def strong_stem(term: str) -> str:
+    """A heavier suffix strip on top of ``cairn.text.stem`` for turn matching only.
+
+    ``painter``/``paint``, ``counselor``/``counseling``, ``nature``/``natural`` meet;
+    the stem keeps at least four letters so short words are never mangled.
+    """
+    if len(term) <= 4 or not term.isalpha() or not term.isascii():
+        return term
+    for suffix in _SUFFIXES:
+        if term.endswith(suffix) and len(term) - len(suffix) >= 4:
+            return term[: -len(suffix)]
+    return term
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeQuery:
+    terms: tuple[str, ...]  # content terms (index form), unique, in order
+    sequence: tuple[str, ...]  # all terms in order (stopwords included), for phrases
+    months: frozenset[int]
+    years: frozenset[int]
+    owners: frozenset[str] = frozenset()  # terms written as owners ("Gina's")
+
+
+def parse_query(query: str) -> EpisodeQuery:
+    tokens = tokenize(query)
+    terms = tuple(dict.fromkeys(t.term for t in tokens if not t.stop))
+    months = frozenset(_MONTHS[t.surface] for t in tokens if t.surface in _MONTHS)
+    years = frozenset(int(t.surface) for t in tokens if _YEAR_RE.match(t.surface))
+    owners = frozenset(a.term for a, b in zip(tokens, tokens[1:]) if b.surface == "s")
+    return EpisodeQuery(terms, tuple(t.term for t in tokens), months, years, owners)
+
+
+def subject(q: EpisodeQuery, named: frozenset[str]) -> str | None:
+    """The speaker the question is about: the first named one not written as an owner."""
+    order = [t for t in q.terms if t in named]
+    plain = [t for t in order if t not in q.owners]
+    return (plain or order or [None])[0]
+
+
+def _quote(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+def fts_or_query(query: str | EpisodeQuery, prefix_min: int = PROFILE.prefix_min, skip=frozenset()) -> str | None:
+    """An FTS5 MATCH expression OR-ing the content terms (long ones also as prefixes),
+    restricted to the content column; terms in ``skip`` (speaker names) are left out."""
+    parsed = parse_query(query) if isinstance(query, str) else query
+    parts: list[str] = []
+    for term in parsed.terms:
+        if term in skip:
+            continue
+        parts.append(_quote(term))
+        root = strong_stem(term)
+        if len(root) >= prefix_min and root.isalpha():
+            parts.append(_quote(root) + " *")
+    return "content : (" + " OR ".join(dict.fromkeys(parts)) + ")" if parts else None
+
+
+def speaker_terms(view, space: str, terms) -> frozenset[str]:
+    """The query terms that name a speaker of some episode in ``space``.
+
+    Two small queries per term rather than one join: FTS5 first, then the rows it found,
+    so the planner never walks the memories table.
+    """
+    found = set()
+    for term in terms:
+        rows = [r[0] for r in view.conn.execute(
+            "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? LIMIT 16", ("aliases : " + _quote(term),))]
+        marks = ",".join("?" * len(rows))
+        if rows and view.conn.execute(
+            f"SELECT 1 FROM memories WHERE rowid IN ({marks}) AND +space = ? AND +kind = 'episode' LIMIT 1", (*rows, space)
+        ).fetchone():
+            found.add(term)
+    return frozenset(found)
+
+
+@dataclass(slots=True)
+class _Turn:
+    rowid: int
+    id: str
+    origin: str
+    terms: list[str]
+    speaker: str
+    at: str
+    lexical: float = 0.0
+    coverage: float = 0.0
+    phrase: float = 0.0
+
+
+def candidates(view, space: str, match: str, cap: int) -> list[_Turn]:
+    """Episodes matching ``match`` (best FTS5 bm25 first when over the cap)."""
+    rows = view.conn.execute(
+        "SELECT f.rowid, m.id, m.origin, f.content, f.aliases, json_extract(m.data, '$.evidence.at')"
+        " FROM memories_fts f JOIN memories m ON m.rowid = f.rowid"
+        " WHERE memories_fts MATCH ? AND m.space = ? AND m.kind = 'episode' ORDER BY f.rank LIMIT ?",
+        (match, space, cap),
+    )
+    return [_Turn(r, i, o, c.split(), a, at or "") for r, i, o, c, a, at in rows]
+
+
+def corpus_size(view) -> int:
+    """Documents for IDF: the highest rowid (an O(1) upper bound of the record count)."""
+    row = view.conn.execute("SELECT max(rowid) FROM memories").fetchone()
+    return int(row[0] or 0)
+
+
+def rank_episodes(view, space: str, query: str, *, limit: int, profile: EpisodeProfile = PROFILE) -> list[EpisodeScore]:
+    """The ``limit`` best episodes for ``query``, best first (see the module docstring)."""
+    parsed = parse_query(query)
+    if limit < 1 or not parsed.terms:
+        return []
+    named = speaker_terms(view, space, parsed.terms)
+    match = fts_or_query(parsed, profile.prefix_min, named)
     if match is None:
         return []
-    hits = view.fts_match(space, match, limit * 4)
-    memories = view.get_memories(space, [i for i, _ in hits])
-    out = [EpisodeScore(i, -s, {"bm25": -s}) for i, s in hits if i in memories and memories[i].kind.value == "episode"]
-    return out[:limit]
+    turns = candidates(view, space, match, profile.candidate_cap)
+    if not turns:
+        return []
+    # Over the cap, candidates are only the best FTS5 matches: count how common each word
+    # really is (bounded), or a word in every other turn would look rare among them.
+    known = term_counts(view, parsed, named, profile) if len(turns) >= profile.candidate_cap else {}
+    lexical_pass(parsed, turns, named, max(corpus_size(view), len(turns)), profile, known)
+    turns += neighbours(view, space, turns, profile.neighbour_fetch)
+    # Ties go to the earlier turn (insertion order), not to the random id, so that two
+    # ingests of the same conversation rank alike.
+    order = {t.id: t.rowid for t in turns}
+    ranked = sorted(final_scores(parsed, turns, named, profile), key=lambda s: (-s.score, order[s.id]))
+    return ranked[:limit]
+
+
+def term_counts(view, q: EpisodeQuery, named: frozenset[str], p: EpisodeProfile) -> dict[str, int]:
+    """Documents holding each query word (as matched: the word or its stem family),
+    counted up to ``p.df_bound`` so that a very common word costs a bounded scan."""
+    counts = {}
+    for term in q.terms:
+        if term in named:
+            continue
+        match = fts_or_query(EpisodeQuery((term,), (term,), frozenset(), frozenset()), p.prefix_min)
+        row = view.conn.execute(
+            "SELECT count(*) FROM (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)", (match, p.df_bound)
+        ).fetchone()
+        counts[strong_stem(term)] = int(row[0])
+    return counts
+
+
+def neighbours(view, space: str, turns: list[_Turn], best: int) -> list[_Turn]:
+    """The turns just before and after the ``best`` strongest candidates that FTS did not
+    return: an answer often shares no word with the question its neighbour asked."""
+    have = {t.rowid for t in turns}
+    top = sorted(turns, key=lambda t: -t.lexical)[:best]
+    wanted = sorted({r for t in top if t.lexical > 0 for r in (t.rowid - 1, t.rowid + 1)} - have)
+    if not wanted:
+        return []
+    marks = ",".join("?" * len(wanted))
+    # Two lookups by rowid: a join would let the planner walk the whole FTS5 table.
+    # ("+space": look the rows up by rowid, never through the status index.)
+    found = {r: (i, o, at) for r, i, o, at in view.conn.execute(
+        "SELECT rowid, id, origin, json_extract(data, '$.evidence.at') FROM memories"
+        f" WHERE rowid IN ({marks}) AND +space = ? AND +kind = 'episode'", (*wanted, space))}
+    if not found:
+        return []
+    texts = view.conn.execute(
+        f"SELECT rowid, content, aliases FROM memories_fts WHERE rowid IN ({','.join('?' * len(found))})", tuple(found))
+    return [_Turn(r, found[r][0], found[r][1], c.split(), a, found[r][2] or "") for r, c, a in texts]
+
+
+def lexical_pass(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], n_docs: int, p: EpisodeProfile,
+                 known_df: dict[str, int] | None = None) -> None:
+    """Lexical relevance, coverage and phrase bonus of each candidate (steps 2-4), in place.
+    ``named``: the query terms that name a speaker, never matched in the text;
+    ``known_df``: document counts from the whole index, when the candidates are a cut."""
+    wanted = [strong_stem(term) for term in q.terms if term not in named]
+    stems = [[strong_stem(w) for w in t.terms] for t in turns]
+    present = [set(s) for s in stems]
+    df = {w: max(sum(1 for s in present if w in s), (known_df or {}).get(w, 0)) for w in set(wanted)}
+    idf = {w: math.log(1 + (n_docs - df[w] + 0.5) / (df[w] + 0.5)) for w in df}
+    total_idf = sum(idf[w] for w in dict.fromkeys(wanted)) or 1.0
+    avg_len = sum(len(t.terms) for t in turns) / len(turns)
+    pairs = _query_pairs(q, named)
+    for turn, doc in zip(turns, stems):
+        _lexical(turn, doc, wanted, idf, total_idf, avg_len, p)
+        turn.phrase = _phrase(doc, pairs, idf, total_idf, p)
+
+
+def final_scores(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: EpisodeProfile) -> list[EpisodeScore]:
+    """Context, speaker and date on top of the lexical pass (steps 5-6); pure."""
+    by_row = {t.rowid: t for t in turns}
+    about = subject(q, named)
+    session_best: dict[tuple[str, str], float] = defaultdict(float)
+    for t in turns:
+        key = (t.origin, t.at[:10])
+        session_best[key] = max(session_best[key], t.lexical)
+    out = []
+    for t in turns:
+        base = t.lexical * (1 + t.phrase)
+        near = [by_row[r].lexical for r in (t.rowid - 1, t.rowid + 1) if r in by_row and by_row[r].origin == t.origin]
+        context = p.neighbour_weight * max(near, default=0.0) + p.session_weight * session_best[(t.origin, t.at[:10])]
+        said_by = set(t.speaker.split())
+        speaker = 1.0
+        if about in said_by:
+            speaker += p.speaker_boost
+        elif named & said_by:
+            speaker += p.speaker_boost * p.other_speaker_share
+        date = 1 + p.date_boost if _date_named(q, t.at) else 1.0
+        score = (base + context) * speaker * date
+        if score > 0:
+            out.append(EpisodeScore(t.id, score, {
+                "lexical": round(t.lexical, 4), "coverage": round(t.coverage, 4), "phrase": round(t.phrase, 4),
+                "context": round(context, 4), "speaker": speaker, "date": date}))
+    return out
+
+
+def _lexical(turn: _Turn, doc: list[str], wanted: list[str], idf: dict, total_idf: float, avg_len: float, p) -> None:
+    counts: dict[str, int] = defaultdict(int)
+    for w in doc:
+        counts[w] += 1
+    norm = p.k1 * (1 - p.b + p.b * len(doc) / (avg_len or 1.0))
+    score = covered = 0.0
+    for w in dict.fromkeys(wanted):
+        tf = counts.get(w, 0)
+        if tf:
+            score += idf[w] * tf * (p.k1 + 1) / (tf + norm)
+            covered += idf[w]
+    turn.coverage = covered / total_idf
+    turn.lexical = score * (0.5 + 0.5 * turn.coverage ** p.coverage_power)
+
+
+def _query_pairs(q: EpisodeQuery, named: set[str]) -> list[tuple[str, str]]:
+    """Adjacent query words, neither a stopword nor a speaker's name."""
+    seq = q.sequence
+    out = []
+    for a, b in zip(seq, seq[1:]):
+        if a in STOPWORDS or b in STOPWORDS or a in named or b in named:
+            continue
+        out.append((strong_stem(a), strong_stem(b)))
+    return out
+
+
+def _phrase(doc: list[str], pairs, idf: dict, total_idf: float, p) -> float:
+    if not pairs:
+        return 0.0
+    adjacent = set(zip(doc, doc[1:]))
+    bonus = sum(p.phrase_bonus * (idf.get(a, 0) + idf.get(b, 0)) / total_idf for a, b in pairs if (a, b) in adjacent)
+    return min(bonus, p.phrase_cap)
+
+
+def _date_named(q: EpisodeQuery, at: str) -> bool:
+    if not (q.months or q.years) or len(at) < 7:
+        return False
+    year, month = int(at[:4]), int(at[5:7])
+    return (not q.years or year in q.years) and (not q.months or month in q.months)

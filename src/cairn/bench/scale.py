@@ -1,0 +1,338 @@
+"""The scale ladder: bulk ingest, recall latency, needle recall, size and memory per size.
+
+For each size a fresh store is filled with synthetic but realistic claims — a Zipfian
+vocabulary of a few thousand words over templates per kind, many origins, ages up to
+four years (so project states and old facts go dormant), a few forgotten and
+quarantined records, and a share of records corrected by a newer one (a ``corrects``
+relation) — plus planted **needles**: claims with rare words that a later query names
+with different surrounding words. Then:
+
+* **ingest rate**: records per second through the public bulk path
+  (``Cairn.import_``, one transaction per batch of :data:`BATCH` lines);
+* **recall latency**: median and p95 over needle and background queries, in process,
+  through ``Cairn.recall`` and, to tell the index's cost from the pipeline's, through
+  the lexical lane alone (FTS5 bm25 and the status/dormancy exclusions);
+* **needle hit@3**: share of needle queries whose needle is among the first 3 results;
+* **database size** (file + WAL after a checkpoint) and **peak memory** (peak RSS of
+  the child process that measured that size, so sizes do not inherit each other's peak).
+
+Recall goes through ``Cairn.recall`` when the engine has it, else the lexical lane alone,
+and the report says which was measured.
+
+Each size runs in its own child process with an optional time budget per step (ingest,
+recall); a size that cannot finish a step reports how far it got and why, instead of
+failing the ladder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from ..model import format_time
+
+NOW = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
+BATCH = 20_000
+NEEDLES = 25
+BACKGROUND_QUERIES = 200
+SIZES = (1_000, 10_000, 100_000, 1_000_000)
+
+_COMMON = """
+server database cache deploy release branch test build pipeline config token secret key
+user account login password email invoice payment order customer report dashboard metric
+alert incident outage backup restore migration schema index query latency timeout retry
+queue worker job schedule cron docker image container cluster node pod service endpoint
+api client library version upgrade dependency package python rust go java typescript
+frontend backend mobile android ios browser chrome firefox laptop monitor keyboard editor
+vim emacs vscode terminal shell bash zsh git github gitlab review merge commit tag issue
+ticket sprint roadmap meeting standup retro demo design spec draft document wiki notes
+budget quarter deadline launch customer partner vendor contract legal privacy security
+audit compliance region europe america asia tokyo berlin paris london york toronto sydney
+coffee tea lunch dinner breakfast vegetarian vegan running cycling hiking climbing yoga
+music guitar piano jazz rock reading novel podcast movie series travel flight hotel train
+morning evening weekend holiday birthday family partner daughter son dog cat garden
+""".split()
+
+_SYLLABLES = "ka lo mer tis van dor qui sel bra nox fen ril tho mav zen pra lum dex gor sha vin tal ore".split()
+
+_TEMPLATES = {
+    "fact": (
+        "The {a} {b} runs on {c} in {d} since version {n}.{m}",
+        "{P} owns the {a} {b} and the {c} runbook for {d}",
+        "Our {a} uses {b} with a {c} of {n} seconds for the {d} team",
+    ),
+    "preference": (
+        "{P} prefers {a} over {b} for {c} work",
+        "{P} likes {a} in the {b} and avoids {c} on {d}",
+        "For {a} reviews {P} wants short {b} notes and a {c} link",
+    ),
+    "decision": (
+        "We decided to move the {a} {b} to {c} before the {d} launch",
+        "The team chose {a} for the {b} {c} after the {d} review",
+        "Decision: keep {a} and {b} separate in {c} until {d}",
+    ),
+    "project_state": (
+        "The {a} migration to {b} is {n}0 percent done; {c} is next",
+        "{a} {b} is blocked on the {c} {d} ticket",
+        "Release {n}.{m} of {a} is in {b} testing with {c} pending",
+    ),
+}
+_PEOPLE = "Ana Ben Chen Dara Eli Femi Gus Hana Ivo Jun Kai Lena Milo Nia Omar Pia Raj Sol Tara Uma".split()
+_KINDS = ("fact", "preference", "decision", "project_state")
+
+
+def vocabulary(rng: random.Random, size: int = 4000) -> list[str]:
+    """Common domain words first (frequent), then pseudo-words (the long tail)."""
+    words = list(_COMMON)
+    seen = set(words)
+    while len(words) < size:
+        w = "".join(rng.choice(_SYLLABLES) for _ in range(rng.randint(2, 3)))
+        if w not in seen:
+            seen.add(w)
+            words.append(w)
+    return words
+
+
+class Generator:
+    """Deterministic synthetic claims, relations and needles for one size."""
+
+    def __init__(self, size: int, seed: int = 7) -> None:
+        self.size = size
+        self.rng = random.Random(seed * 1_000_003 + size)
+        self.words = vocabulary(self.rng)
+        # Zipf-like weights: a few words are everywhere, most are rare.
+        self.weights = [1.0 / (rank + 1) ** 1.05 for rank in range(len(self.words))]
+        self.cum = list(_accumulate(self.weights))
+        self.origins = [f"{kind}-{n}" for kind in ("project", "channel", "repo") for n in range(20)]
+        stride = max(1, size // NEEDLES)
+        self.needle_at = {min(size - 1, i * stride + self.rng.randrange(stride)): i for i in range(min(NEEDLES, size))}
+        self.needles: list[tuple[str, str]] = []  # (id, query)
+
+    def word(self) -> str:
+        return self.rng.choices(self.words, cum_weights=self.cum)[0]
+
+    def _id(self) -> str:
+        return f"{self.rng.getrandbits(96):024x}"
+
+    def _memory(self, content: str, kind: str, age_days: float, **extra) -> dict:
+        at = NOW - timedelta(days=age_days)
+        return {
+            "id": self._id(), "space": "default", "origin": self.rng.choice(self.origins), "kind": kind,
+            "content": content, "aliases": [], "status": extra.get("status", "provisional"), "layer": "durable",
+            "evidence": {"basis": self.rng.choice(("user_statement", "summary", "tool_observation")),
+                         "method": "agent", "source_id": None, "at": format_time(at)},
+            "certainty": None, "valid_from": None, "valid_to": None,
+            "created_at": format_time(at), "updated_at": format_time(at), "reinforced_at": None,
+            "feedback": {"utility": None, "accuracy": None}, "revision": 1,
+            "expected_resolution_at": None, "last_confirmed_at": None, "purged_at": None,
+        }
+
+    def _claim(self) -> tuple[str, str]:
+        kind = self.rng.choice(_KINDS)
+        template = self.rng.choice(_TEMPLATES[kind])
+        text = template.format(a=self.word(), b=self.word(), c=self.word(), d=self.word(),
+                               P=self.rng.choice(_PEOPLE), n=self.rng.randint(1, 9), m=self.rng.randint(0, 20))
+        return kind, text
+
+    def _needle(self, number: int) -> tuple[str, str, str]:
+        rare = [f"{w}{self.rng.choice(_SYLLABLES)}x{number}" for w in ("zor", "quel")]
+        text = (f"The {rare[0]} relay rotates its signing key every {number + 3} days "
+                f"and reports to the {rare[1]} audit channel")
+        query = f"how often does the {rare[0]} relay rotate the signing key"
+        return "fact", text, query
+
+    def lines(self) -> Iterator[str]:
+        """JSONL lines for ``Cairn.import_``: memories, then the relations among them."""
+        relations = []
+        for index in range(self.size):
+            age = min(1500.0, self.rng.expovariate(1 / 200))
+            if index in self.needle_at:
+                kind, text, query = self._needle(self.needle_at[index])
+                memory = self._memory(text, kind, age_days=min(age, 30))
+                self.needles.append((memory["id"], query))
+                yield _line("memory", memory)
+                continue
+            kind, text = self._claim()
+            roll = self.rng.random()
+            status = "forgotten" if roll < 0.01 else "conflicted" if roll < 0.015 else "confirmed" if roll < 0.1 else "provisional"
+            memory = self._memory(text, kind, age, status=status)
+            yield _line("memory", memory)
+            if roll > 0.98 and status == "provisional":  # 2 %: corrected later by a newer record
+                newer = self._memory(text.rsplit(" ", 1)[0] + " " + self.word(), kind, age / 2)
+                relations.append({"id": self._id(), "space": "default", "from": newer["id"], "role": "corrects",
+                                  "to": memory["id"], "created_at": newer["created_at"], "status": "active"})
+                yield _line("memory", newer)
+        for relation in relations:
+            yield _line("relation", relation)
+
+    def background_queries(self, count: int) -> list[str]:
+        return [" ".join(self.word() for _ in range(self.rng.randint(2, 4))) for _ in range(count)]
+
+
+def _accumulate(values):
+    total = 0.0
+    for v in values:
+        total += v
+        yield total
+
+
+def _line(kind: str, data: dict) -> str:
+    return json.dumps({"type": kind, "data": data}, separators=(",", ":"))
+
+
+# -- recall adapters ---------------------------------------------------------------------
+
+
+def recaller(cairn) -> tuple[str, Callable[[str], list[str]]]:
+    """(lane label, query -> ids) through ``Cairn.recall`` when present, else the lexical lane."""
+    recall = getattr(cairn, "recall", None)
+    if callable(recall):
+        def through_recall(query: str) -> list[str]:
+            try:
+                result = recall(query, limit=3, trace=False)
+            except TypeError:
+                result = recall(query, limit=3)
+            return _ids(result)
+        return "Cairn.recall (limit 3)", through_recall
+    return "lexical lane only (FTS5 bm25 + exclusions; recall pipeline not merged)", _lexical_lane(cairn)
+
+
+def _ids(result) -> list[str]:
+    items = result.get("results", []) if isinstance(result, dict) else getattr(result, "results", result)
+    out = []
+    for item in items or []:
+        if isinstance(item, dict):
+            out.append(item.get("id") or (item.get("memory") or {}).get("id"))
+        else:
+            out.append(getattr(item, "id", None) or getattr(getattr(item, "memory", None), "id", None))
+    return [i for i in out if i]
+
+
+def _lexical_lane(cairn) -> Callable[[str], list[str]]:
+    from ..policy.aging import freshness
+    from ..recall.episodes import fts_or_query, parse_query
+
+    def run(query: str) -> list[str]:
+        match = fts_or_query(parse_query(query), prefix_min=99)
+        if match is None:
+            return []
+        hits = cairn.store.fts_match(cairn.space, match, 30)
+        found = cairn.store.get_memories(cairn.space, [i for i, _ in hits])
+        now = cairn.now()
+        keep = [i for i, _ in hits if i in found and found[i].active and not freshness(found[i], now).dormant]
+        return keep[:3]
+
+    return run
+
+
+# -- one size ----------------------------------------------------------------------------
+
+
+def measure(size: int, folder: Path, *, budget_s: float | None = None, recall_budget_s: float | None = None,
+            seed: int = 7, batch_size: int = BATCH, progress: Callable[[str], None] | None = None) -> dict:
+    """Fill a fresh store with ``size`` claims and measure it (see the module docstring)."""
+    from ..engine import Cairn
+
+    gen = Generator(size, seed)
+    path = folder / f"scale-{size}.db"
+    row: dict = {"size": size, "status": "ok"}
+    started = time.perf_counter()
+    with Cairn(path, now=NOW) as cairn:
+        written, batch = 0, []
+        for line in gen.lines():
+            batch.append(line)
+            if len(batch) >= batch_size:
+                written += cairn.import_(batch)["records"]
+                batch = []
+                if progress:
+                    progress(f"size {size}: {written} records in {time.perf_counter() - started:.0f} s")
+                if budget_s and time.perf_counter() - started > budget_s:
+                    row["status"] = f"incomplete: ingest stopped at {written} records by the {budget_s:.0f} s budget"
+                    break
+        else:
+            if batch:
+                written += cairn.import_(batch)["records"]
+        elapsed = time.perf_counter() - started
+        row.update(records=written, ingest_s=round(elapsed, 2), ingest_per_s=round(written / elapsed) if elapsed else 0)
+        queries = gen.background_queries(BACKGROUND_QUERIES)
+        total = len(gen.needles) + len(queries)
+        lane, ask = recaller(cairn)
+        stats = _recall_stats(ask, gen, recall_budget_s, queries)
+        row.update(lane=lane, queries=stats["queries"], recall_ms=stats["ms"], **{"needle_hit@3": stats["needle_hit@3"]})
+        if stats["queries"] < total:
+            note = f"recall stopped after {stats['queries']} of {total} queries by the {recall_budget_s:.0f} s budget"
+            row["status"] = f"{row['status']}; {note}" if row["status"] != "ok" else f"incomplete: {note}"
+        # The storage layer alone (FTS5 bm25 + exclusions), to tell index cost from pipeline cost.
+        lexical = _recall_stats(_lexical_lane(cairn), gen, recall_budget_s, queries)
+        row["fts_lane_ms"] = lexical["ms"]
+        row["fts_lane_hit@3"] = lexical["needle_hit@3"]
+        cairn.store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    row["db_mb"] = round(sum(p.stat().st_size for p in folder.glob(f"scale-{size}.db*")) / 1e6, 1)
+    row["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    return row
+
+
+def _recall_stats(ask, gen: Generator, budget_s: float | None, queries: list[str]) -> dict:
+    """Needle queries first, then background queries, until done or over the budget."""
+    latencies, hits, asked = [], 0, 0
+    started = time.perf_counter()
+    for number, query in enumerate([q for _, q in gen.needles] + queries):
+        if budget_s and time.perf_counter() - started > budget_s:
+            break
+        t0 = time.perf_counter()
+        ids = ask(query)
+        latencies.append((time.perf_counter() - t0) * 1000)
+        if number < len(gen.needles):
+            hits += gen.needles[number][0] in ids[:3]
+            asked += 1
+    return {"queries": len(latencies), "ms": _quantiles(latencies), "needle_hit@3": round(hits / asked, 3) if asked else 0.0}
+
+
+def _quantiles(values: list[float]) -> dict:
+    ordered = sorted(values) or [0.0]
+    return {"median": round(statistics.median(ordered), 2),
+            "p95": round(ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))], 2)}
+
+
+# -- the ladder ----------------------------------------------------------------------------
+
+
+def run(sizes=SIZES, *, budget_s: float | None = None, recall_budget_s: float | None = None,
+        folder: str | None = None, progress: Callable[[str], None] | None = None) -> list[dict]:
+    """Measure each size in its own child process (clean peak-memory figures)."""
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="cairn-scale-", dir=folder) as tmp:
+        for size in sizes:
+            rows.append(_child(size, Path(tmp), budget_s, recall_budget_s, progress))
+            for leftover in Path(tmp).glob(f"scale-{size}.db*"):
+                leftover.unlink()
+    return rows
+
+
+def _child(size: int, folder: Path, budget_s: float | None, recall_budget_s: float | None, progress) -> dict:
+    code = ("import json,sys; from pathlib import Path; from cairn.bench.scale import measure;"
+            f"print(json.dumps(measure({size}, Path({str(folder)!r}), budget_s={budget_s!r}, recall_budget_s={recall_budget_s!r},"
+            " progress=lambda m: print(m, file=sys.stderr, flush=True))))")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(Path(__file__).resolve().parents[2]),
+                                                                      os.environ.get("PYTHONPATH")]))}
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    last_err = ""
+    for line in proc.stderr:
+        last_err = line.strip() or last_err
+        if progress:
+            progress(line.rstrip())
+    out = proc.stdout.read()
+    proc.wait()
+    if proc.returncode != 0 or not out.strip():
+        return {"size": size, "status": f"failed: child exited {proc.returncode}: {last_err[:200]}"}
+    return json.loads(out.strip().splitlines()[-1])
