@@ -78,7 +78,7 @@ def test_remember_relation_refusal_writes_nothing(cli, db_path):
     assert result.code == 1 and db_fingerprint(db_path) == before
 
 
-def test_recall_as_of_and_known_at_on_the_cli(cli, time_aware_recall):
+def test_recall_as_of_and_known_at_on_the_cli(cli):
     old = remember(cli, "The office address is 4 Oak Avenue", "--valid-from", "2020-01-01", "--valid-to", "2024-06-30",
                    at="2026-01-01T00:00:00Z")["id"]
     new = remember(cli, "The office address is 12 Elm Street", "--valid-from", "2024-07-01", "--supersedes", old,

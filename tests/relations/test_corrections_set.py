@@ -25,14 +25,14 @@ def test_the_set_is_large_and_covers_every_category():
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
-def test_case(case, tmp_path, time_aware_recall):
+def test_case(case, tmp_path):
     result = bench.run_case(case, tmp_path)
     assert result.stale_returned == [], result.got
     assert result.answered, result.got
 
 
 @pytest.mark.slow  # the whole set once more, end to end through the report (~6 s)
-def test_rates_are_zero_and_the_report_says_so(time_aware_recall):
+def test_rates_are_zero_and_the_report_says_so():
     results = bench.run(CASES)
     summary = bench.summarise(results)
     assert summary["pre-correction"][0] == 0 and summary["past-state"][0] == 0

@@ -134,7 +134,7 @@ def test_decision_pair_at_every_budget(cairn, mem, clock, limit):
             assert got.index(paper) == got.index(tablet) + 1
 
 
-def test_as_of_returns_what_held_then(cairn, mem, time_aware_recall, clock):
+def test_as_of_returns_what_held_then(cairn, mem, clock):
     old = mem("The office address is 4 Oak Avenue", valid_from="2020-01-01", valid_to="2024-06-30")
     new = mem("The office address is 12 Elm Street", valid_from="2024-07-01",
               relates=[("supersedes", old)])
@@ -152,7 +152,7 @@ def test_ended_validity_is_a_past_state_never_current(cairn, mem):
     assert ids(cairn.recall("team channel", as_of="2026-02-01")) == []  # not valid then
 
 
-def test_known_at_answers_from_what_was_known(cairn, mem, clock, time_aware_recall):
+def test_known_at_answers_from_what_was_known(cairn, mem, clock):
     t0 = clock.at
     a = mem("The on-call phone number ends in 4411")
     later(clock, days=2)
@@ -164,7 +164,7 @@ def test_known_at_answers_from_what_was_known(cairn, mem, clock, time_aware_reca
     assert ids(cairn.recall("on-call phone number", known_at=t0 - timedelta(days=1))) == []
 
 
-def test_what_cairn_believed_at_t1_about_t2(cairn, mem, clock, time_aware_recall):
+def test_what_cairn_believed_at_t1_about_t2(cairn, mem, clock):
     clock.at = datetime(2026, 1, 10, tzinfo=UTC)
     first = mem("The Berlin office lease is held by Acme GmbH", valid_from="2025-01-01")
     clock.at = datetime(2026, 3, 10, tzinfo=UTC)

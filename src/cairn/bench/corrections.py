@@ -38,11 +38,12 @@ import argparse
 import json
 import sys
 import tempfile
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..engine import Cairn
-from ..model import Actor, Feedback, Verdict, VerdictSlot, parse_time
+from ..model import parse_time
+from .report import stamp, write_section
 
 HISTORY_MARKERS = frozenset({"historical-rationale", "past-state"})
 # Markers an expectation pins; aging/dormant follow from freshness, not from relations or time.
@@ -50,7 +51,7 @@ PINNED_MARKERS = frozenset({"corrected", "contradicted", "past-state", "checkpoi
 DEFAULT_NOW = "2026-06-01T12:00:00Z"
 ROOT = Path(__file__).resolve().parents[3]
 CASES = ROOT / "tests" / "relations" / "corrections"
-REPORT = ROOT / "docs" / "benchmarks-corrections.md"
+REPORT = ROOT / "docs" / "benchmarks.md"  # its section: <!-- bench:corrections:... -->
 STALE_KINDS = ("pre-correction", "past-state", "not-yet-known")
 
 
@@ -108,14 +109,8 @@ def _apply(cairn: Cairn, clock: _Clock, step: dict, refs: dict, events: dict) ->
 
 
 def _judge_incorrect(cairn: Cairn, memory_id: str) -> None:
-    """An ``incorrect`` accuracy verdict: through ``feedback`` when the facade has it."""
-    if hasattr(cairn, "feedback"):
-        cairn.feedback(memory_id, "incorrect", source="bench-review")
-        return
-    with cairn._mutation(Actor.MANUAL, "feedback incorrect") as m:
-        current = m.tx.get_memory(cairn.space, memory_id)
-        slot = VerdictSlot(Verdict.INCORRECT, "bench-review", cairn.now())
-        m.put(current, replace(current, feedback=Feedback(current.feedback.utility, slot), revision=current.revision + 1))
+    """An explicit ``incorrect`` accuracy verdict, as a reviewer would give it."""
+    cairn.feedback(memory_id, "incorrect", source="bench-review")
 
 
 def run_case(case: dict, folder: Path) -> CaseResult:
@@ -165,9 +160,7 @@ def report(results: list[CaseResult], summary: dict) -> str:
         return f"{bad}/{total} = {bad / total:.1%}" if total else "0/0"
 
     lines = [
-        "## Correction set",
-        "",
-        "Command: `python -m cairn.bench.corrections` (writes this section). Cases: "
+        "Cases: "
         f"`tests/relations/corrections/*.jsonl`, {len(results)} hand-written cases in "
         f"{len(summary['categories'])} categories ({', '.join(summary['categories'])}).",
         "",
@@ -179,14 +172,6 @@ def report(results: list[CaseResult], summary: dict) -> str:
         f"| expected current answer returned with its markers | {summary['answered'][0]}/{summary['answered'][1]} | — |",
         "",
     ]
-    if not pipeline_passes_time():
-        lines += [
-            "**Measured with a recall pipeline that does not hand `as_of`/`known_at` to relation",
-            "resolution** (`cairn.recall.pipeline` calls `resolve(..., now=)` only): as-of and known-at",
-            "cases that involve a relation are resolved at the wrong time. Pass",
-            "`as_of=request.as_of, known_at=request.known_at` to `resolve` and re-run.",
-            "",
-        ]
     misses = [r for r in results if r.stale_returned or not r.answered]
     if misses:
         lines += ["Cases that failed (stale refs returned as current, or the expected answer missing):", ""]
@@ -195,19 +180,10 @@ def report(results: list[CaseResult], summary: dict) -> str:
     return "\n".join(lines)
 
 
-def pipeline_passes_time() -> bool:
-    """Whether the recall pipeline gives resolution the reference and record times."""
-    import inspect
-
-    from ..recall import pipeline
-
-    return "known_at=request.known_at" in inspect.getsource(pipeline._resolve_and_pack)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m cairn.bench.corrections", description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", type=Path, default=CASES, help="folder of *.jsonl cases")
-    parser.add_argument("--out", type=Path, default=REPORT, help="markdown file to write ('-' to skip)")
+    parser.add_argument("--out", type=Path, default=REPORT, help="markdown file whose corrections section is rewritten ('-' to skip)")
     parser.add_argument("--check", action="store_true", help="exit 1 unless both required rates are 0")
     args = parser.parse_args(argv)
     results = run(load_cases(args.cases))
@@ -215,8 +191,9 @@ def main(argv: list[str] | None = None) -> int:
     text = report(results, summary)
     print(text)
     if str(args.out) != "-":
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text, encoding="utf-8")
+        command = "python -m cairn.bench.corrections " + " ".join(argv if argv is not None else sys.argv[1:])
+        write_section(args.out, "corrections", stamp(command.strip()) + [""] + text.rstrip("\n").splitlines())
+        print(f"wrote the corrections section of {args.out}", file=sys.stderr)
     failed = summary["pre-correction"][0] or summary["past-state"][0]
     return 1 if args.check and failed else 0
 

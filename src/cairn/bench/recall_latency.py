@@ -1,7 +1,7 @@
 """Recall latency benchmark: median and p95 of one in-process recall at 1k, 10k, 100k claims.
 
     python -m cairn.bench.recall_latency [--sizes 1000,10000,100000] [--queries 300]
-                                         [--out docs/benchmarks-recall.md] [--seed 7]
+                                         [--out docs/benchmarks.md] [--seed 7]
 
 Builds a synthetic store per size in a temporary folder (claims of 6-24 words drawn from a
 Zipf-like vocabulary of 20 000 made-up words, 1 alias in 4), then times ``Cairn.recall``
@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import random
-import sqlite3
 import statistics
 import sys
 import tempfile
@@ -32,6 +30,7 @@ from pathlib import Path
 from ..engine import Cairn
 from ..engine.mutation import new_id
 from ..model import Basis, Evidence, Kind, Memory, Method
+from .report import stamp, write_section
 
 NOW = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 KINDS = (Kind.FACT, Kind.FACT, Kind.DECISION, Kind.PREFERENCE, Kind.PROJECT_STATE)
@@ -172,12 +171,8 @@ def run(sizes: list[int], count: int, seed: int) -> list[dict]:
 
 def report(rows: list[dict], command: str) -> str:
     lines = [
-        "## Recall latency",
+        *stamp(command),
         "",
-        f"Command: `{command}`",
-        "",
-        f"Machine: {os.cpu_count()} CPUs, {platform.platform()}, Python {platform.python_version()}, "
-        f"SQLite {sqlite3.sqlite_version}.",
         "In process, one `Cairn.recall` per query (limit 3, budget 2048) on synthetic claims of 6-24 made-up words",
         "with a Zipf-like word frequency (see `cairn/bench/recall_latency.py`). Query mix: 70 % words or a",
         "two-word phrase of a stored claim, 25 % absent topics, 5 % context-free. \"read\" is `trace=False`;",
@@ -223,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="1000,10000,100000", help="comma-separated claim counts")
     parser.add_argument("--queries", type=int, default=300, help="queries per size")
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--out", default="docs/benchmarks-recall.md", help="Markdown file to write ('-' for stdout)")
+    parser.add_argument("--out", default="docs/benchmarks.md", help="Markdown file whose recall-latency section is rewritten ('-' for stdout)")
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     rows = run(sizes, args.queries, args.seed)
@@ -232,8 +227,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.out == "-":
         print(text)
     else:
-        Path(args.out).write_text(text, encoding="utf-8")
-        print(f"wrote {args.out}", file=sys.stderr)
+        write_section(args.out, "recall-latency", text.rstrip("\n").splitlines())
+        print(f"wrote the recall-latency section of {args.out}", file=sys.stderr)
     return 0
 
 
