@@ -15,8 +15,7 @@ from cairn.bench import locomo
 @pytest.fixture(scope="session")
 def locomo_path() -> Path:
     candidates = [Path(os.environ["CAIRN_LOCOMO"])] if os.environ.get("CAIRN_LOCOMO") else []
-    # The default layout (shared/ beside the clone), then the one of this project's worktrees.
-    candidates += [locomo.DEFAULT_DATA, Path("/work/shared/data/locomo10.json")]
+    candidates.append(locomo.DEFAULT_DATA)  # shared/ beside the clone, as CI lays it out
     for path in candidates:
         if path.is_file():
             return path

@@ -132,3 +132,13 @@ def test_malformed_row_is_reported_and_skipped(db_path, clock, mutate, expected)
 def test_status_reports_no_problems_on_a_healthy_store(cairn):
     cairn.remember("The staging host runs Debian 12", kind="fact")
     assert cairn.status()["problems"] == []
+
+
+def test_non_durable_write_restores_full_sync(cairn):
+    with cairn.store.write(durable=False) as tx:
+        assert tx.conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL inside
+    assert cairn.store.conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL again
+    with pytest.raises(RuntimeError):
+        with cairn.store.write(durable=False):
+            raise RuntimeError("rolled back")
+    assert cairn.store.conn.execute("PRAGMA synchronous").fetchone()[0] == 2

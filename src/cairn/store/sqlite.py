@@ -402,24 +402,36 @@ class Store(_Reads):
         return len(check_version(self.conn))
 
     @contextmanager
-    def write(self) -> Iterator[Tx]:
-        """One atomic write: everything inside commits together or not at all."""
+    def write(self, *, durable: bool = True) -> Iterator[Tx]:
+        """One atomic write: everything inside commits together or not at all.
+
+        ``durable=False`` commits without syncing the WAL (``synchronous=NORMAL`` for this
+        one transaction): still atomic and never corrupting, but a power cut may lose it.
+        Only for diagnostics such as recall traces, never for records or events; the next
+        durable commit syncs it along with its own.
+        """
         if self.read_only:
             raise StoreUnavailable(self.path, "the database was opened read-only")
+        if not durable:
+            self.conn.execute("PRAGMA synchronous = NORMAL")
         try:
-            self.conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.Error as err:
-            raise _translate(self.path, err) from None
-        try:
-            yield Tx(self.conn, self.path)
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
-        try:
-            self.conn.execute("COMMIT")
-        except sqlite3.Error as err:
-            self.conn.execute("ROLLBACK")
-            raise _translate(self.path, err) from None
+            try:
+                self.conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as err:
+                raise _translate(self.path, err) from None
+            try:
+                yield Tx(self.conn, self.path)
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+            try:
+                self.conn.execute("COMMIT")
+            except sqlite3.Error as err:
+                self.conn.execute("ROLLBACK")
+                raise _translate(self.path, err) from None
+        finally:
+            if not durable:
+                self.conn.execute("PRAGMA synchronous = FULL")
 
     @contextmanager
     def snapshot(self) -> Iterator[_Reads]:
