@@ -8,7 +8,7 @@ Zipf-like vocabulary of 20 000 made-up words, 1 alias in 4), then times ``Cairn.
 for a fixed query mix: words sampled from stored claims (hits, some with a two-word
 phrase), queries about absent topics (misses), and a few context-free ones. Each query is
 timed without a trace (the read path) and with one (the default: one small write
-transaction with fsync). Nothing is downloaded; the numbers and the command that produced
+transaction that does not sync the WAL). Nothing is downloaded; the numbers and the command that produced
 them are written as one Markdown section.
 
 Target (DESIGN/issue 4): median ≤ 10 ms and p95 ≤ 25 ms per recall at 100k claims on
@@ -176,7 +176,7 @@ def report(rows: list[dict], command: str) -> str:
         "In process, one `Cairn.recall` per query (limit 3, budget 2048) on synthetic claims of 6-24 made-up words",
         "with a Zipf-like word frequency (see `cairn/bench/recall_latency.py`). Query mix: 70 % words or a",
         "two-word phrase of a stored claim, 25 % absent topics, 5 % context-free. \"read\" is `trace=False`;",
-        "\"traced\" is the default, which also writes and prunes one trace row (one fsync'd transaction).",
+        "\"traced\" is the default, which also writes and prunes one trace row (one transaction, WAL not synced).",
         "\"common\" is a stress mix of 2-3 of the 30 most frequent words (each in several % of claims).",
         "Times in milliseconds (median / p95).",
         "",
@@ -202,8 +202,8 @@ def report(rows: list[dict], command: str) -> str:
         "from FTS5, about 0.5-1.5 µs each — a term held by thousands of claims costs milliseconds, which is",
         "why each term contributes at most its 3000 newest postings and why the common-word mix is the",
         "slowest; (2) Cairn's own BM25F re-tokenises the ~20 live candidates in Python; (3) decoding and",
-        "validating the JSON of the 48 candidate rows. The trace write is one fsync'd transaction",
-        "(`synchronous=FULL`): its cost is the disk's, a few ms on a real disk.",
+        "validating the JSON of the 48 candidate rows. The trace write commits without syncing the WAL",
+        "(a trace is a diagnostic; records and events stay `synchronous=FULL`), so it costs well under 1 ms.",
         "",
         "The candidate pool (48, `recall.candidates.POOL`) is the main dial: 32 cut the read path by about a",
         "third in a side run on the 100k store and changed the results of 6 of 300 queries (48 vs 64: 2).",
