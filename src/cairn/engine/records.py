@@ -26,8 +26,8 @@ from ..model import (
 )
 from ..model.codec import change_from_dict
 from ..policy.aging import freshness
-from ..policy.feedback import accuracy_factor, utility_factor
-from ..policy.priority import record_priority, source_priority
+from ..policy.priority import record_priority
+from ..recall.rank import rank_factors
 from ..store import SCHEMA_VERSION, content_hash
 from .base import EngineBase, as_time
 from .mutation import new_id
@@ -131,6 +131,7 @@ class RecordsMixin(EngineBase):
     def quality(self, memory: Memory) -> dict:
         """Read-time quality of one record (nothing is written)."""
         f = freshness(memory, self.now())
+        weights = rank_factors(memory, 1.0, self.now())  # the ranking's own factors, one definition
         return {
             "freshness": round(f.freshness, 4),
             "aging": f.aging,
@@ -141,9 +142,9 @@ class RecordsMixin(EngineBase):
             "reinforced": f.anchor > memory.updated_at,
             "priority": record_priority(memory),
             # Ranking weight from the evidence alone: `accurate` has its own factor below.
-            "evidence_weight": round(1 + 0.04 * source_priority(memory.kind, memory.evidence.basis), 4),
-            "utility": utility_factor(memory),
-            "accuracy": accuracy_factor(memory),
+            "evidence_weight": round(weights.evidence_weight, 4),
+            "utility": weights.utility,
+            "accuracy": weights.accuracy,
             "basis": memory.evidence.basis.value,
             "method": memory.evidence.method.value,
         }

@@ -25,8 +25,6 @@ from ..model import Memory, Status, Verdict, VerdictSlot
 IGNORE_REASONS = ("replayed", "inactive", "quarantined", "stale", "superseded")
 POSITIVE = frozenset({Verdict.USEFUL, Verdict.ACCURATE})
 
-UTILITY_FACTOR = {Verdict.USEFUL: 1.05, Verdict.UNHELPFUL: 0.90}
-ACCURACY_FACTOR = {Verdict.ACCURATE: 1.05, Verdict.INCORRECT: 0.50}
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,16 +75,6 @@ def decide(
     if current is not None and current.verdict is verdict:
         return Repeat()  # last verdict wins, not frequency: repeating adds no weight
     return Apply(VerdictSlot(verdict, source_id, at), quarantine=verdict is Verdict.INCORRECT)
-
-
-def utility_factor(memory: Memory) -> float:
-    slot = memory.feedback.utility
-    return UTILITY_FACTOR.get(slot.verdict, 1.0) if slot else 1.0
-
-
-def accuracy_factor(memory: Memory) -> float:
-    slot = memory.feedback.accuracy
-    return ACCURACY_FACTOR.get(slot.verdict, 1.0) if slot else 1.0
 
 
 # -- the whole-message parser -------------------------------------------------------------
