@@ -187,6 +187,18 @@ def test_checkpoint_marks_without_changing_rank(cairn, mem):
     assert cairn.get(m).expected_resolution_at is not None  # never rewritten
 
 
+def test_an_accurate_verdict_after_the_checkpoint_clears_it(cairn, mem, clock):
+    m = mem("The vendor contract renewal is pending", expected_resolution_at="2026-10-01")
+    clock.at = datetime(2026, 11, 2, tzinfo=UTC)  # past the checkpoint
+    assert results(cairn.recall("vendor contract renewal"))[0]["markers"] == ["checkpoint-passed"]
+    cairn.feedback(m, "useful", source="review-1")  # negative control: usefulness confirms nothing
+    assert results(cairn.recall("vendor contract renewal"))[0]["markers"] == ["checkpoint-passed"]
+    cairn.feedback(m, "accurate", source="review-2")  # an explicit confirmation of the state
+    assert cairn.get(m).last_confirmed_at == clock.at
+    assert cairn.get(m).updated_at < clock.at  # the evidence clock did not move
+    assert results(cairn.recall("vendor contract renewal"))[0]["markers"] == []
+
+
 def test_plain_records_behave_byte_for_byte_as_before(cairn, mem, clock, monkeypatch):
     """With no intervals and no relations, resolve and temporal policy change nothing:
     the recall document equals the one produced with the original stubs."""

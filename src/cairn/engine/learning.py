@@ -291,7 +291,15 @@ class LearningMixin(EngineBase):
         for target in targets:
             feedback = _with_slot(target.feedback, slot)
             status = Status.CONFLICTED if quarantine else target.status
-            m.put(target, replace(target, feedback=feedback, status=status, revision=target.revision + 1))
+            confirmed = target.last_confirmed_at
+            if slot.verdict is Verdict.ACCURATE and (confirmed is None or slot.at > confirmed):
+                # An `accurate` verdict is an explicit confirmation that the state still holds:
+                # it answers a passed checkpoint (seed 004). It moves no evidence clock.
+                confirmed = slot.at
+            m.put(
+                target,
+                replace(target, feedback=feedback, status=status, last_confirmed_at=confirmed, revision=target.revision + 1),
+            )
         return tuple(t.id for t in targets) if quarantine else ()
 
     def _latest_receipt(self, tx, memory_id: str, slot: str) -> datetime | None:
