@@ -1,48 +1,41 @@
-"""Readers' views of a recall :class:`~cairn.recall.pipeline.Outcome`.
+"""Readers' views of a recall :class:`~cairn.recall.pipeline.Outcome`, in the wire format
+declared in :mod:`cairn.wire`.
 
-* :func:`explain_doc` — every candidate with its raw relevance, each factor, its
-  rankScore and its reason (closed set), plus the parsed query. No memory bodies, and the
-  serialised document is capped at 8 KB (DESIGN §5, seed 000): candidates that do not fit
-  are counted in ``omitted``, selected ones first so the cap never hides a result.
-* :func:`recall_doc` — the JSON form of a recall (DESIGN §11).
+* :func:`explain_doc` — every candidate with its raw relevance, each factor, its rank
+  score and its reason (closed set), plus the parsed query and the request. No memory
+  bodies, and the serialised document is capped at :data:`EXPLAIN_MAX_BYTES`: candidates
+  that do not fit are counted in ``omitted``, selected ones first so the cap never hides
+  a result.
+* :func:`recall_doc` — the document of a recall or a search.
 """
 
 from __future__ import annotations
 
 import json
+from typing import cast
 
-from ..model import format_time
+from .. import wire
 from .gates import Reason
 from .pipeline import Candidate, Outcome, ResultItem
 
 EXPLAIN_MAX_BYTES = 8192
 
 
-def _size(doc: dict) -> int:
+def _size(doc: wire.ExplainDoc) -> int:
     return len(json.dumps(doc, ensure_ascii=False).encode("utf-8"))
 
 
-def explain_doc(outcome: Outcome) -> dict:
-    request = outcome.request
-    doc = {
-        "query": {
-            **outcome.query.to_dict(),
-            "lane": request.lane,
-            "limit": request.limit,
-            "budget": request.budget,
-            "include_dormant": request.include_dormant,
-            "as_of": None if request.as_of is None else format_time(request.as_of),
-            "known_at": None if request.known_at is None else format_time(request.known_at),
-        },
+def explain_doc(outcome: Outcome) -> wire.ExplainDoc:
+    doc: wire.ExplainDoc = {
+        "query": wire.explain_query(outcome.query.to_dict(), outcome.request),
         "selected": [r.id for r in outcome.results],
         "note": outcome.note,
-        "scan": outcome.scan,
+        "scan": cast(wire.ScanDoc, outcome.scan),
         "candidates": [],
         "omitted": 0,
     }
     for candidate in _explain_order(outcome):
-        entry = candidate.explain()
-        doc["candidates"].append(entry)
+        doc["candidates"].append(cast(wire.ExplainCandidateDoc, candidate.explain()))
         if _size(doc) > EXPLAIN_MAX_BYTES:
             doc["candidates"].pop()
             doc["omitted"] += 1
@@ -60,9 +53,9 @@ def _explain_order(outcome: Outcome) -> list[Candidate]:
     return selected + rest
 
 
-def result_dict(item: ResultItem) -> dict:
+def result_dict(item: ResultItem) -> wire.RecallResultDoc:
     m = item.memory
-    doc = {
+    doc: wire.RecallResultDoc = {
         "id": item.id,
         "kind": m.kind.value,
         "status": m.status.value,
@@ -73,12 +66,7 @@ def result_dict(item: ResultItem) -> dict:
         "freshness": round(item.freshness, 4),
         "aging": item.aging,
         "dormant": item.dormant,
-        "evidence": {
-            "basis": m.evidence.basis.value,
-            "method": m.evidence.method.value,
-            "source_id": m.evidence.source_id,
-            "at": None if m.evidence.at is None else format_time(m.evidence.at),
-        },
+        "evidence": wire.evidence(m.evidence),
         "markers": list(item.markers),
         "corrects": list(item.corrects),
         "contradicts": list(item.contradicts),
@@ -91,14 +79,14 @@ def result_dict(item: ResultItem) -> dict:
     return doc
 
 
-def recall_doc(outcome: Outcome, trace: str | None) -> dict:
+def recall_doc(outcome: Outcome, trace: str | None) -> wire.RecallDoc:
     rejected = sum(1 for c in outcome.candidates if c.reason not in (None, Reason.SELECTED))
     return {
         "results": [result_dict(r) for r in outcome.results],
         "digest": outcome.digest,
         "trace": trace,
         "note": outcome.note,
-        "query": outcome.query.to_dict(),
+        "query": wire.query_features(outcome.query.to_dict()),
         "candidates": len(outcome.candidates),
         "rejected": rejected,
     }

@@ -19,6 +19,7 @@ import re
 import secrets
 from datetime import datetime, timedelta
 
+from .. import wire
 from ..model import BadTime, format_time, parse_time
 from ..policy.redaction import redact
 from .gates import Reason
@@ -31,35 +32,28 @@ TRACE_KIND = "recall"
 _ID_RE = re.compile(r"^[0-9a-f]{24}$")
 
 
-def trace_doc(outcome: Outcome, trace_id: str, at: datetime) -> dict:
+def trace_doc(outcome: Outcome, trace_id: str, at: datetime) -> wire.TraceDoc:
     """The trace body: features, parameters, selected and rejected ids with reasons."""
     request = outcome.request
     redacted, found = redact(request.query)
     features = (parse_query(redacted) if found else outcome.query).to_dict()
-    selected = [r.id for r in outcome.results]
-    rejected = [
+    rejected: list[wire.RejectedDoc] = [
         {"id": c.id, "reason": c.reason.value}
         for c in outcome.candidates
         if c.reason is not None and c.reason is not Reason.SELECTED
     ]
-    return {
-        "kind": TRACE_KIND,
-        "id": trace_id,
-        "at": format_time(at),
-        "query": features,
-        "lane": request.lane,
-        "limit": request.limit,
-        "budget": request.budget,
-        "include_dormant": request.include_dormant,
-        "include_history": request.include_history,
-        "as_of": None if request.as_of is None else format_time(request.as_of),
-        "known_at": None if request.known_at is None else format_time(request.known_at),
-        "candidates": len(outcome.candidates),
-        "selected": selected,
-        "rejected": rejected[:MAX_REJECTED],
-        "rejected_omitted": max(0, len(rejected) - MAX_REJECTED),
-        "note": outcome.note,
-    }
+    return wire.trace(
+        kind=TRACE_KIND,
+        trace_id=trace_id,
+        at=at,
+        query=features,
+        request=request,
+        candidates=len(outcome.candidates),
+        selected=[r.id for r in outcome.results],
+        rejected=rejected[:MAX_REJECTED],
+        rejected_omitted=max(0, len(rejected) - MAX_REJECTED),
+        note=outcome.note,
+    )
 
 
 def write_trace(store, space: str, outcome: Outcome, at: datetime, *, retention_days: float = RETENTION_DAYS) -> str:

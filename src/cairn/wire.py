@@ -1,0 +1,623 @@
+"""The wire format: the JSON form of every result Cairn hands to the outside.
+
+These shapes are the public wire format. The CLI prints them with ``--json`` today; the
+MCP tools and the HTTP API are to return the very same documents. The contract:
+
+* Every document is a JSON object whose shape is declared here as a ``TypedDict``.
+  Keys are stable: a key is never renamed or dropped, and a new one comes in as optional
+  (``NotRequired``) so that existing readers keep working. ``tests/foundation/test_wire.py``
+  runs every command with ``--json`` and pins its keys, nested ones included, to the
+  declarations below.
+* Times are ISO-8601 UTC strings (``model.format_time``); absent values are ``null``;
+  enum values are their wire spelling (``Kind.FACT`` is ``"fact"``).
+* A memory body (``content``) appears only where a command's purpose is to return it
+  (remember's record, show, list, recall, search, timeline). ``explain`` and the recall
+  trace carry ids, numbers and query features, never a memory body.
+* The recall request is serialised by one function, :func:`recall_request`, which
+  ``explain``'s ``query`` and the stored recall trace both use, so the two cannot drift.
+
+The builders turn model values and the plain fields of engine results into these
+documents. This module imports nothing of Cairn's but ``cairn.model`` (and may import
+``cairn.errors``); values of other layers reach it through the small protocols below
+(``RecallRequest``, ``ClaimOutcome``) or as plain fields.
+Some documents are still assembled by their producer (``show`` and ``status`` by the
+engine, a recall result and an explain candidate by ``recall``, the benchmark tables by
+``bench``); for those this module declares the shape, and the builder only marks the value
+as that shape for the type checker.
+"""
+
+# No ``from __future__ import annotations`` here: on Python 3.11 string annotations hide
+# ``NotRequired`` from ``TypedDict``, which would then count every optional key as required.
+
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import Any, NotRequired, Protocol, TypedDict, cast
+
+from .model import Event, Evidence, Memory, Relation, format_time, memory_to_dict, relation_to_dict
+from .model.codec import evidence_to_dict
+
+# -- records, relations, events ------------------------------------------------------------
+
+
+class EvidenceDoc(TypedDict):
+    basis: str
+    method: str
+    source_id: str | None
+    at: str | None
+
+
+class VerdictSlotDoc(TypedDict):
+    verdict: str
+    source_id: str
+    at: str | None
+
+
+class FeedbackSlotsDoc(TypedDict):
+    utility: VerdictSlotDoc | None
+    accuracy: VerdictSlotDoc | None
+
+
+class MemoryDoc(TypedDict):
+    """One record, every field (also the export and event-snapshot form)."""
+
+    id: str
+    space: str
+    origin: str
+    kind: str
+    content: str
+    aliases: list[str]
+    status: str
+    layer: str
+    evidence: EvidenceDoc
+    certainty: str | None
+    valid_from: str | None
+    valid_to: str | None
+    created_at: str | None
+    updated_at: str | None
+    reinforced_at: str | None
+    feedback: FeedbackSlotsDoc
+    revision: int
+    expected_resolution_at: str | None
+    last_confirmed_at: str | None
+    purged_at: str | None
+
+
+# "from" is a Python keyword: the functional form spells the key as it is on the wire.
+RelationDoc = TypedDict(
+    "RelationDoc",
+    {"id": str, "space": str, "from": str, "role": str, "to": str, "created_at": str | None, "status": str},
+)
+
+
+class EventRefDoc(TypedDict):
+    """forget, pin, unpin, undo: the id of the event written."""
+
+    event: str
+
+
+class EventSummaryDoc(TypedDict):
+    """One event as history lists it: the records it changed, not their snapshots."""
+
+    id: str
+    at: str
+    actor: str
+    reason: str
+    changed: list[str]
+    data: NotRequired[dict[str, Any]]
+
+
+def evidence(e: Evidence) -> EvidenceDoc:
+    return cast(EvidenceDoc, evidence_to_dict(e))
+
+
+def memory(m: Memory) -> MemoryDoc:
+    return cast(MemoryDoc, memory_to_dict(m))
+
+
+def relation(r: Relation) -> RelationDoc:
+    return cast(RelationDoc, relation_to_dict(r))
+
+
+def event_ref(event: Event) -> EventRefDoc:
+    return {"event": event.id}
+
+
+def event_summary(e: Event) -> EventSummaryDoc:
+    doc: EventSummaryDoc = {
+        "id": e.id,
+        "at": format_time(e.at),
+        "actor": e.actor.value,
+        "reason": e.reason,
+        "changed": list(dict.fromkeys(e.changed_ids)),  # a record changed twice is listed once
+    }
+    if e.data:
+        doc["data"] = e.data
+    return doc
+
+
+# -- record commands -----------------------------------------------------------------------
+
+
+class RememberDoc(TypedDict):
+    id: str
+    status: str
+    event: str | None  # None when identical content already stood and nothing was written
+    deduplicated: NotRequired[bool]
+
+
+class QualityDoc(TypedDict):
+    freshness: float
+    aging: bool
+    dormant: bool
+    age_days: float
+    confirmed_at: str
+    reinforced: bool
+    priority: int
+    evidence_weight: float
+    utility: float
+    accuracy: float
+    basis: str
+    method: str
+
+
+class ShowDoc(TypedDict):
+    memory: MemoryDoc
+    quality: QualityDoc
+    relations: list[RelationDoc]
+
+
+class ListDoc(TypedDict):
+    memories: list[MemoryDoc]
+    page: int
+    pages: int
+    total: int
+
+
+class HistoryDoc(TypedDict):
+    events: list[EventSummaryDoc]
+
+
+class ExportDoc(TypedDict):
+    records: int
+    events: int
+    relations: int
+
+
+class ImportDoc(TypedDict):
+    records: int
+    events: int
+    relations: int
+    skipped: int  # lines already present (import is idempotent)
+
+
+class ProblemDoc(TypedDict):
+    table: str
+    space: str
+    id: str
+    problem: str
+
+
+class StatusDoc(TypedDict):
+    schema: int
+    path: str
+    space: str
+    memories: int
+    by_status: dict[str, int]
+    events: int
+    relations: int
+    integrity: str
+    problems: list[ProblemDoc]
+    problems_elsewhere: int
+
+
+def remembered(m: Memory, event: Event | None, *, deduplicated: bool) -> RememberDoc:
+    doc: RememberDoc = {"id": m.id, "status": m.status.value, "event": None if event is None else event.id}
+    if deduplicated:
+        doc["deduplicated"] = True
+    return doc
+
+
+def shown(doc: Mapping[str, Any]) -> ShowDoc:
+    """The engine's ``show`` document (memory, quality, relations)."""
+    return cast(ShowDoc, doc)
+
+
+def memory_page(memories: Iterable[Memory], *, page: int, pages: int, total: int) -> ListDoc:
+    return {"memories": [memory(m) for m in memories], "page": page, "pages": pages, "total": total}
+
+
+def history(events: Iterable[Event]) -> HistoryDoc:
+    return {"events": [event_summary(e) for e in events]}
+
+
+def exported(counts: Mapping[str, int]) -> ExportDoc:
+    return {"records": counts["records"], "events": counts["events"], "relations": counts["relations"]}
+
+
+def imported(counts: Mapping[str, int]) -> ImportDoc:
+    return {"records": counts["records"], "events": counts["events"], "relations": counts["relations"],
+            "skipped": counts["skipped"]}
+
+
+def status(doc: Mapping[str, Any]) -> StatusDoc:
+    """The engine's integrity report."""
+    return cast(StatusDoc, doc)
+
+
+# -- learning: apply, candidates, correct, feedback -------------------------------------------
+
+
+class ClaimOutcome(Protocol):
+    """What happened to one claim of a batch, as the engine reports it."""
+
+    @property
+    def index(self) -> int: ...
+    @property
+    def outcome(self) -> str: ...
+    @property
+    def id(self) -> str: ...
+    @property
+    def reason(self) -> str: ...
+
+
+class ClaimOutcomeDoc(TypedDict):
+    index: int
+    outcome: str  # added | replaced | reaffirmed | withheld | duplicate | ...
+    id: str
+    reason: str
+
+
+class ApplyDoc(TypedDict):
+    event: str | None  # None when no record changed
+    added: int
+    replaced: int
+    withheld: int
+    conflicted: int
+    confirmed: int
+    reaffirmed: int
+    unchanged: int
+    source: str
+    claims: list[ClaimOutcomeDoc]
+    candidates: list[str]
+
+
+APPLY_COUNTS = ("added", "replaced", "withheld", "conflicted", "confirmed", "reaffirmed", "unchanged")
+
+
+class BatchCandidatesDoc(TypedDict):
+    """The records a batch's source may name in ``replaces``."""
+
+    candidates: list[MemoryDoc]
+
+
+class CorrectDoc(TypedDict):
+    id: str
+    event: str
+
+
+class FeedbackDoc(TypedDict):
+    applied: bool
+    reason: str
+    event: str | None
+    quarantined: NotRequired[list[str]]
+
+
+def applied(event: Event | None, *, source: str, counts: Mapping[str, int], claims: Iterable[ClaimOutcome],
+            candidates: Iterable[str]) -> ApplyDoc:
+    return {
+        "event": None if event is None else event.id,
+        "added": counts["added"],
+        "replaced": counts["replaced"],
+        "withheld": counts["withheld"],
+        "conflicted": counts["conflicted"],
+        "confirmed": counts["confirmed"],
+        "reaffirmed": counts["reaffirmed"],
+        "unchanged": counts["unchanged"],
+        "source": source,
+        "claims": [{"index": c.index, "outcome": c.outcome, "id": c.id, "reason": c.reason} for c in claims],
+        "candidates": list(candidates),
+    }
+
+
+def batch_candidates(memories: Iterable[Memory]) -> BatchCandidatesDoc:
+    return {"candidates": [memory(m) for m in memories]}
+
+
+def corrected(m: Memory, event: Event) -> CorrectDoc:
+    return {"id": m.id, "event": event.id}
+
+
+def feedback(*, applied: bool, reason: str, event: Event | None, quarantined: Sequence[str] = ()) -> FeedbackDoc:
+    doc: FeedbackDoc = {"applied": applied, "reason": reason, "event": None if event is None else event.id}
+    if quarantined:
+        doc["quarantined"] = list(quarantined)
+    return doc
+
+
+# -- ingest, relations, timeline ----------------------------------------------------------------
+
+
+class IngestDoc(TypedDict):
+    source: str
+    episodes: int
+    skipped: int  # turns already present in their origin
+    origins: list[str]
+    event: str | None  # None when every turn was already present
+
+
+class RelateDoc(TypedDict):
+    event: str
+    relation: RelationDoc
+
+
+class TimelineStateDoc(TypedDict):
+    id: str
+    kind: str
+    status: str
+    content: str
+    valid_from: str | None
+    valid_to: str | None
+    recorded_at: str
+    current: bool
+    markers: list[str]
+    replaced_by: list[str]
+
+
+class TimelineDoc(TypedDict):
+    query: str
+    states: list[TimelineStateDoc]
+    relations: list[RelationDoc]
+
+
+def ingested(*, source: str, episodes: int, skipped: int, origins: Iterable[str], event: Event | None) -> IngestDoc:
+    return {"source": source, "episodes": episodes, "skipped": skipped, "origins": list(origins),
+            "event": None if event is None else event.id}
+
+
+def related(event: Event) -> RelateDoc:
+    """A relate event and the relation it declared (its one change's snapshot)."""
+    return {"event": event.id, "relation": cast(RelationDoc, event.changes[0].after)}
+
+
+def timeline(query: str, states: Sequence[Mapping[str, Any]], relations: Sequence[Mapping[str, Any]]) -> TimelineDoc:
+    """A subject's states (assembled by the engine) and the relations between them."""
+    return {"query": query, "states": cast(list[TimelineStateDoc], list(states)),
+            "relations": cast(list[RelationDoc], list(relations))}
+
+
+# -- recall, search, explain, traces -------------------------------------------------------------
+
+
+class RecallRequest(Protocol):
+    """The parameters of one recall, as the recall pipeline holds them."""
+
+    @property
+    def lane(self) -> str: ...
+    @property
+    def limit(self) -> int: ...
+    @property
+    def budget(self) -> int: ...
+    @property
+    def include_dormant(self) -> bool: ...
+    @property
+    def include_history(self) -> bool: ...
+    @property
+    def as_of(self) -> datetime | None: ...
+    @property
+    def known_at(self) -> datetime | None: ...
+
+
+class RecallRequestDoc(TypedDict):
+    """A recall's parameters (never its query text): in explain's query and in traces."""
+
+    lane: str
+    limit: int
+    budget: int
+    include_dormant: bool
+    include_history: bool
+    as_of: str | None
+    known_at: str | None
+
+
+class QueryFeaturesDoc(TypedDict):
+    """What the query parser found: terms and literals, never the raw text."""
+
+    features: list[str]
+    literals: list[str]
+    subject: str | None
+    attributes: list[str]
+    context_free: bool
+
+
+class RecallResultDoc(TypedDict):
+    id: str
+    kind: str
+    status: str
+    content: str  # the excerpt packed into the digest
+    truncated: bool
+    relevance: float
+    rank_score: float
+    freshness: float
+    aging: bool
+    dormant: bool
+    evidence: EvidenceDoc
+    markers: list[str]
+    corrects: list[str]
+    contradicts: list[str]
+    lane: str
+    superseded_by: NotRequired[str]
+    matched: NotRequired[str]
+
+
+class RecallDoc(TypedDict):
+    """recall and search."""
+
+    results: list[RecallResultDoc]
+    digest: str
+    trace: str | None  # the trace id, None when no trace was written
+    note: str | None
+    query: QueryFeaturesDoc
+    candidates: int
+    rejected: int
+
+
+class PhraseDoc(TypedDict):
+    span: str
+    words: int
+    frequency: int
+    bonus: float
+
+
+class FactorsDoc(TypedDict, total=False):
+    """An explain candidate's numbers; which appear depends on its lane and stage."""
+
+    bm25: float
+    coverage: float
+    lane_score: float
+    phrase: PhraseDoc
+    freshness: float
+    priority: int
+    evidence_weight: float
+    utility: float
+    accuracy: float
+    aging: bool
+    dormant: bool
+    pinned: bool
+    gate_reported: str
+
+
+class ExplainCandidateDoc(TypedDict):
+    id: str
+    lane: str
+    raw: float
+    rank_score: float | None  # None when the candidate was rejected before ranking
+    factors: FactorsDoc
+    reason: str
+    markers: NotRequired[list[str]]
+
+
+class ExplainQueryDoc(QueryFeaturesDoc, RecallRequestDoc):
+    """The parsed query and the request it came with."""
+
+
+class ScanDoc(TypedDict, total=False):
+    postings: int
+    bounded_terms: list[str]
+
+
+class ExplainDoc(TypedDict):
+    query: ExplainQueryDoc
+    selected: list[str]
+    note: str | None
+    scan: ScanDoc
+    candidates: list[ExplainCandidateDoc]
+    omitted: int  # candidates left out to keep the document within 8 KB
+
+
+class RejectedDoc(TypedDict):
+    id: str
+    reason: str
+
+
+class TraceDoc(RecallRequestDoc):
+    """The stored trace of one recall: features, parameters, selected and rejected ids."""
+
+    kind: str
+    id: str
+    at: str
+    query: QueryFeaturesDoc
+    candidates: int
+    selected: list[str]
+    rejected: list[RejectedDoc]
+    rejected_omitted: int
+    note: str | None
+
+
+def recall_request(request: RecallRequest) -> RecallRequestDoc:
+    """The one serialisation of a recall's parameters (explain and traces both use it)."""
+    return {
+        "lane": request.lane,
+        "limit": request.limit,
+        "budget": request.budget,
+        "include_dormant": request.include_dormant,
+        "include_history": request.include_history,
+        "as_of": None if request.as_of is None else format_time(request.as_of),
+        "known_at": None if request.known_at is None else format_time(request.known_at),
+    }
+
+
+def query_features(doc: Mapping[str, Any]) -> QueryFeaturesDoc:
+    """The query parser's own document of what it found."""
+    return cast(QueryFeaturesDoc, doc)
+
+
+def explain_query(features: Mapping[str, Any], request: RecallRequest) -> ExplainQueryDoc:
+    return cast(ExplainQueryDoc, {**query_features(features), **recall_request(request)})
+
+
+def trace(*, kind: str, trace_id: str, at: datetime, query: Mapping[str, Any], request: RecallRequest,
+          candidates: int, selected: list[str], rejected: list[RejectedDoc], rejected_omitted: int,
+          note: str | None) -> TraceDoc:
+    return cast(TraceDoc, {
+        "kind": kind,
+        "id": trace_id,
+        "at": format_time(at),
+        "query": query_features(query),
+        **recall_request(request),
+        "candidates": candidates,
+        "selected": selected,
+        "rejected": rejected,
+        "rejected_omitted": rejected_omitted,
+        "note": note,
+    })
+
+
+# -- benchmarks -------------------------------------------------------------------------------
+
+
+class LocomoCategoryDoc(TypedDict):
+    name: str
+    questions: int
+    cairn: dict[str, float]  # "any@K" and "all@K" for each cut-off K
+    baseline: dict[str, float]
+
+
+class LocomoDoc(TypedDict):
+    split: str
+    questions: int
+    cairn: dict[str, Any]  # "any@K", "all@K" and "latency_ms": {"median", "p95"}
+    baseline: dict[str, Any]
+    categories: dict[str, LocomoCategoryDoc]
+
+
+ScaleRowDoc = TypedDict(
+    "ScaleRowDoc",
+    {
+        "size": int,
+        "status": str,  # ok | incomplete: … | failed: …; a failed size has no other key
+        "records": NotRequired[int],
+        "ingest_s": NotRequired[float],
+        "ingest_per_s": NotRequired[int],
+        "lane": NotRequired[str],
+        "queries": NotRequired[int],
+        "recall_ms": NotRequired[dict[str, float]],
+        "needle_hit@3": NotRequired[float],
+        "fts_lane_ms": NotRequired[dict[str, float]],
+        "fts_lane_hit@3": NotRequired[float],
+        "db_mb": NotRequired[float],
+        "peak_rss_mb": NotRequired[float],
+    },
+)
+
+
+class ScaleDoc(TypedDict):
+    sizes: list[ScaleRowDoc]
+
+
+def locomo(doc: Mapping[str, Any]) -> LocomoDoc:
+    """The LoCoMo harness's result document."""
+    return cast(LocomoDoc, doc)
+
+
+def scale(rows: Iterable[Mapping[str, Any]]) -> ScaleDoc:
+    return {"sizes": cast(list[ScaleRowDoc], list(rows))}
