@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .. import wire
 from ..bench import locomo, report, scale
 from ..errors import InvalidInput
 from .common import Output, add_command
@@ -22,7 +23,7 @@ and p95 latency per question. Tuning used conversations 0-4 only (split dev); 5-
 held out.
 
 Data: --data PATH, default {locomo.DEFAULT_DATA} (the file is never copied into the
-repository; see ../shared/data/README.md).
+repository; docs/benchmarks.md describes the protocol).
 """
 
 _SCALE = """\
@@ -104,11 +105,11 @@ def cmd_locomo(cairn, args) -> Output:
     result = locomo.run(data, split=args.split, ks=args.k, quick=args.quick, progress=_progress)
     if args.report:
         report.write_locomo(args.report, result, command=_command(args, "locomo"))
-    return Output(result.doc(), report.locomo_text(result), stderr=result.notes.lines())
+    return Output(wire.locomo(result.doc()), report.locomo_text(result), stderr=result.notes.lines())
 
 
 def cmd_scale(cairn, args) -> Output:
     rows = scale.run(args.sizes, budget_s=args.budget, recall_budget_s=args.recall_budget, progress=_progress)
     if args.report:
         report.write_scale(args.report, rows, command=_command(args, "scale"))
-    return Output({"sizes": rows}, report.scale_text(rows))
+    return Output(wire.scale(rows), report.scale_text(rows))

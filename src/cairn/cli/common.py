@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
 
 
 @dataclass
 class Output:
-    """What a command produced: ``doc`` for ``--json``, ``text`` for people."""
+    """What a command produced: ``doc`` for ``--json`` (a document of :mod:`cairn.wire`,
+    printed as it is), ``text`` for people."""
 
-    doc: dict
+    doc: Mapping[str, Any]
     text: str = ""
     exit_code: int = 0
     stderr: list[str] = field(default_factory=list)
@@ -41,6 +45,11 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
     return value
+
+
+def one_of(vocabulary: type[Enum]) -> str:
+    """A closed vocabulary as help text ("fact | preference | ..."), read from its enum."""
+    return " | ".join(str(member.value) for member in vocabulary)
 
 
 def short(memory_id: str) -> str:

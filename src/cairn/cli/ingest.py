@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .. import wire
 from ..engine import Cairn
 from .common import Output, add_command, short
 
@@ -29,8 +30,8 @@ def register(sub) -> None:
 
 def cmd_ingest(cairn: Cairn, args) -> Output:
     result = cairn.ingest(args.file, format=args.format, origin=args.origin, sample=args.sample)
-    doc = {"source": result.source, "episodes": result.episodes, "skipped": result.skipped,
-           "origins": list(result.origins), "event": result.event.id if result.event else None}
+    doc = wire.ingested(source=result.source, episodes=result.episodes, skipped=result.skipped,
+                        origins=result.origins, event=result.event)
     text = f"ingested {result.episodes} episodes into {', '.join(result.origins)}"
     if result.skipped:
         text += f" ({result.skipped} turns already present, skipped)"

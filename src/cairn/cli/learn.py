@@ -1,13 +1,15 @@
-"""CLI commands of the learn group: apply, candidates, correct, feedback (DESIGN §11)."""
+"""CLI commands of the learn group: apply, candidates, correct, feedback."""
 
 from __future__ import annotations
 
+import json
 import sys
 
+from .. import wire
 from ..engine import Cairn
 from ..errors import InvalidInput
-from ..model import memory_to_dict
-from .common import Output, add_command, one_line, short
+from ..model import Verdict
+from .common import Output, add_command, one_line, one_of, short
 
 BATCH_HELP = """\
 Apply one consolidation batch: a JSON file (or '-' for standard input) of the form
@@ -43,7 +45,7 @@ def register(sub) -> None:
                                 "`incorrect` quarantines the record and its exact duplicates in its origin.\n"
                                 "A verdict from the same --source on the same record is applied at most once.")
     p.add_argument("id", help="memory id or unique prefix")
-    p.add_argument("verdict", help="useful | unhelpful | accurate | incorrect")
+    p.add_argument("verdict", help=one_of(Verdict))
     p.add_argument("--source", help="id of the act this verdict comes from (replay-safe receipt key)")
 
 
@@ -61,19 +63,15 @@ def _read(path: str) -> str:
 
 def cmd_apply(cairn: Cairn, args) -> Output:
     result = cairn.apply(_read(args.file))
-    doc = {"event": result.event.id if result.event else None, **result.counts, "source": result.source,
-           "claims": [{"index": o.index, "outcome": o.outcome, "id": o.id, "reason": o.reason} for o in result.outcomes],
-           "candidates": result.candidates}
-    c = result.counts
+    doc = wire.applied(result.event, source=result.source, counts=result.counts, claims=result.outcomes,
+                       candidates=result.candidates)
     lines = [f"applied source {result.source} in event {doc['event'] or '(none: no record changed)'}",
-             "  " + ", ".join(f"{k} {c[k]}" for k in ("added", "replaced", "withheld", "conflicted", "confirmed", "reaffirmed", "unchanged"))]
+             "  " + ", ".join(f"{k} {result.counts[k]}" for k in wire.APPLY_COUNTS)]
     lines += [f"  claim {o.index}: {o.outcome} {short(o.id)}" + (f" ({o.reason})" if o.reason else "") for o in result.outcomes]
     return Output(doc, "\n".join(lines))
 
 
 def cmd_candidates(cairn: Cairn, args) -> Output:
-    import json
-
     try:
         doc = json.loads(_read(args.file))
     except ValueError as err:
@@ -82,20 +80,18 @@ def cmd_candidates(cairn: Cairn, args) -> Output:
         raise InvalidInput("batch", "must be a JSON object")
     found = cairn.candidates_for(doc.get("source"))
     lines = [f"{short(m.id)}  {m.kind.value:<13} {one_line(m.content, 70)}" for m in found]
-    return Output({"candidates": [memory_to_dict(m) for m in found]}, "\n".join(lines) or "no candidates")
+    return Output(wire.batch_candidates(found), "\n".join(lines) or "no candidates")
 
 
 def cmd_correct(cairn: Cairn, args) -> Output:
     result = cairn.correct(args.id, args.text)
-    return Output({"id": result.memory.id, "event": result.event.id},
+    return Output(wire.corrected(result.memory, result.event),
                   f"corrected {result.memory.id} (manual_correction) in event {result.event.id}")
 
 
 def cmd_feedback(cairn: Cairn, args) -> Output:
     result = cairn.feedback(args.id, args.verdict, source=args.source)
-    doc = {"applied": result.applied, "reason": result.reason, "event": result.event.id if result.event else None}
-    if result.quarantined:
-        doc["quarantined"] = list(result.quarantined)
+    doc = wire.feedback(applied=result.applied, reason=result.reason, event=result.event, quarantined=result.quarantined)
     text = f"{args.verdict} applied in event {doc['event']}" if result.applied else f"not applied: {result.reason}"
     if result.quarantined:
         text += f"; quarantined {', '.join(short(i) for i in result.quarantined)}"

@@ -1,4 +1,8 @@
-"""CLI commands of the recall group: recall, search, explain (DESIGN §11)."""
+"""CLI commands of the recall group: recall, search, explain.
+
+They print the engine's documents as they are: a recall or search is a
+:class:`cairn.wire.RecallDoc`, an explain a :class:`cairn.wire.ExplainDoc`.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +10,6 @@ import argparse
 
 from ..engine import Cairn
 from .common import Output, add_command, positive_int, short
-
-LANES = ("claims", "episodes", "all")
 
 
 def register(sub) -> None:

@@ -6,51 +6,48 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from .. import wire
 from ..engine import Cairn
-from ..model import format_time, memory_to_dict
+from ..errors import InvalidInput
+from ..model import Basis, Certainty, Kind, Method, Role, Status
+from .common import Output, add_command, one_line, one_of, positive_int, short
 
-
-from .common import Output, add_command, one_line, positive_int, short
-
-
-def event_summary(e) -> dict:
-    doc = {"id": e.id, "at": format_time(e.at), "actor": e.actor.value, "reason": e.reason,
-           "changed": list(dict.fromkeys(e.changed_ids))}
-    if e.data:
-        doc["data"] = e.data
-    return doc
+# remember's relation options: one --ROLE ID option per role, each with its help text.
+RELATE_OPTIONS = {
+    Role.CORRECTS: "this claim corrects the older record ID (it was wrong)",
+    Role.SUPERSEDES: "this claim replaces the older record ID (it changed)",
+    Role.CONTRADICTS: "this claim disagrees with record ID (no side is chosen)",
+    Role.QUALIFIES: "this claim qualifies record ID",
+}
 
 
 def register(sub) -> None:
     p = add_command(sub, "remember", "store one claim", cmd_remember,
                     description="Store one claim. Secrets in the text are redacted before anything is written.")
     p.add_argument("text", help="the claim (4-800 characters)")
-    p.add_argument("--kind", required=True, help="fact | preference | decision | project_state | episode")
+    p.add_argument("--kind", required=True, help=one_of(Kind))
     p.add_argument("--origin", default="", help="provenance inside the space (project, channel, folder)")
     p.add_argument("--basis", default="user_statement",
-                   help="evidence basis: summary | user_statement | tool_observation | manual_correction | transcript | unknown")
-    p.add_argument("--method", default="manual", help="evidence method: local | model | agent | manual | unknown")
+                   help=f"evidence basis: {one_of(Basis)}")
+    p.add_argument("--method", default="manual", help=f"evidence method: {one_of(Method)}")
     p.add_argument("--source", help="id of the source this claim comes from")
     p.add_argument("--at", help="evidence time (ISO-8601); default now")
-    p.add_argument("--certainty", help="caller-asserted certainty: low | medium | high")
+    p.add_argument("--certainty", help=f"caller-asserted certainty: {one_of(Certainty)}")
     p.add_argument("--valid-from", help="start of the valid-time interval (ISO-8601)")
     p.add_argument("--valid-to", help="end of the valid-time interval (ISO-8601)")
     p.add_argument("--expected-resolution-at", help="checkpoint time after which the claim should be re-confirmed")
     p.add_argument("--alias", action="append", default=[], help="a search term (repeatable, at most 8)")
     p.add_argument("--pin", action="store_true", help="pin: exempt from dormancy, protected from weaker replacement")
-    for role, text in (("corrects", "this claim corrects the older record ID (it was wrong)"),
-                       ("supersedes", "this claim replaces the older record ID (it changed)"),
-                       ("contradicts", "this claim disagrees with record ID (no side is chosen)"),
-                       ("qualifies", "this claim qualifies record ID")):
-        p.add_argument(f"--{role}", action="append", default=[], metavar="ID",
+    for role, text in RELATE_OPTIONS.items():
+        p.add_argument(f"--{role.value}", action="append", default=[], metavar="ID",
                        help=f"{text}; repeatable; written in the same event")
 
     p = add_command(sub, "show", "one record, its quality and relations", cmd_show)
     p.add_argument("id", help="memory id or unique prefix (≥6 characters)")
 
     p = add_command(sub, "list", "page through records", cmd_list)
-    p.add_argument("--status", help="provisional | confirmed | conflicted | retired | forgotten")
-    p.add_argument("--kind", help="fact | preference | decision | project_state | episode")
+    p.add_argument("--status", help=one_of(Status))
+    p.add_argument("--kind", help=one_of(Kind))
     p.add_argument("--page", type=positive_int, default=1, help="page number (20 records a page)")
 
     p = add_command(sub, "forget", "mark a record forgotten (or erase it with --purge)", cmd_forget,
@@ -97,22 +94,19 @@ def cmd_remember(cairn: Cairn, args) -> Output:
         expected_resolution_at=args.expected_resolution_at,
         aliases=args.alias,
         pin=args.pin,
-        relates=[(role, ref) for role in ("corrects", "supersedes", "contradicts", "qualifies")
-                 for ref in getattr(args, role)] or None,
+        relates=[(role.value, ref) for role in RELATE_OPTIONS for ref in getattr(args, role.value)] or None,
     )
     m = result.memory
-    doc = {"id": m.id, "status": m.status.value, "event": result.event.id if result.event else None}
+    doc = wire.remembered(m, result.event, deduplicated=result.deduplicated)
     if result.deduplicated and result.event:
-        doc["deduplicated"] = True
         return Output(doc, f"already stored as {m.id} ({m.status.value}); relations declared in event {result.event.id}")
     if result.deduplicated:
-        doc["deduplicated"] = True
         return Output(doc, f"already stored as {m.id} ({m.status.value}); nothing written")
-    return Output(doc, f"remembered {m.id} ({m.kind.value}, {m.status.value}) in event {result.event.id}")
+    return Output(doc, f"remembered {m.id} ({m.kind.value}, {m.status.value}) in event {doc['event']}")
 
 
 def cmd_show(cairn: Cairn, args) -> Output:
-    doc = cairn.show(args.id)
+    doc = wire.shown(cairn.show(args.id))
     m, q = doc["memory"], doc["quality"]
     lines = [
         f"{m['id']}  {m['kind']}  {m['status']}  {m['layer']}  revision {m['revision']}",
@@ -127,7 +121,8 @@ def cmd_show(cairn: Cairn, args) -> Output:
         lines.append(f"  valid: {m['valid_from'] or '…'} → {m['valid_to'] or '…'}")
     fb = m["feedback"]
     if fb["utility"] or fb["accuracy"]:
-        lines.append(f"  feedback: utility {(fb['utility'] or {}).get('verdict', '-')}, accuracy {(fb['accuracy'] or {}).get('verdict', '-')}")
+        utility, accuracy = fb["utility"], fb["accuracy"]
+        lines.append(f"  feedback: utility {utility['verdict'] if utility else '-'}, accuracy {accuracy['verdict'] if accuracy else '-'}")
     for r in doc["relations"]:
         lines.append(f"  relation: {r['from']} {r['role']} {r['to']} ({r['status']})")
     return Output(doc, "\n".join(lines))
@@ -135,7 +130,7 @@ def cmd_show(cairn: Cairn, args) -> Output:
 
 def cmd_list(cairn: Cairn, args) -> Output:
     page = cairn.list(status=args.status, kind=args.kind, page=args.page)
-    doc = {"memories": [memory_to_dict(m) for m in page.memories], "page": page.page, "pages": page.pages, "total": page.total}
+    doc = wire.memory_page(page.memories, page=page.page, pages=page.pages, total=page.total)
     lines = [f"{short(m.id)}  {m.kind.value:<13} {m.status.value:<11} {one_line(m.content, 70) if m.purged_at is None else '(purged)'}"
              for m in page.memories]
     lines.append(f"page {page.page}/{page.pages} ({page.total} records)")
@@ -144,29 +139,29 @@ def cmd_list(cairn: Cairn, args) -> Output:
 
 def cmd_forget(cairn: Cairn, args) -> Output:
     event = cairn.forget(args.id, purge=args.purge)
-    return Output({"event": event.id}, f"{'purged' if args.purge else 'forgot'} {event.changes[0].id} in event {event.id}")
+    return Output(wire.event_ref(event), f"{'purged' if args.purge else 'forgot'} {event.changes[0].id} in event {event.id}")
 
 
 def cmd_pin(cairn: Cairn, args) -> Output:
     event = cairn.pin(args.id)
-    return Output({"event": event.id}, f"pinned {event.changes[0].id} in event {event.id}")
+    return Output(wire.event_ref(event), f"pinned {event.changes[0].id} in event {event.id}")
 
 
 def cmd_unpin(cairn: Cairn, args) -> Output:
     event = cairn.unpin(args.id)
-    return Output({"event": event.id}, f"unpinned {event.changes[0].id} in event {event.id}")
+    return Output(wire.event_ref(event), f"unpinned {event.changes[0].id} in event {event.id}")
 
 
 def cmd_history(cairn: Cairn, args) -> Output:
-    events = cairn.history(args.id, limit=args.limit)
-    docs = [event_summary(e) for e in events]
-    lines = [f"{e['id']}  {e['at']}  {e['actor']:<7} {e['reason']}  [{', '.join(short(i) for i in e['changed'])}]" for e in docs]
-    return Output({"events": docs}, "\n".join(lines) or "no events")
+    doc = wire.history(cairn.history(args.id, limit=args.limit))
+    lines = [f"{e['id']}  {e['at']}  {e['actor']:<7} {e['reason']}  [{', '.join(short(i) for i in e['changed'])}]"
+             for e in doc["events"]]
+    return Output(doc, "\n".join(lines) or "no events")
 
 
 def cmd_undo(cairn: Cairn, args) -> Output:
     event = cairn.undo(args.event)
-    return Output({"event": event.id}, f"undid {event.data['undoes']} in event {event.id}")
+    return Output(wire.event_ref(event), f"undid {event.data['undoes']} in event {event.id}")
 
 
 def cmd_export(cairn: Cairn, args) -> Output:
@@ -174,34 +169,29 @@ def cmd_export(cairn: Cairn, args) -> Output:
         target = Path(args.file)
         tmp = target.with_name(target.name + ".partial")
         with open(tmp, "w", encoding="utf-8") as out:
-            counts = cairn.export(out)
+            counts = wire.exported(cairn.export(out))
         tmp.replace(target)
         return Output(counts, f"exported {counts['records']} records, {counts['relations']} relations, {counts['events']} events to {target}")
-    counts = cairn.export(sys.stdout)
-    return Output(counts, "")
+    return Output(wire.exported(cairn.export(sys.stdout)), "")
 
 
 def cmd_import(cairn: Cairn, args) -> Output:
     if args.file == "-":
-        counts = cairn.import_(sys.stdin)
+        counts = wire.imported(cairn.import_(sys.stdin))
     else:
         try:
             with open(args.file, encoding="utf-8") as handle:
-                counts = cairn.import_(handle)
+                counts = wire.imported(cairn.import_(handle))
         except OSError as err:
-            from ..errors import InvalidInput
-
             raise InvalidInput("import file", f"{args.file}: {err.strerror}") from None
         except UnicodeDecodeError:
-            from ..errors import InvalidInput
-
             raise InvalidInput("import file", f"{args.file} is not UTF-8 text") from None
     return Output(counts, f"imported {counts['records']} records, {counts['relations']} relations, {counts['events']} events"
                           f" ({counts['skipped']} already present)")
 
 
 def cmd_status(cairn: Cairn, args) -> Output:
-    doc = cairn.status()
+    doc = wire.status(cairn.status())
     lines = [
         f"database {doc['path']} (schema {doc['schema']}, integrity {doc['integrity']})",
         f"space {doc['space']}: {doc['memories']} memories "

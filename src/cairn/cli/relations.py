@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from .. import wire
 from ..engine import Cairn
 from ..model import Role
-from .common import Output, add_command, one_line, positive_int, short
+from .common import Output, add_command, one_line, one_of, positive_int, short
 
 
 def register(sub) -> None:
     """Add this group's subcommands to the `cairn` parser."""
-    roles = " | ".join(r.value for r in Role)
+    roles = one_of(Role)
     p = add_command(
         sub, "relate", "declare a relation from a newer record to an older one", cmd_relate,
         description="Declare FROM ROLE TO, from the newer record to the older one, as one undoable event.\n"
@@ -34,19 +35,19 @@ def register(sub) -> None:
 
 
 def cmd_relate(cairn: Cairn, args) -> Output:
-    event = cairn.relate(args.from_id, args.role, args.to_id)
-    change = event.changes[0].after
-    return Output({"event": event.id, "relation": change},
-                  f"{short(change['from'])} {change['role']} {short(change['to'])} in event {event.id}")
+    doc = wire.related(cairn.relate(args.from_id, args.role, args.to_id))
+    r = doc["relation"]
+    return Output(doc, f"{short(r['from'])} {r['role']} {short(r['to'])} in event {doc['event']}")
 
 
 def cmd_timeline(cairn: Cairn, args) -> Output:
-    timeline = cairn.timeline(args.query, limit=args.limit)
+    found = cairn.timeline(args.query, limit=args.limit)
+    doc = wire.timeline(found.query, found.states, found.relations)
     lines = []
-    for s in timeline.states:
+    for s in doc["states"]:
         span = f"{s['valid_from'] or '…'} → {s['valid_to'] or '…'}"
         state = "current" if s["current"] else ("replaced by " + ", ".join(map(short, s["replaced_by"])) if s["replaced_by"]
                                                 else ", ".join(s["markers"]) or s["status"])
         lines.append(f"{s['recorded_at']}  {short(s['id'])}  [{span}]  {state}\n    {one_line(s['content'], 90)}")
-    lines += [f"  relation: {short(r['from'])} {r['role']} {short(r['to'])}" for r in timeline.relations]
-    return Output(timeline.to_dict(), "\n".join(lines) or f"no records about {args.query!r}")
+    lines += [f"  relation: {short(r['from'])} {r['role']} {short(r['to'])}" for r in doc["relations"]]
+    return Output(doc, "\n".join(lines) or f"no records about {args.query!r}")
