@@ -8,7 +8,7 @@ import argparse
 import pytest
 
 from cairn.cli import build_parser
-from conftest import db_fingerprint
+from testkit.db import db_fingerprint
 
 
 def _commands() -> list[str]:

@@ -6,10 +6,10 @@ from dataclasses import replace
 from datetime import timedelta
 
 import pytest
-from learnkit import T0, day
 
 from cairn.model import Kind, Layer, Memory
 from cairn.policy.aging import freshness
+from testkit.batches import T0, day
 
 TABLE = {  # kind: (half-life days, floor, dormant after days) - DESIGN §4, restated
     Kind.PROJECT_STATE: (3, 0.50, 7),

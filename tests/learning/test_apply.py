@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from learnkit import batch, claim, day, db_fingerprint, source
 
 from cairn import InvalidInput, Refused
 from cairn.model import Basis, Method, Status, Verdict, format_time
+from testkit.batches import batch, claim, day, source
+from testkit.db import db_fingerprint
 
 PORT = "The staging database listens on port 5432"
 PORT_NEW = "The staging database listens on port 5433"

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from learnkit import T0, day
 
 from cairn.model import (
     Basis,
@@ -22,6 +21,7 @@ from cairn.model import (
 )
 from cairn.policy.authority import Incoming, Reaffirm, Refuse, Replace, Withhold, decide
 from cairn.policy.priority import record_priority, source_priority
+from testkit.batches import T0, day
 
 
 def record(kind=Kind.FACT, basis=Basis.SUMMARY, at=T0, **fields) -> Memory:

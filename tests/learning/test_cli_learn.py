@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from learnkit import batch, claim, db_fingerprint, source
+
+from testkit.batches import batch, claim, source
+from testkit.db import db_fingerprint
 
 NOW = "2026-11-10T12:00:00Z"
 FACT = "The staging database listens on port 5432"

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from learnkit import batch, claim, day, source
-
 from cairn.model import format_time
+from testkit.batches import batch, claim, day, source
 
 FACT = "The staging database listens on port 5432"
 MENTION = "Reminder: the staging database listens on port 5432, nothing changed."

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from learnkit import day, db_fingerprint
 
 from cairn import Cairn, InvalidInput, Refused
 from cairn.model import Basis, Method, Status, Verdict, memory_to_dict
+from testkit.batches import day
+from testkit.db import db_fingerprint
 
 FACT = "The staging database listens on port 5432"
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from recall_helpers import full_fingerprint, records_fingerprint, trace_count
 
 from cairn.recall.explain import EXPLAIN_MAX_BYTES
 from cairn.recall.gates import Reason
+from testkit.db import full_fingerprint, records_fingerprint, trace_count
 
 REASONS = {r.value for r in Reason}
 

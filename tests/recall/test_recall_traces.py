@@ -12,9 +12,8 @@ from datetime import timedelta
 from cairn.model import format_time
 from cairn.recall.gates import GATES, Reason
 from cairn.recall.traces import RETENTION_DAYS, prune, read_traces
-
-from recall_helpers import full_fingerprint as db_fingerprint
-from recall_helpers import records_fingerprint, trace_count
+from testkit.db import full_fingerprint as db_fingerprint
+from testkit.db import records_fingerprint, trace_count
 
 
 def test_recall_leaves_records_and_events_byte_identical(cairn, mem, db_path):

@@ -12,7 +12,7 @@ import pytest
 from cairn import Cairn
 from cairn.errors import InvalidInput, NotFound, RelationRefused
 from cairn.model import RelationStatus, Role
-from tests.conftest import db_fingerprint
+from testkit.db import db_fingerprint
 
 
 def memory_rows(path) -> list:
