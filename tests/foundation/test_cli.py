@@ -33,7 +33,9 @@ def test_every_command_has_help(cli, command):
 
 
 def test_remember_show_list_json_keys(cli):
-    r = cli("--json", "remember", "Use PostgreSQL 16 for billing", "--kind", "decision", "--origin", "acme", "--alias", "billing-db")
+    r = cli(
+        "--json", "remember", "Use PostgreSQL 16 for billing", "--kind", "decision", "--origin", "acme", "--alias", "billing-db"
+    )
     assert r.code == 0, r.err
     doc = r.json()
     assert set(doc) >= {"id", "status", "event"}

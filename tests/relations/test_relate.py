@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import sqlite3
 from datetime import timedelta
+from itertools import pairwise
 
 import pytest
 
@@ -64,7 +65,7 @@ def test_self_reference_is_refused(cairn, mem, db_path):
 @pytest.mark.parametrize("length", [2, 3, 5])
 def test_cycle_of_any_length_is_refused(cairn, mem, db_path, length):
     ids = [mem(f"Version note number {i} of the release plan") for i in range(length)]
-    for newer, older in zip(ids[1:], ids[:-1]):
+    for older, newer in pairwise(ids):
         cairn.relate(newer, "supersedes" if newer == ids[1] else "corrects", older)
     for role in ("corrects", "supersedes"):
         err = refuse(cairn, db_path, "cycle", ids[0], role, ids[-1])

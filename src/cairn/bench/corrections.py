@@ -183,7 +183,9 @@ def report(results: list[CaseResult], summary: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m cairn.bench.corrections", description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", type=Path, default=CASES, help="folder of *.jsonl cases")
-    parser.add_argument("--out", type=Path, default=REPORT, help="markdown file whose corrections section is rewritten ('-' to skip)")
+    parser.add_argument(
+        "--out", type=Path, default=REPORT, help="markdown file whose corrections section is rewritten ('-' to skip)"
+    )
     parser.add_argument("--check", action="store_true", help="exit 1 unless both required rates are 0")
     args = parser.parse_args(argv)
     results = run(load_cases(args.cases))

@@ -218,7 +218,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="1000,10000,100000", help="comma-separated claim counts")
     parser.add_argument("--queries", type=int, default=300, help="queries per size")
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--out", default="docs/benchmarks.md", help="Markdown file whose recall-latency section is rewritten ('-' for stdout)")
+    parser.add_argument(
+        "--out", default="docs/benchmarks.md", help="Markdown file whose recall-latency section is rewritten ('-' for stdout)"
+    )
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     rows = run(sizes, args.queries, args.seed)
