@@ -112,7 +112,7 @@ def parse_source(raw: object) -> SourceSpec:
         raise InvalidInput("source.id", f"must be 1-{MAX_SOURCE_ID} printable characters")
     text = _text(raw, "text", "source.text")
     if not text.strip():
-        raise InvalidInput("source.text", "empty: candidates are chosen by what the source text mentions")
+        raise InvalidInput("source.text", "empty: a batch may only touch the records its text mentions")
     if len(text) > MAX_SOURCE_TEXT or "\x00" in text:
         raise InvalidInput("source.text", f"must be at most {MAX_SOURCE_TEXT} characters without NUL")
     kind = _choice(SourceKind, raw.get("kind"), "source.kind", tuple(SourceKind))
