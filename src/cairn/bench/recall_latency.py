@@ -31,6 +31,7 @@ from ..engine import Cairn
 from ..engine.mutation import new_id
 from ..model import Basis, Evidence, Kind, Memory, Method
 from .report import stamp, write_section
+from .stats import percentile
 
 NOW = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 KINDS = (Kind.FACT, Kind.FACT, Kind.DECISION, Kind.PREFERENCE, Kind.PROJECT_STATE)
@@ -127,11 +128,6 @@ def measure(path: Path, qs: list[str], *, trace: bool) -> list[float]:
     return times
 
 
-def p95(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
-
-
 def run(sizes: list[int], count: int, seed: int) -> list[dict]:
     rows = []
     for size in sizes:
@@ -155,12 +151,12 @@ def run(sizes: list[int], count: int, seed: int) -> list[dict]:
                 "queries": len(qs),
                 "answered": hits,
                 "median": statistics.median(read),
-                "p95": p95(read),
+                "p95": percentile(read, 0.95),
                 "median_traced": statistics.median(traced),
-                "p95_traced": p95(traced),
+                "p95_traced": percentile(traced, 0.95),
                 "common": len(common),
                 "median_common": statistics.median(stress),
-                "p95_common": p95(stress),
+                "p95_common": percentile(stress, 0.95),
             }
             rows.append(row)
             print(f"{size:>7} claims: read {row['median']:.2f} / {row['p95']:.2f} ms, traced {row['median_traced']:.2f} /"
