@@ -39,6 +39,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from ..model import Kind, Marker, Memory, Relation, Role, Status, Verdict
 from ..policy.temporal import has_started
@@ -61,7 +62,7 @@ class Resolved:
 class _Graph:
     """Relations and records of one space, read lazily (as held at ``known_at`` if given)."""
 
-    view: object
+    view: Any  # a store read view: relations(), get_memory(), and the time-travel reads
     space: str
     known_at: datetime | None
     _edges: dict[str, list[Relation]] = field(default_factory=dict)
