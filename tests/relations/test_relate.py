@@ -79,6 +79,8 @@ def test_non_chain_roles_close_no_cycle_and_removed_edges_do_not_count(cairn, me
     event = cairn.relate(b, "corrects", a)
     cairn.undo(event.id)
     cairn.relate(a, "corrects", b)  # the removed b→a edge no longer closes a cycle
+    held = {(r["from"], r["role"], r["to"], r["status"]) for r in cairn.show(a)["relations"]}
+    assert held == {(b, "qualifies", a, "active"), (a, "qualifies", b, "active"), (a, "corrects", b, "active")}
 
 
 def test_cross_space_is_refused_in_one_database(db_path, clock):
