@@ -1,4 +1,4 @@
-"""The CLI contract of DESIGN §11 for the foundation commands, help on every command,
+"""The CLI contract of the foundation commands (docs/usage.md), help on every command,
 and bad input: exit 1, one line on stderr, the database unchanged."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The replacement-authority policy as pure decisions (seed 000 priority table, guards, exceptions)."""
+"""The replacement-authority policy as pure decisions (priority table, guards, exceptions)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The learn group of the CLI: apply, candidates, correct, feedback (DESIGN §11 JSON keys)."""
+"""The learn group of the CLI: apply, candidates, correct, feedback, and their JSON keys."""
 
 from __future__ import annotations
 

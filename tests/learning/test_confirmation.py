@@ -1,4 +1,4 @@
-"""Confirmation (seed 001): reinforced_at moves forward only, writes no event, undo carries it."""
+"""Confirmation (docs/evidence.md): reinforced_at moves forward only, writes no event, undo carries it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Literal correction and explicit verdicts (seed 000 §feedback, DESIGN §7)."""
+"""Literal correction and explicit verdicts (docs/evidence.md)."""
 
 from __future__ import annotations
 

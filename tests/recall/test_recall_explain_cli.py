@@ -1,5 +1,5 @@
 """explain (no bodies, ≤8 KB, every candidate's numbers and reason) and the CLI contract
-of recall/search/explain (DESIGN §11): options, JSON keys, errors that write nothing."""
+of recall/search/explain (docs/recall.md): options, JSON keys, errors that write nothing."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Recall writes nothing but its trace (DESIGN §5.9, seed 004): records and events stay
+"""Recall writes nothing but its trace (docs/recall.md, "Traces"): records and events stay
 byte-identical, traces are written by default, explain themselves, and are pruned
 defensively after the retention window."""
 

@@ -8,11 +8,10 @@ Zipf-like vocabulary of 20 000 made-up words, 1 alias in 4), then times ``Cairn.
 for a fixed query mix: words sampled from stored claims (hits, some with a two-word
 phrase), queries about absent topics (misses), and a few context-free ones. Each query is
 timed without a trace (the read path) and with one (the default: one small write
-transaction that does not sync the WAL). Nothing is downloaded; the numbers and the command that produced
-them are written as one Markdown section.
+transaction that does not sync the WAL). Nothing is downloaded; the numbers and the
+command that produced them are written as one Markdown section.
 
-Target (DESIGN/issue 4): median ≤ 10 ms and p95 ≤ 25 ms per recall at 100k claims on
-2 cores.
+Target: median ≤ 10 ms and p95 ≤ 25 ms per recall at 100k claims on 2 cores.
 """
 
 from __future__ import annotations
