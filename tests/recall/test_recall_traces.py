@@ -133,6 +133,7 @@ def test_a_trace_can_be_read_back_by_id_in_its_space_only(cairn, mem):
 
     mem("The API service is deployed with Docker Compose")
     trace_id = cairn.recall("api deployed").trace
-    assert get_trace(cairn.store, cairn.space, trace_id)["id"] == trace_id
+    found = get_trace(cairn.store, cairn.space, trace_id)
+    assert found is not None and found["id"] == trace_id
     assert get_trace(cairn.store, "elsewhere", trace_id) is None
     assert get_trace(cairn.store, cairn.space, "0" * 24) is None
