@@ -1,11 +1,12 @@
 # Two entry points for a fresh machine with Python 3.11 and make:
 #   make demo  - create .venv, install Cairn, run the demo on a local SQLite file
-#   make test  - create .venv, install with test extras, run the whole suite
+#   make test  - create .venv, install with test extras, lint and type-check, run the whole suite
+#   make lint  - ruff and mypy only (configured in pyproject.toml)
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test clean
+.PHONY: demo test lint clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,8 +23,12 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 demo: $(VENV)/.installed
 	PATH="$(CURDIR)/$(BIN):$$PATH" bash scripts/demo.sh
 
-test: $(VENV)/.installed-test
+lint: $(VENV)/.installed-test
+	$(BIN)/ruff check
+	$(BIN)/mypy
+
+test: lint
 	$(BIN)/python -m pytest
 
 clean:
-	rm -rf $(VENV) .cairn-demo build src/*.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) .cairn-demo build src/*.egg-info .pytest_cache .hypothesis .ruff_cache .mypy_cache

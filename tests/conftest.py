@@ -1,33 +1,19 @@
-"""Shared fixtures: a Cairn on a temporary database with a fixed clock, and helpers to
-run the CLI in-process or as a real subprocess."""
+"""Shared fixtures: a Cairn on a temporary database with a fixed clock, and the CLI run
+in-process. Helpers the tests import live in the ``testkit`` package beside this file."""
 
 from __future__ import annotations
 
-import hashlib
 import io
-import os
-import subprocess
 import sys
+from collections.abc import Callable, Iterator
 from contextlib import redirect_stderr, redirect_stdout
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from cairn import Cairn
 from cairn.cli import main
-
-NOW = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
-
-
-class Clock:
-    """A settable clock for the engine (``cairn.now()`` reads it)."""
-
-    def __init__(self, at: datetime = NOW) -> None:
-        self.at = at
-
-    def __call__(self) -> datetime:
-        return self.at
+from testkit import CliResult, Clock
 
 
 @pytest.fixture
@@ -41,23 +27,13 @@ def db_path(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def cairn(db_path: Path, clock: Clock):
+def cairn(db_path: Path, clock: Clock) -> Iterator[Cairn]:
     with Cairn(db_path, now=clock) as engine:
         yield engine
 
 
-class CliResult:
-    def __init__(self, code: int, out: str, err: str) -> None:
-        self.code, self.out, self.err = code, out, err
-
-    def json(self):
-        import json
-
-        return json.loads(self.out)
-
-
 @pytest.fixture
-def cli(db_path: Path):
+def cli(db_path: Path) -> Callable[..., CliResult]:
     """Run ``cairn --db <tmp> ARGS`` in-process; returns exit code, stdout, stderr."""
 
     def run(*args: str, stdin: str | None = None) -> CliResult:
@@ -76,31 +52,3 @@ def cli(db_path: Path):
         return CliResult(code, out.getvalue(), err.getvalue())
 
     return run
-
-
-def run_cli_process(*args: str, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
-    """Run the CLI as a separate OS process."""
-    full_env = {**os.environ, **(env or {})}
-    return subprocess.run(
-        [sys.executable, "-m", "cairn", *args], capture_output=True, text=True, env=full_env, timeout=timeout
-    )
-
-
-def db_fingerprint(path: Path) -> str:
-    """A digest of every row of every table: equal before and after means nothing was written."""
-    import sqlite3
-
-    if not path.exists():
-        return "absent"
-    conn = sqlite3.connect(path)
-    try:
-        digest = hashlib.sha256()
-        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name")]
-        for table in tables:
-            if table.startswith("memories_fts_"):
-                continue  # FTS shadow tables are covered through memories_fts itself
-            for row in conn.execute(f"SELECT * FROM {table} ORDER BY 1"):
-                digest.update(repr((table, row)).encode())
-        return digest.hexdigest()
-    finally:
-        conn.close()

@@ -3,7 +3,8 @@ are return values, not exceptions; these are for refused or impossible operation
 
     CairnError                     every error Cairn raises on purpose (CLI exit 1)
     ├── InvalidInput               bad argument: kind, time, text length, verdict, ...
-    │   └── BadImportLine          an import line that cannot be read (line number, reason)
+    │   ├── BadImportLine          an import line that cannot be read (line number, reason)
+    │   └── BenchDataMissing       benchmark data absent or unreadable at the path given or defaulted
     ├── NotFound                   no record/event with that id in this space
     ├── AmbiguousId                a prefix matching several ids (candidates listed)
     ├── Refused                    a valid request the rules do not allow
@@ -17,6 +18,8 @@ Each carries its data as attributes so interfaces and tests need not parse messa
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 
 class CairnError(Exception):
@@ -34,6 +37,17 @@ class BadImportLine(InvalidInput):
     def __init__(self, line: int, reason: str) -> None:
         super().__init__(f"import line {line}", reason)
         self.line = line
+
+
+class BenchDataMissing(InvalidInput):
+    """The evaluation data is not where the benchmark looks (``--data PATH`` or its default),
+    or is not data of the expected shape."""
+
+    def __init__(self, path: Path, hint: str) -> None:
+        super().__init__("data", hint)
+        # The message leads with the file, which is what the reader must fix.
+        self.args = (f"LoCoMo data not found at {path}: {hint}",)
+        self.path = path
 
 
 class NotFound(CairnError):

@@ -45,6 +45,18 @@ STOPWORDS: frozenset[str] = frozenset(
 )
 
 
+MONTHS: dict[str, int] = {
+    name: number
+    for number, name in enumerate(
+        "january february march april may june july august september october november december".split(), 1
+    )
+}
+"""English month names, lower case, to their number (1-12)."""
+
+MONTH_WORDS: dict[str, int] = {**MONTHS, **{name[:3]: number for name, number in MONTHS.items()}}
+"""The month names and their three-letter abbreviations (``jan`` … ``dec``), lower case."""
+
+
 @dataclass(frozen=True, slots=True)
 class Token:
     surface: str  # normalised surface form
@@ -124,5 +136,7 @@ def literals(text: str) -> list[str]:
             found.append(m.group(0))
     for m in _NUMBER_RE.finditer(raw):
         found.append(m.group(0))
-    seen: set[str] = set()
-    return [f for f in found if not (f.casefold() in seen or seen.add(f.casefold()))]
+    unique: dict[str, str] = {}  # first spelling of each, ignoring case, in order
+    for fragment in found:
+        unique.setdefault(fragment.casefold(), fragment)
+    return list(unique.values())

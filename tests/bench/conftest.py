@@ -1,6 +1,7 @@
-"""Fixtures of the benchmark tests. The LoCoMo file is read where the harness expects it
-(``../shared/data/locomo10.json`` beside the repository) or from ``$CAIRN_LOCOMO``;
-tests that need it are skipped, saying why, when it is absent."""
+"""Fixtures of the benchmark tests. The LoCoMo file is read from ``$CAIRN_LOCOMO`` or where
+the harness looks by default (``cairn.bench.locomo.DEFAULT_DATA``, outside the repository:
+the data is never copied into it); tests that need it are skipped, saying why, when it is
+absent."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from cairn.bench import locomo
 @pytest.fixture(scope="session")
 def locomo_path() -> Path:
     candidates = [Path(os.environ["CAIRN_LOCOMO"])] if os.environ.get("CAIRN_LOCOMO") else []
-    candidates.append(locomo.DEFAULT_DATA)  # shared/ beside the clone, as CI lays it out
+    candidates.append(locomo.DEFAULT_DATA)
     for path in candidates:
         if path.is_file():
             return path

@@ -35,7 +35,9 @@ def rows(lines: list[str], header_start: str) -> tuple[list[str], list[list[str]
 
 def check_locomo(lines: list[str]) -> None:
     command = check_stamp(lines, "locomo")
-    ks = tuple(int(k) for k in re.search(r"--k ([\d,]+)", command).group(1).split(","))
+    given = re.search(r"--k ([\d,]+)", command)
+    assert given, f"the stamped command names no --k: {command}"
+    ks = tuple(int(k) for k in given.group(1).split(","))
     header, body = rows(lines, "| group |")
     assert header == report.locomo_header(ks)
     assert body and body[-1][0] == "total"
@@ -56,6 +58,12 @@ def check_scale(lines: list[str]) -> None:
         assert all(NUMBER.match(c) or c == "–" for c in cells[:-1]), cells
         assert re.match(r"^(ok|incomplete: .+|failed: .+)$", cells[-1]), cells
     assert any(line.startswith("Recall measured through: ") for line in lines)
+
+
+def _section(text: str, name: str) -> list[str]:
+    lines = report.section(text, name)
+    assert lines is not None, f"no {name} section"
+    return lines
 
 
 @pytest.fixture(scope="module")
@@ -83,11 +91,11 @@ def test_the_checks_accept_what_the_harness_writes_and_refuse_a_hand_edit(tmp_pa
     report.write_locomo(path, result, command="cairn bench locomo --split all --k 5,10")
     report.write_scale(path, [_fake_scale_row()], command="cairn bench scale --sizes 1000")
     text = path.read_text()
-    check_locomo(report.section(text, "locomo"))
-    check_scale(report.section(text, "scale"))
+    check_locomo(_section(text, "locomo"))
+    check_scale(_section(text, "scale"))
     edited = text.replace(" / 0.500 |", " |", 1)
     with pytest.raises(AssertionError):
-        check_locomo(report.section(edited, "locomo"))
+        check_locomo(_section(edited, "locomo"))
 
 
 def test_writing_a_section_keeps_the_prose_around_it(tmp_path):

@@ -1,4 +1,4 @@
-"""The CLI contract of DESIGN §11 for the foundation commands, help on every command,
+"""The CLI contract of the foundation commands (docs/usage.md), help on every command,
 and bad input: exit 1, one line on stderr, the database unchanged."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import argparse
 import pytest
 
 from cairn.cli import build_parser
-from conftest import db_fingerprint
+from testkit.db import db_fingerprint
 
 
 def _commands() -> list[str]:
@@ -33,7 +33,9 @@ def test_every_command_has_help(cli, command):
 
 
 def test_remember_show_list_json_keys(cli):
-    r = cli("--json", "remember", "Use PostgreSQL 16 for billing", "--kind", "decision", "--origin", "acme", "--alias", "billing-db")
+    r = cli(
+        "--json", "remember", "Use PostgreSQL 16 for billing", "--kind", "decision", "--origin", "acme", "--alias", "billing-db"
+    )
     assert r.code == 0, r.err
     doc = r.json()
     assert set(doc) >= {"id", "status", "event"}

@@ -68,7 +68,8 @@ def test_cli_processes_at_once_surface_no_lock_errors(db_path):
 def test_a_lock_held_beyond_the_timeout_is_a_clean_refusal(db_path: Path, monkeypatch):
     import sqlite3
 
-    from conftest import db_fingerprint, run_cli_process
+    from testkit import run_cli_process
+    from testkit.db import db_fingerprint
 
     Cairn(db_path).close()
     blocker = sqlite3.connect(db_path, isolation_level=None)

@@ -7,7 +7,8 @@ import os
 import pytest
 
 from cairn import Cairn, StoreUnavailable
-from conftest import db_fingerprint, run_cli_process
+from testkit import run_cli_process
+from testkit.db import db_fingerprint
 
 
 def test_store_opened_read_only_refuses_writes(db_path, clock):

@@ -22,7 +22,11 @@ KEY = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7bq\nabcdef==\n-----END 
 
 SECRETS = [
     (f"aws key {AWS} in config", AWS, "aws-key"),
-    ("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "aws-secret"),
+    (
+        "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "aws-secret",
+    ),
     (f"token {GH} for ci", GH, "github-token"),
     (f"fine-grained {GH_PAT}", GH_PAT, "github-token"),
     (f"gitlab {GL} here", GL, "gitlab-token"),

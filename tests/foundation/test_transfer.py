@@ -10,7 +10,7 @@ import pytest
 
 from cairn import Cairn
 from cairn.errors import BadImportLine
-from conftest import db_fingerprint
+from testkit.db import db_fingerprint
 
 
 def _populate(c: Cairn):

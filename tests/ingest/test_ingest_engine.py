@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from ingest_samples import TURNS, jsonl, locomo_conversation
 
 from cairn.errors import InvalidInput
 from cairn.model import Basis, Kind, Method, parse_time
+from testkit.transcripts import TURNS, jsonl, locomo_conversation
 
 
 def episodes(cairn):

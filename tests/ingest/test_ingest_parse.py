@@ -6,9 +6,9 @@ import json
 from datetime import UTC, datetime
 
 import pytest
-from ingest_samples import TURNS, jsonl, locomo_conversation
 
 from cairn.learn.ingest import TurnError, parse_jsonl, parse_locomo, parse_locomo_time
+from testkit.transcripts import TURNS, jsonl, locomo_conversation
 
 
 @pytest.mark.parametrize(

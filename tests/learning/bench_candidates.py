@@ -1,22 +1,47 @@
-"""Cost of candidate selection (not a test): N synthetic records of 10 words from a 5000-word
-vocabulary in one origin, sources of 30/300/3000 words. Worst case by design: a tiny
-vocabulary makes every source word occur in many records.
+"""Cost of choosing the records a batch's source mentions (a timing script, not a test):
+N synthetic records of 10 words from a 5000-word vocabulary in one origin, then sources of
+30/300/3000 words. Worst case by design: a tiny vocabulary makes every source word occur in
+many records.
 
     .venv/bin/python tests/learning/bench_candidates.py 20000
 """
-import time, tempfile, os, random, sys
+
+from __future__ import annotations
+
+import random
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
 from cairn import Cairn
-from cairn.model import Memory, Kind, Evidence, Basis, Method
-from datetime import datetime, UTC
-random.seed(1)
-d=tempfile.mkdtemp(dir="/dev/shm")
-c=Cairn(os.path.join(d,'x.db'), now="2026-11-10T12:00:00Z")
-words=[f"w{i}" for i in range(5000)]
-N=int(sys.argv[1])
-with c.store.write() as tx:
-    for i in range(N):
-        now=datetime(2026,11,1,tzinfo=UTC)
-        tx.put_memory(Memory(id=f"{i:024x}", space="default", origin="acme", kind=Kind.FACT, content=" ".join(random.choices(words,k=10)), created_at=now, updated_at=now, evidence=Evidence(Basis.SUMMARY, Method.LOCAL, "s", now)))
-for k in (30, 300, 3000):
-    text=" ".join(random.choices(words,k=k))
-    t=time.time(); r=c.candidates_for({"id":"x","text":text,"kind":"summary","origin":"acme"}); print(f"{N} records, source of {k} words: {time.time()-t:.3f}s, {len(r)} candidates")
+from cairn.model import Basis, Evidence, Kind, Memory, Method
+
+VOCABULARY = [f"w{i}" for i in range(5000)]
+SOURCE_WORDS = (30, 300, 3000)
+
+
+def main(records: int) -> None:
+    rng = random.Random(1)
+    created = datetime(2026, 11, 1, tzinfo=UTC)
+    with tempfile.TemporaryDirectory() as folder, Cairn(Path(folder) / "x.db", now="2026-11-10T12:00:00Z") as cairn:
+        # Written straight through the store: a remember() per record would time the writes.
+        with cairn.store.write() as tx:
+            for i in range(records):
+                content = " ".join(rng.choices(VOCABULARY, k=10))
+                evidence = Evidence(Basis.SUMMARY, Method.LOCAL, "s", created)
+                tx.put_memory(
+                    Memory(id=f"{i:024x}", space="default", origin="acme", kind=Kind.FACT, content=content,
+                           created_at=created, updated_at=created, evidence=evidence)
+                )
+        for words in SOURCE_WORDS:
+            text = " ".join(rng.choices(VOCABULARY, k=words))
+            started = time.perf_counter()
+            found = cairn.candidates_for({"id": "x", "text": text, "kind": "summary", "origin": "acme"})
+            elapsed = time.perf_counter() - started
+            print(f"{records} records, source of {words} words: {elapsed:.3f}s, {len(found)} mentioned")
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 20000)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 
 import pytest
-from learnkit import day
+
+from testkit.batches import day
 
 
 @pytest.fixture

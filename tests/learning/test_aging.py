@@ -1,4 +1,4 @@
-"""Read-time aging and dormancy (DESIGN §4): the table, the anchor, clamping and pins."""
+"""Read-time aging and dormancy: the table, the anchor, clamping and pins."""
 
 from __future__ import annotations
 
@@ -6,12 +6,12 @@ from dataclasses import replace
 from datetime import timedelta
 
 import pytest
-from learnkit import T0, day
 
 from cairn.model import Kind, Layer, Memory
 from cairn.policy.aging import freshness
+from testkit.batches import T0, day
 
-TABLE = {  # kind: (half-life days, floor, dormant after days) - DESIGN §4, restated
+TABLE = {  # kind: (half-life days, floor, dormant after days), restated to pin policy.aging.AGING
     Kind.PROJECT_STATE: (3, 0.50, 7),
     Kind.FACT: (60, 0.50, 180),
     Kind.DECISION: (120, 0.60, 365),

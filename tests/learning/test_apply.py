@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from learnkit import batch, claim, day, db_fingerprint, source
 
 from cairn import InvalidInput, Refused
 from cairn.model import Basis, Method, Status, Verdict, format_time
+from testkit.batches import batch, claim, day, source
+from testkit.db import db_fingerprint
 
 PORT = "The staging database listens on port 5432"
 PORT_NEW = "The staging database listens on port 5433"
@@ -59,7 +60,8 @@ def test_equal_or_stronger_replacement_replaces_in_place(cairn, at):
     at(0.5)
     cairn.feedback(old.id, "useful")
     at(2)
-    result = cairn.apply(batch(source(TEXT, kind="conversation", at=day(1)), claim(PORT_NEW, replaces=old.id, aliases=["staging db"])))
+    renamed = claim(PORT_NEW, replaces=old.id, aliases=["staging db"])
+    result = cairn.apply(batch(source(TEXT, kind="conversation", at=day(1)), renamed))
     assert result.counts == {**result.counts, "replaced": 1, "withheld": 0, "conflicted": 0}
     now = cairn.get(old.id)
     assert now.content == PORT_NEW and now.evidence.basis is Basis.USER_STATEMENT and now.updated_at == day(1)
@@ -201,7 +203,8 @@ def test_replaces_outside_the_candidate_set_is_refused(cairn, db_path, at):
 def test_replaces_from_another_origin_is_refused(cairn, db_path, at):
     elsewhere = remember(cairn, origin="globex", at=day(0))
     at(1)
-    _refused(cairn, db_path, batch(source(TEXT), claim(PORT_NEW, replaces=elsewhere.id)), InvalidInput, "belongs to origin 'globex'")
+    doc = batch(source(TEXT), claim(PORT_NEW, replaces=elsewhere.id))
+    _refused(cairn, db_path, doc, InvalidInput, "belongs to origin 'globex'")
 
 
 def test_replaces_of_an_unknown_id_is_refused(cairn, db_path):
@@ -211,7 +214,8 @@ def test_replaces_of_an_unknown_id_is_refused(cairn, db_path):
 def test_kind_change_refuses_the_batch(cairn, db_path, at):
     old = remember(cairn, at=day(0))
     at(1)
-    _refused(cairn, db_path, batch(source(TEXT, kind="manual"), claim(PORT_NEW, kind="decision", replaces=old.id)), InvalidInput, "change kind")
+    doc = batch(source(TEXT, kind="manual"), claim(PORT_NEW, kind="decision", replaces=old.id))
+    _refused(cairn, db_path, doc, InvalidInput, "change kind")
 
 
 def test_one_record_named_twice_is_refused(cairn, db_path, at):
@@ -257,7 +261,8 @@ def test_a_source_is_applied_once(cairn, db_path, at):
 
 def test_secrets_in_claims_are_redacted(cairn, at):
     at(1)
-    result = cairn.apply(batch(source("deploy token password=hunter2-very-secret"), claim("The deploy password=hunter2-very-secret")))
+    secret = "password=hunter2-very-secret"
+    result = cairn.apply(batch(source(f"deploy token {secret}"), claim(f"The deploy {secret}")))
     assert "hunter2" not in cairn.get(result.outcomes[0].id).content
 
 

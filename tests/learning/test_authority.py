@@ -1,11 +1,10 @@
-"""The replacement-authority policy as pure decisions (seed 000 priority table, guards, exceptions)."""
+"""The replacement-authority policy as pure decisions (priority table, guards, exceptions)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
 import pytest
-from learnkit import T0, day
 
 from cairn.model import (
     Basis,
@@ -22,6 +21,7 @@ from cairn.model import (
 )
 from cairn.policy.authority import Incoming, Reaffirm, Refuse, Replace, Withhold, decide
 from cairn.policy.priority import record_priority, source_priority
+from testkit.batches import T0, day
 
 
 def record(kind=Kind.FACT, basis=Basis.SUMMARY, at=T0, **fields) -> Memory:
@@ -65,7 +65,8 @@ def test_weaker_source_is_withheld_and_equal_or_stronger_replaces():
     old = record(basis=Basis.USER_STATEMENT)  # fact, priority 2
     assert decide(old, Kind.FACT, False, incoming(Basis.SUMMARY), day(1)) == Withhold("weaker", 2, 1)
     assert decide(old, Kind.FACT, False, incoming(Basis.USER_STATEMENT, SourceKind.MANUAL), day(1)) == Replace("priority", 2, 2)
-    assert decide(old, Kind.FACT, False, incoming(Basis.MANUAL_CORRECTION, SourceKind.MANUAL), day(1)) == Replace("priority", 2, 4)
+    correction = incoming(Basis.MANUAL_CORRECTION, SourceKind.MANUAL)
+    assert decide(old, Kind.FACT, False, correction, day(1)) == Replace("priority", 2, 4)
 
 
 def test_unknown_legacy_evidence_defends_with_nothing():
@@ -141,10 +142,11 @@ def test_fresh_progress_exception_negative_controls(fields, source_kind, observe
 
 def test_reaffirmation_refreshes_only_from_a_non_summary_source_with_authority():
     old = record(basis=Basis.USER_STATEMENT)
-    assert decide(old, Kind.FACT, True, incoming(Basis.USER_STATEMENT, SourceKind.CONVERSATION), day(1)) == Reaffirm(True, "refreshed")
+    said = incoming(Basis.USER_STATEMENT, SourceKind.CONVERSATION)
+    assert decide(old, Kind.FACT, True, said, day(1)) == Reaffirm(True, "refreshed")
     assert decide(old, Kind.FACT, True, incoming(Basis.SUMMARY, SourceKind.SUMMARY), day(1)) == Reaffirm(False, "summary")
     pinned = replace(old, layer=Layer.PINNED)
-    assert decide(pinned, Kind.FACT, True, incoming(Basis.USER_STATEMENT, SourceKind.CONVERSATION), day(1)) == Reaffirm(False, "pinned")
+    assert decide(pinned, Kind.FACT, True, said, day(1)) == Reaffirm(False, "pinned")
     stronger = record(basis=Basis.MANUAL_CORRECTION)
     weak = incoming(Basis.SUMMARY, SourceKind.CONVERSATION)
     assert decide(stronger, Kind.FACT, True, weak, day(1)) == Reaffirm(False, "weaker")

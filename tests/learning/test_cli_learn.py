@@ -1,11 +1,13 @@
-"""The learn group of the CLI: apply, candidates, correct, feedback (DESIGN §11 JSON keys)."""
+"""The learn group of the CLI: apply, candidates, correct, feedback, and their JSON keys."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
-from learnkit import batch, claim, db_fingerprint, source
+
+from testkit.batches import batch, claim, source
+from testkit.db import db_fingerprint
 
 NOW = "2026-11-10T12:00:00Z"
 FACT = "The staging database listens on port 5432"

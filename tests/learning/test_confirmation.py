@@ -1,10 +1,9 @@
-"""Confirmation (seed 001): reinforced_at moves forward only, writes no event, undo carries it."""
+"""Confirmation (docs/evidence.md): reinforced_at moves forward only, writes no event, undo carries it."""
 
 from __future__ import annotations
 
-from learnkit import batch, claim, day, source
-
 from cairn.model import format_time
+from testkit.batches import batch, claim, day, source
 
 FACT = "The staging database listens on port 5432"
 MENTION = "Reminder: the staging database listens on port 5432, nothing changed."

@@ -1,12 +1,13 @@
-"""Literal correction and explicit verdicts (seed 000 §feedback, DESIGN §7)."""
+"""Literal correction and explicit verdicts (docs/evidence.md)."""
 
 from __future__ import annotations
 
 import pytest
-from learnkit import day, db_fingerprint
 
 from cairn import Cairn, InvalidInput, Refused
 from cairn.model import Basis, Method, Status, Verdict, memory_to_dict
+from testkit.batches import day
+from testkit.db import db_fingerprint
 
 FACT = "The staging database listens on port 5432"
 

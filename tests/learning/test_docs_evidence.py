@@ -12,7 +12,7 @@ DOC = (Path(__file__).resolve().parents[2] / "docs" / "evidence.md").read_text(e
 
 
 def test_doc_quotes_the_candidate_rules():
-    assert f"**{consolidate.CANDIDATE_CAP} most recent**" in DOC
+    assert f"**{consolidate.MENTIONED_CAP} most recent**" in DOC
     assert f"at least {consolidate.MIN_CONTAINMENT:.0%}".replace("%", " %") in DOC
     assert f"at least {consolidate.MIN_SHARED_TERMS} of them" in DOC
 

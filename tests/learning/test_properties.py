@@ -129,7 +129,8 @@ class Run:
             old = self.cairn.get(target) if target else None
             # Aim at replaceable targets (refusals have their own tests): active, not
             # already named in this batch, and a project state for a progress source.
-            if old and old.active and target not in named and (kind != "progress" or old.kind.value == "project_state"):
+            replaceable = old is not None and old.active and (kind != "progress" or old.kind.value == "project_state")
+            if target and old and replaceable and target not in named:
                 named.add(target)
                 mention.append(old.content)
                 claims.append({"kind": old.kind.value, "content": TEXTS[text], "replaces": target})
@@ -155,10 +156,12 @@ def check(cairn: Cairn, run: Run) -> None:
         if not event.reason.startswith("apply "):
             continue
         source = cairn.store.get_source(cairn.space, event.data["source"])
+        assert source is not None, "an applied batch keeps its source"
         for change in event.changes:
             if change.before is None:
                 continue
             before, after = change.before, change.after
+            assert after is not None, "apply never deletes a record"
             moved = (before["content"], before["evidence"]) != (after["content"], after["evidence"])
             if moved:
                 assert allowed(before, after, source["kind"]), (event.reason, before, after)

@@ -50,7 +50,7 @@ def test_claims_lane_leaves_episodes_out(cairn, mem):
 
 
 def test_vocabulary_lookup_works_on_a_read_only_store_and_writes_nothing(cairn, mem, db_path, clock):
-    from recall_helpers import full_fingerprint
+    from testkit.db import full_fingerprint
 
     mem("zeppelin hangar")
     before = full_fingerprint(db_path)

@@ -1,15 +1,15 @@
 """explain (no bodies, ≤8 KB, every candidate's numbers and reason) and the CLI contract
-of recall/search/explain (DESIGN §11): options, JSON keys, errors that write nothing."""
+of recall/search/explain (docs/recall.md): options, JSON keys, errors that write nothing."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
-from recall_helpers import full_fingerprint, records_fingerprint, trace_count
 
 from cairn.recall.explain import EXPLAIN_MAX_BYTES
 from cairn.recall.gates import Reason
+from testkit.db import full_fingerprint, records_fingerprint, trace_count
 
 REASONS = {r.value for r in Reason}
 

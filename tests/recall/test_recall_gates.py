@@ -1,4 +1,4 @@
-"""Relevance gates on raw relevance (DESIGN §5.5, seed 000): strict literals, coverage,
+"""Relevance gates on raw relevance (docs/recall.md, stage 5): strict literals, coverage,
 the named-attribute rule, rare aliases, the 75 % relative cutoff."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The digest (DESIGN §5.8): ≤3 claims, ≤2048 UTF-8 bytes, excerpts ≤400 bytes cut on a
+"""The digest (docs/recall.md, stage 8): ≤3 claims, ≤2048 UTF-8 bytes, excerpts ≤400 bytes cut on a
 character boundary, labels; a historical rationale only right after its successor."""
 
 from __future__ import annotations

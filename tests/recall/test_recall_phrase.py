@@ -1,4 +1,4 @@
-"""The contiguity phrase bonus (seed 004), tested as a set: the positive case and its
+"""The contiguity phrase bonus (docs/recall.md, stage 4), tested as a set: the positive case and its
 negative controls — words out of order, words joined by punctuation, a single word, a
 span above the frequency ceiling, a span opening (or closing) with a function word."""
 
@@ -94,7 +94,7 @@ def test_derived_view_gets_a_fraction_of_the_bonus():
 
 
 def test_the_named_phrase_beats_a_chatty_record_sharing_only_scaffolding(cairn):
-    """Seed 004: a long chatty record sharing scattered words must not outrank the one record
+    """A long chatty record sharing scattered words must not outrank the one record
     that holds the named phrase."""
     anchor = cairn.remember("Our old joke was the glacier custard incident", kind="fact").memory.id
     chatty = cairn.remember(

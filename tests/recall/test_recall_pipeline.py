@@ -164,7 +164,9 @@ def test_unknown_markers_never_reach_a_result(cairn, mem, monkeypatch):
     target = mem("The office is in Lisbon")
     monkeypatch.setattr(
         "cairn.recall.pipeline.resolve",
-        lambda view, space, ids, *, include_history, now, **_: [Resolved(i, ("made-up", "contradicted"), contradicts=("x",)) for i in ids],
+        lambda view, space, ids, *, include_history, now, **_: [
+            Resolved(i, ("made-up", "contradicted"), contradicts=("x",)) for i in ids
+        ],
     )
     result = cairn.recall("office lisbon").results[0]
     assert result.id == target and result.markers == ("contradicted",) and result.contradicts == ("x",)
@@ -204,7 +206,10 @@ def test_resolution_never_brings_back_an_excluded_record(cairn, mem, monkeypatch
     cairn.forget(old)
     monkeypatch.setattr(
         "cairn.recall.pipeline.resolve",
-        lambda view, space, ids, *, include_history, now, **_: [Resolved(new), Resolved(old, ("historical-rationale",), superseded_by=new)],
+        lambda view, space, ids, *, include_history, now, **_: [
+            Resolved(new),
+            Resolved(old, ("historical-rationale",), superseded_by=new),
+        ],
     )
     assert cairn.recall("field observations decision", include_history=True).ids == [new]
     assert reasons(cairn, "field observations decision")[old] == Reason.FORGOTTEN
@@ -217,7 +222,10 @@ def test_resolution_may_bring_in_a_gate_rejected_predecessor_after_its_successor
     monkeypatch.setattr(
         "cairn.recall.pipeline.resolve",
         lambda view, space, ids, *, include_history, now, **_: [
-            x for i in ids if i != old for x in ([Resolved(i)] + ([Resolved(old, ("historical-rationale",), superseded_by=new)] if i == new else []))
+            x
+            for i in ids
+            if i != old
+            for x in ([Resolved(i)] + ([Resolved(old, ("historical-rationale",), superseded_by=new)] if i == new else []))
         ],
     )
     recalled = cairn.recall("field observations logged tablet", include_history=True)

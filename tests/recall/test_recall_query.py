@@ -1,4 +1,4 @@
-"""Query parsing (DESIGN §5.1): features, literals, named subject and attributes,
+"""Query parsing (docs/recall.md, stage 1): features, literals, named subject and attributes,
 context-free detection, validation."""
 
 from __future__ import annotations

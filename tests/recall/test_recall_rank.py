@@ -1,4 +1,4 @@
-"""rankScore (DESIGN §5.6, seed 000) and its tie-breaks; relevance first."""
+"""rankScore (docs/recall.md, stage 6) and its tie-breaks; relevance first."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from cairn.recall.pack import utf8_len
 
 TEXTS = st.text(
-    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), min_size=1, max_size=80
+    alphabet=st.characters(exclude_categories=["Cs"], exclude_characters="\x00"), min_size=1, max_size=80
 ).filter(lambda s: s.strip())
 SPECIAL = st.sampled_from(['"', "'", "*", "^", "NEAR(", "AND", "OR", "NOT", "-", ":", "(", ")", "{", "}", "数据库", "é"])
 

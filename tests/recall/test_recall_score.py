@@ -1,4 +1,4 @@
-"""Lexical relevance (DESIGN §5.4): BM25F with field weights content 1 / aliases 0.8,
+"""Lexical relevance (docs/recall.md, stage 4): BM25F with field weights content 1 / aliases 0.8,
 length normalisation, IDF, literal weights; the FTS path and the in-memory path agree."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Recall writes nothing but its trace (DESIGN §5.9, seed 004): records and events stay
+"""Recall writes nothing but its trace (docs/recall.md, "Traces"): records and events stay
 byte-identical, traces are written by default, explain themselves, and are pruned
 defensively after the retention window."""
 
@@ -12,9 +12,8 @@ from datetime import timedelta
 from cairn.model import format_time
 from cairn.recall.gates import GATES, Reason
 from cairn.recall.traces import RETENTION_DAYS, prune, read_traces
-
-from recall_helpers import full_fingerprint as db_fingerprint
-from recall_helpers import records_fingerprint, trace_count
+from testkit.db import full_fingerprint as db_fingerprint
+from testkit.db import records_fingerprint, trace_count
 
 
 def test_recall_leaves_records_and_events_byte_identical(cairn, mem, db_path):
@@ -134,6 +133,7 @@ def test_a_trace_can_be_read_back_by_id_in_its_space_only(cairn, mem):
 
     mem("The API service is deployed with Docker Compose")
     trace_id = cairn.recall("api deployed").trace
-    assert get_trace(cairn.store, cairn.space, trace_id)["id"] == trace_id
+    found = get_trace(cairn.store, cairn.space, trace_id)
+    assert found is not None and found["id"] == trace_id
     assert get_trace(cairn.store, "elsewhere", trace_id) is None
     assert get_trace(cairn.store, cairn.space, "0" * 24) is None

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import db_fingerprint
+from testkit.db import db_fingerprint
 
 NOW = ["--now", "2026-06-01T12:00:00Z"]
 

@@ -6,13 +6,14 @@ from __future__ import annotations
 import io
 import sqlite3
 from datetime import timedelta
+from itertools import pairwise
 
 import pytest
 
 from cairn import Cairn
 from cairn.errors import InvalidInput, NotFound, RelationRefused
 from cairn.model import RelationStatus, Role
-from tests.conftest import db_fingerprint
+from testkit.db import db_fingerprint
 
 
 def memory_rows(path) -> list:
@@ -64,7 +65,7 @@ def test_self_reference_is_refused(cairn, mem, db_path):
 @pytest.mark.parametrize("length", [2, 3, 5])
 def test_cycle_of_any_length_is_refused(cairn, mem, db_path, length):
     ids = [mem(f"Version note number {i} of the release plan") for i in range(length)]
-    for newer, older in zip(ids[1:], ids[:-1]):
+    for older, newer in pairwise(ids):
         cairn.relate(newer, "supersedes" if newer == ids[1] else "corrects", older)
     for role in ("corrects", "supersedes"):
         err = refuse(cairn, db_path, "cycle", ids[0], role, ids[-1])
@@ -78,6 +79,8 @@ def test_non_chain_roles_close_no_cycle_and_removed_edges_do_not_count(cairn, me
     event = cairn.relate(b, "corrects", a)
     cairn.undo(event.id)
     cairn.relate(a, "corrects", b)  # the removed b→a edge no longer closes a cycle
+    held = {(r["from"], r["role"], r["to"], r["status"]) for r in cairn.show(a)["relations"]}
+    assert held == {(b, "qualifies", a, "active"), (a, "qualifies", b, "active"), (a, "corrects", b, "active")}
 
 
 def test_cross_space_is_refused_in_one_database(db_path, clock):

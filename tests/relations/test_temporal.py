@@ -1,4 +1,4 @@
-"""The pure temporal policy: not-valid-at, past-state, checkpoint-passed (DESIGN §6)."""
+"""The pure temporal policy: not-valid-at, past-state, checkpoint-passed (docs/time.md)."""
 
 from __future__ import annotations
 

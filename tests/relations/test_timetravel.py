@@ -23,7 +23,8 @@ def test_records_known_at_rebuilds_each_state_from_the_log(cairn, mem, clock):
     assert at1 == {a: Status.PROVISIONAL, b: Status.PROVISIONAL}  # the later forget is not yet known
     at2 = {m.id: m.status for m in records_known_at(view, cairn.space, t0 + timedelta(days=3))}
     assert at2 == {a: Status.FORGOTTEN, b: Status.PROVISIONAL}
-    assert memory_known_at(view, cairn.space, a, t0 + timedelta(days=1)).status is Status.PROVISIONAL
+    known = memory_known_at(view, cairn.space, a, t0 + timedelta(days=1))
+    assert known is not None and known.status is Status.PROVISIONAL
     assert memory_known_at(view, cairn.space, b, t0) is None
 
 

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import CairnError
+from ..errors import BenchDataMissing
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 SPLITS = {"dev": range(0, 5), "heldout": range(5, 10), "all": range(0, 10)}
@@ -50,14 +50,6 @@ few more most other some such no nor not only own same so than too very s t can 
 """.split())
 _EVIDENCE_RE = re.compile(r"D:?(\d+):(\d+)")
 _WORD_RE = re.compile(r"[^\W_]+", re.UNICODE)
-
-
-class BenchDataMissing(CairnError):
-    """The evaluation data is not where the benchmark expects it."""
-
-    def __init__(self, path: Path, hint: str) -> None:
-        super().__init__(f"LoCoMo data not found at {path}: {hint}")
-        self.path = path
 
 
 def load(path: str | Path | None = None) -> list[dict]:

@@ -8,11 +8,10 @@ Zipf-like vocabulary of 20 000 made-up words, 1 alias in 4), then times ``Cairn.
 for a fixed query mix: words sampled from stored claims (hits, some with a two-word
 phrase), queries about absent topics (misses), and a few context-free ones. Each query is
 timed without a trace (the read path) and with one (the default: one small write
-transaction that does not sync the WAL). Nothing is downloaded; the numbers and the command that produced
-them are written as one Markdown section.
+transaction that does not sync the WAL). Nothing is downloaded; the numbers and the
+command that produced them are written as one Markdown section.
 
-Target (DESIGN/issue 4): median ≤ 10 ms and p95 ≤ 25 ms per recall at 100k claims on
-2 cores.
+Target: median ≤ 10 ms and p95 ≤ 25 ms per recall at 100k claims on 2 cores.
 """
 
 from __future__ import annotations
@@ -31,6 +30,7 @@ from ..engine import Cairn
 from ..engine.mutation import new_id
 from ..model import Basis, Evidence, Kind, Memory, Method
 from .report import stamp, write_section
+from .stats import percentile
 
 NOW = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 KINDS = (Kind.FACT, Kind.FACT, Kind.DECISION, Kind.PREFERENCE, Kind.PROJECT_STATE)
@@ -127,11 +127,6 @@ def measure(path: Path, qs: list[str], *, trace: bool) -> list[float]:
     return times
 
 
-def p95(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
-
-
 def run(sizes: list[int], count: int, seed: int) -> list[dict]:
     rows = []
     for size in sizes:
@@ -155,12 +150,12 @@ def run(sizes: list[int], count: int, seed: int) -> list[dict]:
                 "queries": len(qs),
                 "answered": hits,
                 "median": statistics.median(read),
-                "p95": p95(read),
+                "p95": percentile(read, 0.95),
                 "median_traced": statistics.median(traced),
-                "p95_traced": p95(traced),
+                "p95_traced": percentile(traced, 0.95),
                 "common": len(common),
                 "median_common": statistics.median(stress),
-                "p95_common": p95(stress),
+                "p95_common": percentile(stress, 0.95),
             }
             rows.append(row)
             print(f"{size:>7} claims: read {row['median']:.2f} / {row['p95']:.2f} ms, traced {row['median_traced']:.2f} /"
@@ -218,7 +213,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="1000,10000,100000", help="comma-separated claim counts")
     parser.add_argument("--queries", type=int, default=300, help="queries per size")
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--out", default="docs/benchmarks.md", help="Markdown file whose recall-latency section is rewritten ('-' for stdout)")
+    parser.add_argument(
+        "--out", default="docs/benchmarks.md", help="Markdown file whose recall-latency section is rewritten ('-' for stdout)"
+    )
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     rows = run(sizes, args.queries, args.seed)

@@ -18,7 +18,7 @@ from datetime import datetime
 
 from ..errors import InvalidInput, Refused
 from ..learn.batch import Batch, ClaimSpec, SourceSpec, load_batch, parse_batch, parse_source
-from ..learn.consolidate import Context, Outcome, fingerprint, may_mention, plan_batch, select_candidates
+from ..learn.consolidate import ClaimOutcome, Context, fingerprint, may_mention, plan_batch, select_mentioned
 from ..model import (
     NO_FEEDBACK,
     Actor,
@@ -61,7 +61,7 @@ class Applied:
     event: Event | None  # None when no record changed (confirmations write no event)
     source: str
     counts: dict[str, int]
-    outcomes: list[Outcome]
+    outcomes: list[ClaimOutcome]
     candidates: list[str]
     confirmed: list[str]
 
@@ -150,7 +150,7 @@ class LearningMixin(EngineBase):
             rows = view.conn.execute(_MENTIONING, (expr, self.space, source.origin))
             ids.update(i for i, indexed in rows if may_mention(indexed, source_terms))
         found = view.get_memories(self.space, sorted(ids)).values()
-        return select_candidates(found, text=source.text, origin=source.origin, source_kind=source.kind)
+        return select_mentioned(found, text=source.text, origin=source.origin, source_kind=source.kind)
 
     def _clean_source(self, spec: SourceSpec, now: datetime) -> SourceSpec:
         at = spec.at or now

@@ -19,9 +19,11 @@ from ..model import (
     Memory,
     Method,
     Status,
+    UnknownValue,
     format_time,
     memory_from_dict,
     memory_to_dict,
+    parse_enum,
     relation_to_dict,
 )
 from ..model.codec import change_from_dict
@@ -34,13 +36,12 @@ from .mutation import new_id
 
 
 def _enum(cls, value, field: str):
-    if value is None or isinstance(value, cls):
+    if value is None:
         return value
     try:
-        return cls(value)
-    except ValueError:
-        allowed = ", ".join(v.value for v in cls)
-        raise InvalidInput(field, f"unknown {field} {value!r} (one of: {allowed})") from None
+        return parse_enum(cls, value, field)
+    except UnknownValue as err:
+        raise InvalidInput(field, str(err)) from None
 
 
 @dataclass(frozen=True, slots=True)

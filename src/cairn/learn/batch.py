@@ -1,6 +1,6 @@
 """Consolidation batches: the wire form, parsed and validated before anything is read or written.
 
-A batch is one source and the claims proposed from it (DESIGN §11)::
+A batch is one source and the claims proposed from it (docs/evidence.md, "Batches")::
 
     {"source": {"id", "text", "kind", "basis"?, "method"?, "at"?, "origin"?},
      "claims": [{"kind", "content", "replaces"?, "aliases"?}]}
@@ -20,13 +20,17 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import datetime
+from enum import StrEnum
+from typing import TypeVar
 
 from ..errors import InvalidInput
-from ..model import BadTime, Basis, Kind, Method, SourceKind, parse_time
+from ..model import BadTime, Basis, Kind, Method, SourceKind, UnknownValue, parse_enum, parse_time
 
-MAX_CLAIMS = 64  # (ours) one source rarely yields more; larger batches are split by the caller
-MAX_SOURCE_TEXT = 200_000  # (ours) characters
+MAX_CLAIMS = 64  # one source rarely yields more; larger batches are split by the caller
+MAX_SOURCE_TEXT = 200_000  # characters
 MAX_SOURCE_ID = 200
+
+E = TypeVar("E", bound=StrEnum)
 
 SOURCE_KEYS = frozenset({"id", "text", "kind", "basis", "method", "at", "origin"})
 CLAIM_KEYS = frozenset({"kind", "content", "replaces", "aliases"})
@@ -108,7 +112,7 @@ def parse_source(raw: object) -> SourceSpec:
         raise InvalidInput("source.id", f"must be 1-{MAX_SOURCE_ID} printable characters")
     text = _text(raw, "text", "source.text")
     if not text.strip():
-        raise InvalidInput("source.text", "empty: candidates are chosen by what the source text mentions")
+        raise InvalidInput("source.text", "empty: a batch may only touch the records its text mentions")
     if len(text) > MAX_SOURCE_TEXT or "\x00" in text:
         raise InvalidInput("source.text", f"must be at most {MAX_SOURCE_TEXT} characters without NUL")
     kind = _choice(SourceKind, raw.get("kind"), "source.kind", tuple(SourceKind))
@@ -151,12 +155,8 @@ def _text(raw: dict, key: str, field: str) -> str:
     return value
 
 
-def _choice(cls, value, field: str, allowed: tuple):
+def _choice(cls: type[E], value: object, field: str, allowed: tuple[E, ...]) -> E:
     try:
-        parsed = cls(value)
-    except (ValueError, TypeError):
-        parsed = None
-    if parsed not in allowed:
-        names = ", ".join(a.value for a in allowed)
-        raise InvalidInput(field, f"{value!r} is not allowed here (one of: {names})")
-    return parsed
+        return parse_enum(cls, value, field, allowed=allowed)
+    except UnknownValue as err:
+        raise InvalidInput(field, f"{value!r} is not allowed here (one of: {', '.join(err.allowed)})") from None

@@ -3,24 +3,26 @@
 Pure functions over values; the engine reads the store, calls these, and applies the plan
 in one transaction with one event.
 
-**Candidates** (:func:`select_candidates`): the records a source *mentions*, chosen by
-the host, never by the proposer. A record qualifies when it is in the source's origin,
-active (provisional or confirmed; dormancy is a read-time property, so dormant records
-qualify too), not an episode, and the source text contains enough of its content terms:
-containment ``|record ∩ source| / |record| >= 0.5`` with at least two shared terms (or
-all of them for a one-term record). Terms come from :func:`cairn.text.content_terms`, the
-one tokeniser, so stopwords never count. A progress source is offered project states
-only. The qualifying records are capped at the 32 most recent (by evidence time), so a
-long-lived origin cannot flood the proposer. Only candidates may be named by ``replaces``.
+**Mentioned records** (:func:`select_mentioned`; ``cairn candidates`` lists them): the
+records a source *mentions*, chosen by the host, never by the proposer. A record qualifies
+when it is in the source's origin, active (provisional or confirmed; dormancy is a
+read-time property, so dormant records qualify too), not an episode, and the source text
+contains enough of its content terms: containment ``|record ∩ source| / |record| >= 0.5``
+with at least two shared terms (or all of them for a one-term record). Terms come from
+:func:`cairn.text.content_terms`, the one tokeniser, so stopwords never count. A progress
+source is offered project states only. The qualifying records are capped at the 32 most
+recent (by evidence time), so a long-lived origin cannot flood the proposer. Only
+mentioned records may be named by ``replaces``.
 
 **Plan** (:func:`plan_batch`): replacement claims first (each decided by
 :func:`cairn.policy.authority.decide`), then additions, so that an addition identical to
 a withheld variant is quarantined too however the claims were ordered: a duplicate in
 the same batch cannot sneak a weaker claim past the guard.
 
-**Confirmation**: candidates left standing, or named and reaffirmed with identical content,
-are returned in ``confirm``; never for project_state (states go stale silently) and never
-for progress sources (their candidates are nominated by kind, not measured).
+**Confirmation**: mentioned records left standing, or named and reaffirmed with identical
+content, are returned in ``confirm``; never for project_state (states go stale silently)
+and never for progress sources (their mentioned records are nominated by kind, not
+measured).
 """
 
 from __future__ import annotations
@@ -35,9 +37,9 @@ from ..policy.authority import Incoming, Reaffirm, Refuse, Replace, Withhold, de
 from ..text import STOPWORDS, content_terms, normalize, stem
 from .batch import ClaimSpec
 
-CANDIDATE_CAP = 32
-MIN_CONTAINMENT = 0.5  # (ours)
-MIN_SHARED_TERMS = 2  # (ours)
+MENTIONED_CAP = 32
+MIN_CONTAINMENT = 0.5
+MIN_SHARED_TERMS = 2
 ALIASES_MAX = 8
 
 
@@ -81,8 +83,8 @@ def may_mention(index_terms: str, source_terms: frozenset[str]) -> bool:
     return shared >= min(MIN_SHARED_TERMS, floor) and shared / floor >= MIN_CONTAINMENT
 
 
-def select_candidates(memories: Iterable[Memory], *, text: str, origin: str, source_kind: SourceKind) -> list[Memory]:
-    """The records this source mentions, most recent first, at most :data:`CANDIDATE_CAP`."""
+def select_mentioned(memories: Iterable[Memory], *, text: str, origin: str, source_kind: SourceKind) -> list[Memory]:
+    """The records this source mentions, most recent first, at most :data:`MENTIONED_CAP`."""
     source_terms = frozenset(content_terms(text))
     found = [
         m
@@ -95,11 +97,11 @@ def select_candidates(memories: Iterable[Memory], *, text: str, origin: str, sou
         and mentions(m.content, source_terms)
     ]
     found.sort(key=lambda m: (m.updated_at, m.created_at, m.id), reverse=True)
-    return found[:CANDIDATE_CAP]
+    return found[:MENTIONED_CAP]
 
 
 @dataclass(frozen=True, slots=True)
-class Outcome:
+class ClaimOutcome:
     """What happened to one claim. ``outcome``: added | replaced | reaffirmed | withheld |
     duplicate; ``id`` the record it landed in; ``reason`` the decision's reason."""
 
@@ -112,7 +114,7 @@ class Outcome:
 @dataclass
 class Plan:
     writes: dict[str, tuple[Memory | None, Memory]] = field(default_factory=dict)  # id -> (before, after)
-    outcomes: list[Outcome] = field(default_factory=list)
+    outcomes: list[ClaimOutcome] = field(default_factory=list)
     confirm: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(
         default_factory=lambda: dict.fromkeys(("added", "replaced", "withheld", "conflicted", "reaffirmed", "unchanged"), 0)
@@ -141,21 +143,22 @@ class Context:
     new_id: Callable[[], str]
 
 
-def plan_batch(
-    claims: Iterable[ClaimSpec],
-    candidates: list[Memory],
-    standing: dict[tuple[Kind, str], list[Memory]],
-    ctx: Context,
-) -> Plan:
-    """Decide every claim. ``claims`` are cleaned, ``replaces`` resolved to candidate ids;
-    ``standing`` maps (kind, fingerprint) to the origin's records holding that text."""
+Standing = dict[tuple[Kind, str], list[Memory]]  # (kind, fingerprint) -> records holding that text
+
+
+def plan_batch(claims: Iterable[ClaimSpec], mentioned: list[Memory], standing: Standing, ctx: Context) -> Plan:
+    """Decide every claim. ``claims`` are cleaned, ``replaces`` resolved to ids of
+    ``mentioned`` records; ``standing`` maps (kind, fingerprint) to the origin's records
+    holding that text."""
     plan = Plan()
-    by_id = {m.id: m for m in candidates}
+    by_id = {m.id: m for m in mentioned}
     standing = {key: list(found) for key, found in standing.items()}
     claims = list(claims)
     targeted: dict[str, int] = {}
     reaffirmed: set[str] = set()
-    for claim in (c for c in claims if c.replaces):
+    for claim in claims:
+        if not claim.replaces:
+            continue
         if claim.replaces in targeted:
             raise InvalidInput(
                 f"claims[{claim.index}].replaces", f"{claim.replaces} is already named by claims[{targeted[claim.replaces]}]"
@@ -167,12 +170,12 @@ def plan_batch(
     plan.outcomes.sort(key=lambda o: o.index)
     if ctx.incoming.source_kind is not SourceKind.PROGRESS:
         plan.confirm = [
-            m.id for m in candidates if m.kind is not Kind.PROJECT_STATE and (m.id not in targeted or m.id in reaffirmed)
+            m.id for m in mentioned if m.kind is not Kind.PROJECT_STATE and (m.id not in targeted or m.id in reaffirmed)
         ]
     return plan
 
 
-def _replacement(plan, claim, target, standing, ctx, reaffirmed) -> None:
+def _replacement(plan: Plan, claim: ClaimSpec, target: Memory, standing: Standing, ctx: Context, reaffirmed: set[str]) -> None:
     old = plan.current(target)
     same = fingerprint(old.content) == fingerprint(claim.content)
     match decide(old, claim.kind, same, ctx.incoming, ctx.now):
@@ -180,7 +183,8 @@ def _replacement(plan, claim, target, standing, ctx, reaffirmed) -> None:
             raise InvalidInput(f"claims[{claim.index}].replaces", reason)
         case Reaffirm(refresh=True, reason=reason):
             # An incorporated explicit reaffirmation: attach the newer evidence.
-            plan.write(target, replace(_annotated(old, claim.aliases), evidence=ctx.incoming.evidence, updated_at=ctx.incoming.at))
+            refreshed = replace(_annotated(old, claim.aliases), evidence=ctx.incoming.evidence, updated_at=ctx.incoming.at)
+            plan.write(target, refreshed)
             _done(plan, claim, "reaffirmed", old.id, reason)
             reaffirmed.add(old.id)
         case Reaffirm(reason=reason):
@@ -199,10 +203,10 @@ def _replacement(plan, claim, target, standing, ctx, reaffirmed) -> None:
             key = (claim.kind, fingerprint(claim.content))
             existing = [m for m in standing.get(key, []) if m.status in (Status.CONFLICTED, Status.PROVISIONAL, Status.CONFIRMED)]
             variant = existing[0] if existing else _create(plan, claim, ctx, Status.CONFLICTED, standing)
-            plan.outcomes.append(Outcome(claim.index, "withheld", variant.id, reason))
+            plan.outcomes.append(ClaimOutcome(claim.index, "withheld", variant.id, reason))
 
 
-def _addition(plan, claim, standing, ctx) -> None:
+def _addition(plan: Plan, claim: ClaimSpec, standing: Standing, ctx: Context) -> None:
     key = (claim.kind, fingerprint(claim.content))
     # As they stand now: a record replaced earlier in this batch no longer holds its old text.
     found = [c for c in (plan.current(m) for m in standing.get(key, [])) if fingerprint(c.content) == key[1]]
@@ -219,17 +223,17 @@ def _addition(plan, claim, standing, ctx) -> None:
         _done(plan, claim, "duplicate", quarantined[0].id, "quarantined-variant")
     else:
         memory = _create(plan, claim, ctx, Status.PROVISIONAL, standing)
-        plan.outcomes.append(Outcome(claim.index, "added", memory.id, ""))
+        plan.outcomes.append(ClaimOutcome(claim.index, "added", memory.id, ""))
 
 
 def _done(plan: Plan, claim: ClaimSpec, outcome: str, memory_id: str, reason: str) -> None:
     counter = {"replaced": "replaced", "reaffirmed": "reaffirmed", "duplicate": "unchanged"}.get(outcome)
     if counter:
         plan.counts[counter] += 1
-    plan.outcomes.append(Outcome(claim.index, outcome, memory_id, reason))
+    plan.outcomes.append(ClaimOutcome(claim.index, outcome, memory_id, reason))
 
 
-def _create(plan: Plan, claim: ClaimSpec, ctx: Context, status: Status, standing) -> Memory:
+def _create(plan: Plan, claim: ClaimSpec, ctx: Context, status: Status, standing: Standing) -> Memory:
     memory = Memory(
         id=ctx.new_id(),
         space=ctx.space,

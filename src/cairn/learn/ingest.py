@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from ..model import BadTime, parse_time
+from ..text import MONTHS
 
 ID_MAX = 200
 SPEAKER_MAX = 200
@@ -119,8 +120,6 @@ def _jsonl_turn(obj: dict, where: str) -> Turn:
 
 # -- LoCoMo -----------------------------------------------------------------------------
 
-_MONTHS = {m: i for i, m in enumerate(
-    "january february march april may june july august september october november december".split(), 1)}
 _LOCOMO_TIME = re.compile(r"^\s*(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*$", re.I)
 _SESSION_KEY = re.compile(r"^session_(\d+)$")
 
@@ -128,10 +127,10 @@ _SESSION_KEY = re.compile(r"^session_(\d+)$")
 def parse_locomo_time(text: str) -> datetime:
     """``"1:56 pm on 8 May, 2023"`` -> an aware UTC datetime; ValueError otherwise."""
     m = _LOCOMO_TIME.match(text or "")
-    if not m or m.group(5).lower() not in _MONTHS:
+    if not m or m.group(5).lower() not in MONTHS:
         raise ValueError(f"not a LoCoMo session time: {text!r}")
     hour = int(m.group(1)) % 12 + (12 if m.group(3).lower() == "pm" else 0)
-    return datetime(int(m.group(6)), _MONTHS[m.group(5).lower()], int(m.group(4)), hour, int(m.group(2)), tzinfo=UTC)
+    return datetime(int(m.group(6)), MONTHS[m.group(5).lower()], int(m.group(4)), hour, int(m.group(2)), tzinfo=UTC)
 
 
 def parse_locomo(data, sample: str | int | None = None) -> list[Conversation]:
@@ -181,8 +180,8 @@ def parse_locomo_conversation(item, index: int = 0) -> Conversation:
             turns.append(turn)
     if not turns:
         raise TurnError(f"conversation {index}", "no turns")
-    name = item.get("sample_id") if isinstance(item.get("sample_id"), str) else ""
-    return Conversation(name, tuple(turns), _digest(turns))
+    name = item.get("sample_id")
+    return Conversation(name if isinstance(name, str) else "", tuple(turns), _digest(turns))
 
 
 def _locomo_turn(raw, time: datetime, where: str) -> Turn:

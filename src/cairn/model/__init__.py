@@ -1,4 +1,5 @@
-"""Pure domain values of Cairn (DESIGN §2). Imports nothing else of Cairn's."""
+"""Pure domain values of Cairn: records, evidence, relations, events, sources, the closed
+vocabularies they use, and their JSON wire form. Imports nothing else of Cairn's."""
 
 from .codec import (
     BadTime,
@@ -27,7 +28,9 @@ from .enums import (
     Role,
     SourceKind,
     Status,
+    UnknownValue,
     Verdict,
+    parse_enum,
 )
 from .values import (
     NO_FEEDBACK,
@@ -65,6 +68,7 @@ __all__ = [
     "Source",
     "SourceKind",
     "Status",
+    "UnknownValue",
     "Verdict",
     "VerdictSlot",
     "days_between",
@@ -73,6 +77,7 @@ __all__ = [
     "format_time",
     "memory_from_dict",
     "memory_to_dict",
+    "parse_enum",
     "parse_time",
     "relation_from_dict",
     "relation_to_dict",

@@ -15,6 +15,7 @@ from .enums import (
     Actor,
     Basis,
     Certainty,
+    E,
     Kind,
     Layer,
     Method,
@@ -22,7 +23,9 @@ from .enums import (
     Role,
     SourceKind,
     Status,
+    UnknownValue,
     Verdict,
+    parse_enum,
 )
 from .values import Change, Event, Evidence, Feedback, Memory, Relation, Source, VerdictSlot
 
@@ -167,35 +170,43 @@ def _req(d: Any, key: str, what: str) -> Any:
     return d[key]
 
 
-def _str(d: dict, key: str, what: str, *, optional: bool = False) -> str | None:
-    value = d.get(key) if optional else _req(d, key, what)
-    if value is None and optional:
-        return None
+def _str(d: dict, key: str, what: str) -> str:
+    value = _req(d, key, what)
     if not isinstance(value, str):
         raise MalformedRecord(what, f"field {key!r} is not a string")
     return value
 
 
-def _enum(cls, d: dict, key: str, what: str, *, optional: bool = False):
-    value = d.get(key) if optional else _req(d, key, what)
-    if value is None and optional:
-        return None
+def _opt_str(d: dict, key: str, what: str) -> str | None:
+    return None if d.get(key) is None else _str(d, key, what)
+
+
+def _enum(cls: type[E], d: dict, key: str, what: str) -> E:
+    value = _req(d, key, what)
     try:
-        return cls(value)
-    except ValueError:
+        return parse_enum(cls, value, key)
+    except UnknownValue:
         raise MalformedRecord(what, f"unknown {key} {value!r}") from None
 
 
-def _when(d: dict, key: str, what: str, *, optional: bool = True) -> datetime | None:
-    value = d.get(key) if optional else _req(d, key, what)
+def _opt_enum(cls: type[E], d: dict, key: str, what: str) -> E | None:
+    return None if d.get(key) is None else _enum(cls, d, key, what)
+
+
+def _at(d: dict, key: str, what: str) -> datetime:
+    """A required time."""
+    value = _req(d, key, what)
     if value is None:
-        if optional:
-            return None
         raise MalformedRecord(what, f"field {key!r} is empty")
     try:
         return parse_time(value)
     except BadTime:
         raise MalformedRecord(what, f"impossible time in {key!r}: {value!r}") from None
+
+
+def _when(d: dict, key: str, what: str) -> datetime | None:
+    """An optional time: absent or null is ``None``."""
+    return None if d.get(key) is None else _at(d, key, what)
 
 
 def evidence_from_dict(d: Any) -> Evidence:
@@ -205,9 +216,9 @@ def evidence_from_dict(d: Any) -> Evidence:
     if not isinstance(d, dict):
         raise MalformedRecord(what, "not an object")
     return Evidence(
-        basis=_enum(Basis, d, "basis", what, optional=True) or Basis.UNKNOWN,
-        method=_enum(Method, d, "method", what, optional=True) or Method.UNKNOWN,
-        source_id=_str(d, "source_id", what, optional=True),
+        basis=_opt_enum(Basis, d, "basis", what) or Basis.UNKNOWN,
+        method=_opt_enum(Method, d, "method", what) or Method.UNKNOWN,
+        source_id=_opt_str(d, "source_id", what),
         at=_when(d, "at", what),
     )
 
@@ -219,7 +230,7 @@ def _slot_from_dict(d: Any, slot: str) -> VerdictSlot | None:
     verdict = _enum(Verdict, d, "verdict", what)
     if verdict.slot != slot:
         raise MalformedRecord(what, f"verdict {verdict.value!r} does not belong in {slot}")
-    return VerdictSlot(verdict=verdict, source_id=_str(d, "source_id", what) or "", at=_when(d, "at", what, optional=False))
+    return VerdictSlot(verdict=verdict, source_id=_str(d, "source_id", what) or "", at=_at(d, "at", what))
 
 
 def memory_from_dict(d: Any) -> Memory:
@@ -243,11 +254,11 @@ def memory_from_dict(d: Any) -> Memory:
         status=_enum(Status, d, "status", what),
         layer=_enum(Layer, d, "layer", what),
         evidence=evidence_from_dict(d.get("evidence")),
-        certainty=_enum(Certainty, d, "certainty", what, optional=True),
+        certainty=_opt_enum(Certainty, d, "certainty", what),
         valid_from=_when(d, "valid_from", what),
         valid_to=_when(d, "valid_to", what),
-        created_at=_when(d, "created_at", what, optional=False),
-        updated_at=_when(d, "updated_at", what, optional=False),
+        created_at=_at(d, "created_at", what),
+        updated_at=_at(d, "updated_at", what),
         reinforced_at=_when(d, "reinforced_at", what),
         feedback=Feedback(
             utility=_slot_from_dict((fb or {}).get("utility"), "utility"),
@@ -271,8 +282,8 @@ def relation_from_dict(d: Any) -> Relation:
         from_id=_str(d, "from", what),
         role=_enum(Role, d, "role", what),
         to_id=_str(d, "to", what),
-        created_at=_when(d, "created_at", what, optional=False),
-        status=_enum(RelationStatus, d, "status", what, optional=True) or RelationStatus.ACTIVE,
+        created_at=_at(d, "created_at", what),
+        status=_opt_enum(RelationStatus, d, "status", what) or RelationStatus.ACTIVE,
     )
 
 
@@ -299,7 +310,7 @@ def event_from_dict(d: Any) -> Event:
     return Event(
         id=_str(d, "id", what),
         space=_str(d, "space", what),
-        at=_when(d, "at", what, optional=False),
+        at=_at(d, "at", what),
         actor=_enum(Actor, d, "actor", what),
         reason=_str(d, "reason", what),
         changes=tuple(change_from_dict(c) for c in changes),
@@ -314,8 +325,8 @@ def source_from_dict(d: Any) -> Source:
         space=_str(d, "space", what),
         kind=_enum(SourceKind, d, "kind", what),
         sha256=_str(d, "sha256", what),
-        at=_when(d, "at", what, optional=False),
-        origin=_str(d, "origin", what, optional=True) or "",
-        basis=_enum(Basis, d, "basis", what, optional=True) or Basis.UNKNOWN,
-        method=_enum(Method, d, "method", what, optional=True) or Method.UNKNOWN,
+        at=_at(d, "at", what),
+        origin=_opt_str(d, "origin", what) or "",
+        basis=_opt_enum(Basis, d, "basis", what) or Basis.UNKNOWN,
+        method=_opt_enum(Method, d, "method", what) or Method.UNKNOWN,
     )

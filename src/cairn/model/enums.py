@@ -1,11 +1,46 @@
-"""Closed vocabularies of the domain model (DESIGN §2).
+"""Closed vocabularies of the domain model, and the one way to read a value into them.
 
 Every enum is a ``StrEnum`` so its value is exactly the wire/CLI spelling.
+:func:`parse_enum` turns a spelling (or a member) into a member and raises
+:class:`UnknownValue`, carrying the accepted spellings, for anything else; each layer
+translates that into its own error (``MalformedRecord`` for stored data, ``InvalidInput``
+for a caller's argument).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import StrEnum
+from typing import TypeVar
+
+E = TypeVar("E", bound=StrEnum)
+
+
+class UnknownValue(ValueError):
+    """A value outside a closed vocabulary. ``str(err)`` reads
+    ``unknown <field> '<value>' (one of: a, b, c)``."""
+
+    def __init__(self, field: str, value: object, allowed: tuple[str, ...]) -> None:
+        super().__init__(f"unknown {field} {value!r} (one of: {', '.join(allowed)})")
+        self.field = field
+        self.value = value
+        self.allowed = allowed
+
+
+def parse_enum(cls: type[E], value: object, field: str, *, allowed: Iterable[E] | None = None) -> E:
+    """``value`` as a member of ``cls``: a member passes through, a spelling is looked up by
+    value. ``allowed`` narrows the members accepted (default: all of them); ``field`` names
+    the value in the error."""
+    choices = tuple(cls) if allowed is None else tuple(allowed)
+    member: E | None = None
+    if isinstance(value, str):  # members are strings too; no other type spells a value
+        try:
+            member = cls(value)
+        except ValueError:
+            pass
+    if member is None or member not in choices:
+        raise UnknownValue(field, value, tuple(c.value for c in choices))
+    return member
 
 
 class Kind(StrEnum):
@@ -94,7 +129,7 @@ class SourceKind(StrEnum):
 
 
 class Marker(StrEnum):
-    """Markers a recall result may carry (DESIGN §11, closed set)."""
+    """Markers a recall result may carry (a closed set; docs/recall.md explains each)."""
 
     CORRECTED = "corrected"
     CONTRADICTED = "contradicted"

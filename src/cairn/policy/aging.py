@@ -1,4 +1,4 @@
-"""Read-time aging and dormancy (DESIGN §4, seed 001).
+"""Read-time aging and dormancy, per kind (:data:`AGING`); docs/evidence.md, "Confirmation".
 
 ``freshness = floor + (1 - floor) * 2 ** (-age_days / half_life)`` from the confirmation
 anchor ``max(updated_at, reinforced_at)``; negative ages clamp to zero. ``aging`` means
@@ -28,7 +28,7 @@ AGING = MappingProxyType(
         Kind.FACT: AgingProfile(60, 0.50, 180),
         Kind.DECISION: AgingProfile(120, 0.60, 365),
         Kind.PREFERENCE: AgingProfile(240, 0.70, 730),
-        Kind.EPISODE: AgingProfile(90, 0.60, None),  # ours: verbatim turns are history, never dormant
+        Kind.EPISODE: AgingProfile(90, 0.60, None),  # verbatim turns are history: never dormant
     }
 )
 

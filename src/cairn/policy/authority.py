@@ -1,4 +1,4 @@
-"""Replacement authority (DESIGN §3, seed 000): may incoming evidence overwrite a record?
+"""Replacement authority: may incoming evidence overwrite a record? (docs/evidence.md)
 
 Pure: every function takes the old record, the incoming evidence (with its source kind)
 and ``now``, and returns a decision from a small closed union; the engine applies it.
@@ -16,7 +16,7 @@ Order of the checks, and why it is the order:
 4. an older source never replaces a newer record (nothing overrides source-time order);
 5. the incoming source priority must reach the record's (ties replace: that is how a
    summary updates a summary);
-6. the two exceptions of seed 000, which can only lift a withhold of step 5:
+6. two exceptions, which can only lift a withhold of step 5:
    a current explicit user statement may supersede earlier testimony, and a fresh tool
    observation from a progress source may update project state after a manual correction.
 """
@@ -34,7 +34,7 @@ from .priority import record_priority, source_priority
 # supersede it even where confirmation or an `accurate` verdict lifted it to 4.
 TESTIMONY = frozenset({Basis.USER_STATEMENT, Basis.MANUAL_CORRECTION})
 
-# (ours) "Fresh" progress: observed no longer ago than one project_state half-life.
+# "Fresh" progress: observed no longer ago than one project_state half-life.
 FRESH_PROGRESS = timedelta(days=3)
 
 WithholdReason = Literal["pinned", "older-source", "weaker"]

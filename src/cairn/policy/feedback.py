@@ -1,4 +1,4 @@
-"""Explicit verdicts (DESIGN §7, seed 000): what a verdict does, and the whole-message parser.
+"""Explicit verdicts: what a verdict does, and the whole-message parser (docs/evidence.md).
 
 Pure. :func:`decide` returns one of
 
@@ -6,7 +6,7 @@ Pure. :func:`decide` returns one of
     Repeat()                  same verdict as the slot holds: a receipt, no weight, no revision
     Ignore(reason)            nothing is written; ``reason`` from :data:`IGNORE_REASONS`
 
-Quarantine (our reading of DESIGN §2/§5.3/§7): `incorrect` writes the accuracy slot *and*
+Quarantine: `incorrect` writes the accuracy slot *and*
 sets status ``conflicted`` on the judged record and on its exact duplicates (same origin,
 same kind, same normalised text). The slot says why (recall reports ``disputed``); the
 status keeps it quarantined: no positive verdict revives a conflicted record, so the ways

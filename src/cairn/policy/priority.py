@@ -1,4 +1,4 @@
-"""Source priority for replacement authority (DESIGN §3, seed 000).
+"""Source priority for replacement authority (the table: docs/evidence.md, "Source priority").
 
 An ordinal of source *appropriateness*, not a truth probability. Unknown evidence (legacy
 or imported records) is priority 0: never invented authority.

@@ -1,4 +1,4 @@
-"""Valid time and checkpoints at read time (DESIGN §6, seed 004 "temporal state").
+"""Valid time and checkpoints at read time (docs/time.md).
 
 Called by the recall pipeline for every candidate. The contract:
 
@@ -13,7 +13,7 @@ Called by the recall pipeline for every candidate. The contract:
   the checkpoint. A checkpoint only adds a note: it never excludes, removes, rewrites or
   re-ranks anything (the same candidate keeps its base rank across reference times).
 * A record without an interval and without a checkpoint gets ``(None, ())``: it behaves
-  exactly as before (progressive enhancement, seed 002 §2.2).
+  exactly as a record did before valid time existed (the fields are optional enhancements).
 
 Pure: no I/O, no clock reads.
 """

@@ -38,7 +38,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ..text import STOPWORDS, tokenize
+from ..text import MONTH_WORDS, STOPWORDS, tokenize
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,9 +70,7 @@ class EpisodeProfile:
 
 PROFILE = EpisodeProfile()
 
-_MONTHS = {m: i for i, m in enumerate(
-    "january february march april may june july august september october november december".split(), 1)}
-_MONTHS.update({m[:3]: i for m, i in list(_MONTHS.items()) if m != "may"})
+_MONTHS = MONTH_WORDS
 _YEAR_RE = re.compile(r"^(19|20)\d\d$")
 
 _SUFFIXES = (

@@ -1,20 +1,20 @@
-"""Exclusions and relevance gates of recall (DESIGN §5.3 and §5.5, seed 000).
+"""Exclusions and relevance gates of recall (docs/recall.md, stages 3 and 5).
 
 Every dropped candidate gets a :class:`Reason` from one closed set, so a trace or an
-``explain`` never leaves the reader to re-derive why something was left out (seed 004).
+``explain`` never leaves the reader to re-derive why something was left out.
 
 * :func:`exclusion` — lifecycle and time: forgotten, conflicted, retired, disputed,
   dormant (unless asked for), other space, not valid at ``as_of``, not yet recorded at
   ``known_at``.
 * :func:`relevance_gate` — on raw relevance only: a strict literal the caller typed must
   be present, the IDF-weighted coverage must reach ``coverage_min``, and a short
-  named-attribute query needs its subject *and* its attributes (seed 000: once SQLite
+  named-attribute query needs its subject *and* its attributes (once SQLite
   authentication is suppressed, neither PostgreSQL authentication nor SQLite timeout may
   answer for it). An alias names the subject only when it is rare.
 * :func:`below_cutoff` — the 75 % relative cutoff against the best raw relevance.
 
-Quality (freshness, evidence, feedback) plays no part here: it only re-orders what
-passed (DESIGN principle 3).
+Quality (freshness, evidence, feedback) plays no part here: relevance comes first, and
+quality only re-orders what passed.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from .score import Lexical
 class Reason(StrEnum):
     """Why a candidate is not in the result (closed set), or ``selected``."""
 
-    # exclusions (DESIGN §5.3), checked before scoring
+    # exclusions, checked before scoring
     OTHER_SPACE = "other-space"
     FORGOTTEN = "forgotten"
     CONFLICTED = "conflicted"
@@ -39,14 +39,14 @@ class Reason(StrEnum):
     NOT_YET_RECORDED = "not-yet-recorded"
     NOT_VALID_AT = "not-valid-at"
     DORMANT = "dormant"
-    # relevance gates (DESIGN §5.5), on raw relevance
+    # relevance gates, on raw relevance
     NO_MATCH = "no-match"
     MISSING_LITERAL = "missing-literal"
     BELOW_COVERAGE = "below-coverage"
     MISSING_SUBJECT = "missing-subject"
     MISSING_ATTRIBUTE = "missing-attribute"
     BELOW_CUTOFF = "below-cutoff"
-    # selection and packing (DESIGN §5.6-5.8)
+    # ranking, relation resolution and packing
     RANK_CUT = "rank-cut"
     REPLACED = "replaced-by-successor"  # a corrected/superseded hit gave way to its successor
     DUPLICATE = "duplicate"  # already emitted through another hit's resolution
@@ -81,8 +81,8 @@ GATES = frozenset(
 
 @dataclass(frozen=True, slots=True)
 class GateProfile:
-    coverage_min: float = 0.4  # ours: IDF-weighted share of the query a match must hold
-    relative_cutoff: float = 0.75  # DESIGN §5.5 / seed 000
+    coverage_min: float = 0.4  # IDF-weighted share of the query a match must hold
+    relative_cutoff: float = 0.75  # of the best raw relevance
 
 
 GATE = GateProfile()

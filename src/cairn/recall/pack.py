@@ -1,4 +1,4 @@
-"""The digest: what a recall pushes into an agent's context (DESIGN §5.8, seed 000).
+"""The digest: what a recall pushes into an agent's context (docs/recall.md, stage 8).
 
 At most ``limit`` claims (3 by default) in ``budget`` UTF-8 bytes (2048 by default),
 trust guidance first (reserved inside the budget), then one line per claim::
@@ -8,7 +8,7 @@ trust guidance first (reserved inside the budget), then one line per claim::
 Excerpts are at most 400 bytes, cut on a character boundary with an ellipsis. A line that
 does not fit is shortened down to a minimum excerpt, else left out as ``over-budget``.
 A ``historical-rationale`` item is emitted only directly after the item named by its
-``superseded_by`` (seed 004): otherwise it is left out as ``successor-not-selected`` —
+``superseded_by``: otherwise it is left out as ``successor-not-selected`` —
 checked on the final packet, so the invariant holds at every budget.
 
 Pure: items in, :class:`Packed` out.
@@ -26,11 +26,11 @@ ELLIPSIS = "…"
 
 @dataclass(frozen=True, slots=True)
 class PackProfile:
-    limit: int = 3  # claims, DESIGN §5.8
-    budget: int = 2048  # UTF-8 bytes, DESIGN §5.8
-    excerpt_max: int = 400  # bytes, DESIGN §5.8
-    excerpt_min: int = 48  # ours: below this a shortened excerpt says too little
-    min_budget: int = 256  # ours: the header plus one short line; less is refused
+    limit: int = 3  # claims
+    budget: int = 2048  # UTF-8 bytes
+    excerpt_max: int = 400  # bytes
+    excerpt_min: int = 48  # below this a shortened excerpt says too little
+    min_budget: int = 256  # the header plus one short line; less is refused
 
 
 PACK = PackProfile()

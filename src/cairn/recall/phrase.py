@@ -1,4 +1,4 @@
-"""The contiguity phrase bonus (seed 004, "Word order is evidence that a token set discards").
+"""The contiguity phrase bonus: word order is evidence that a token set discards.
 
 A token-set score forgets word order. This puts a narrow part of it back: every
 contiguous span of at least two whitespace-separated query words is a candidate anchor;
@@ -34,12 +34,12 @@ from .query import ParsedQuery, is_function_word
 
 @dataclass(frozen=True, slots=True)
 class PhraseProfile:
-    min_words: int = 2  # seed 004
-    max_words: int = 8  # ours: bounds the work on long queries
-    ceiling: int = 3  # ours: "a small ceiling of chunks"
-    step: float = 0.25  # ours: +25 % per word beyond the first ...
+    min_words: int = 2  # one word already scores as a token
+    max_words: int = 8  # bounds the work on long queries
+    ceiling: int = 3  # a span in more records than this is a recurring term, not an anchor
+    step: float = 0.25  # +25 % per word beyond the first ...
     cap: float = 0.5  # ... at most +50 %
-    derived_fraction: float = 0.5  # ours: a summary restating a phrase gets half
+    derived_fraction: float = 0.5  # a summary restating a phrase gets half
 
 
 PHRASE = PhraseProfile()
@@ -66,7 +66,7 @@ def candidate_spans(query: ParsedQuery, profile: PhraseProfile = PHRASE) -> list
             for start in range(len(run) - size + 1):
                 span = run[start : start + size]
                 if is_function_word(span[0]) or is_function_word(span[-1]):
-                    continue  # seed 004: "on the" is rare only because the other language is
+                    continue  # "on the" is rare only because the other language is
                 out[span] = None
     return sorted(out, key=lambda s: -len(s))
 

@@ -1,10 +1,10 @@
-"""Query parsing for recall (DESIGN §5.1).
+"""Query parsing for recall (docs/recall.md, stage 1).
 
 ``parse_query(text)`` turns a raw query into a :class:`ParsedQuery`: the weighted content
 features that count as evidence of relevance, the literals the caller typed (quoted
 strings, paths, numbers, versions), the whitespace word runs the phrase bonus works on,
 and — for short queries — a named subject with its requested attributes (the
-named-attribute rule of seed 000).
+named-attribute rule).
 
 Pure: uses only :mod:`cairn.text` (the one tokeniser, shared with the index) and no I/O.
 Validation of the raw text (empty, too long) is :func:`validate_query`'s job so that the
@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from ..errors import InvalidInput
 from ..text import STOPWORDS, literals, normalize, tokenize
 
-MAX_QUERY_CHARS = 512  # seed 000: "an explicit topic of 1-512 characters"
-NAMED_RULE_MAX_FEATURES = 4  # seed 000: the named-attribute rule covers up to four features
+MAX_QUERY_CHARS = 512  # an explicit topic of 1-512 characters
+NAMED_RULE_MAX_FEATURES = 4  # the named-attribute rule covers queries of up to four features
 
 # Conversational filler: a query made only of these (and stopwords) carries no topic, so
-# recall returns nothing rather than falling back to recent memories (seed 000).
+# recall returns nothing rather than falling back to recent memories.
 FILLER: frozenset[str] = frozenset(
     """
     sure great cool fine nice good alright right next again proceed done k kk yep yup nope
@@ -34,7 +34,7 @@ FILLER: frozenset[str] = frozenset(
 )
 
 # Query framing: words that shape the question but never name what it asks about.
-# Chinese 多少 ("how much") is framing, not an entity (seed 000).
+# Chinese 多少 ("how much") is framing, not an entity.
 FRAMING: frozenset[str] = frozenset(
     "多少 什么 怎么 哪个 哪里 为什么 如何 tell know remember recall said say".split()
 )
@@ -49,7 +49,7 @@ GENERIC: frozenset[str] = frozenset(
     """.split()
 )
 
-LITERAL_WEIGHT = 1.5  # ours: literals the caller typed weigh more than ordinary words
+LITERAL_WEIGHT = 1.5  # literals the caller typed weigh more than ordinary words
 _NUMERIC_RE = re.compile(r"^v?\d+(?:[.:]\d+)*$")
 _RUN_SPLIT_RE = re.compile(r"[^\w\s'’-]+|(?<!\w)[-'’]+|[-'’]+(?!\w)")
 
@@ -201,5 +201,5 @@ def _name_like(text: str) -> set[str]:
 
 
 def is_function_word(word: str) -> bool:
-    """A function word may neither open nor close a phrase span (seed 004)."""
+    """A function word may neither open nor close a phrase span (``on the`` is no anchor)."""
     return word in STOPWORDS

@@ -1,4 +1,4 @@
-"""Ordering of the candidates that passed the gates (DESIGN §5.6, seed 000).
+"""Ordering of the candidates that passed the gates (docs/recall.md, stage 6).
 
     rankScore = relevance × freshness × (1 + 0.04 · sourcePriority) × utility × accuracy
 
@@ -77,7 +77,7 @@ def accuracy_factor(memory: Memory, profile: RankProfile = RANK) -> float:
 def rank_factors(memory: Memory, relevance: float, now: datetime, profile: RankProfile = RANK) -> RankFactors:
     fresh = freshness(memory, now)
     # The source priority of the evidence, not the replacement protection of a confirmed
-    # record: feedback must not raise evidence weight (seed 000).
+    # record: feedback must not raise evidence weight.
     priority = source_priority(memory.kind, memory.evidence.basis)
     weight = 1 + profile.evidence_step * priority
     utility, accuracy = utility_factor(memory, profile), accuracy_factor(memory, profile)

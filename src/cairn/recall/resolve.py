@@ -1,4 +1,4 @@
-"""Relation resolution of a ranked recall (DESIGN §5.7, seed 002 §2.1, seed 004).
+"""Relation resolution of a ranked recall (docs/recall.md, stage 7; docs/time.md).
 
 Called by the recall pipeline after ranking and before packing. The contract:
 
@@ -24,8 +24,8 @@ order, each id at most once:
   other's ref in ``contradicts``. No side is chosen.
 * **Decision history.** When a hit was a *decision* directly superseded by the selected
   successor (also a decision), that one predecessor follows its successor immediately,
-  marked ``historical-rationale`` with ``superseded_by`` (seed 004; multi-hop recovery is
-  out of scope). With ``include_history`` the best-ranked replaced hit of any kind
+  marked ``historical-rationale`` with ``superseded_by`` (multi-hop recovery is not
+  attempted). With ``include_history`` the best-ranked replaced hit of any kind
   follows its successor the same way. Never more than one predecessor per successor, and
   never a predecessor of a successor that was not placed: the packer must in addition
   drop a ``historical-rationale`` item whose successor was not emitted right before it.
@@ -39,6 +39,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from ..model import Kind, Marker, Memory, Relation, Role, Status, Verdict
 from ..policy.temporal import has_started
@@ -61,7 +62,7 @@ class Resolved:
 class _Graph:
     """Relations and records of one space, read lazily (as held at ``known_at`` if given)."""
 
-    view: object
+    view: Any  # a store read view: relations(), get_memory(), and the time-travel reads
     space: str
     known_at: datetime | None
     _edges: dict[str, list[Relation]] = field(default_factory=dict)
@@ -227,7 +228,7 @@ def _rationale(graph: _Graph, head: str, ranked_ids, heads, placed, include_hist
 
 def _decision_pair(graph: _Graph, newer_id: str, older_id: str, role: Role) -> bool:
     """A decision superseded (changed, not corrected as wrong) by a decision: its
-    rationale explains a past choice (seed 004)."""
+    rationale explains a past choice."""
     newer, older = graph.memory(newer_id), graph.memory(older_id)
     return (
         role is Role.SUPERSEDES

@@ -1,4 +1,4 @@
-"""Lexical relevance of one memory to a parsed query (DESIGN §5.4).
+"""Lexical relevance of one memory to a parsed query (docs/recall.md, stage 4).
 
 BM25F over two fields — content weight 1, aliases 0.8 — with per-field length
 normalisation, IDF from corpus statistics, and query-feature weights (literals weigh
@@ -26,13 +26,13 @@ from .query import ParsedQuery
 
 @dataclass(frozen=True, slots=True)
 class ScoreProfile:
-    """BM25F constants. Average field lengths are fixed reference lengths (ours) rather
+    """BM25F constants. Average field lengths are fixed reference lengths rather
     than corpus averages, so the FTS path and the in-memory path score a record the same."""
 
     k1: float = 1.2
     b: float = 0.75
-    content_weight: float = 1.0  # DESIGN §5.4
-    alias_weight: float = 0.8  # DESIGN §5.4
+    content_weight: float = 1.0
+    alias_weight: float = 0.8
     content_avg_terms: float = 14.0
     alias_avg_terms: float = 3.0
     rare_alias_fraction: float = 0.01  # an alias term names a topic if in ≤1 % of records ...

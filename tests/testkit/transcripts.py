@@ -1,11 +1,13 @@
-"""Small conversations written by the tests themselves (LoCoMo data is never copied here)."""
+"""Small conversations written by the tests themselves (LoCoMo data is never copied here):
+JSONL turns and a LoCoMo-shaped conversation for the ingest tests."""
 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 
-def jsonl(*turns: dict) -> str:
+def jsonl(*turns: dict[str, Any]) -> str:
     return "".join(json.dumps(t) + "\n" for t in turns)
 
 
@@ -16,7 +18,7 @@ TURNS = (
 )
 
 
-def locomo_conversation(sample_id: str = "conv-x", speaker_a: str = "Ana", speaker_b: str = "Ben") -> dict:
+def locomo_conversation(sample_id: str = "conv-x", speaker_a: str = "Ana", speaker_b: str = "Ben") -> dict[str, Any]:
     return {
         "sample_id": sample_id,
         "qa": [],
@@ -34,5 +36,3 @@ def locomo_conversation(sample_id: str = "conv-x", speaker_a: str = "Ana", speak
             ],
         },
     }
-
-

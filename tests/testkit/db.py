@@ -1,0 +1,67 @@
+"""Digests of a database file, to prove what an operation wrote (or that it wrote nothing).
+They read the SQLite file directly, beneath the engine, so a test sees every row.
+
+- ``db_fingerprint``: every row of every table; a missing file digests as ``"absent"``.
+- ``records_fingerprint``: every record table, not ``traces``: equal means no record or
+  event changed (a recall may still have written its trace).
+- ``full_fingerprint``: the record tables, traces and migrations: equal means nothing at
+  all was written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Iterable
+from pathlib import Path
+
+RECORD_TABLES = ("memories", "events", "event_records", "relations", "memories_fts", "feedback_receipts", "sources")
+
+
+def db_fingerprint(path: Path) -> str:
+    """A digest of every row of every table: equal before and after means nothing was written."""
+    if not path.exists():
+        return "absent"
+    conn = sqlite3.connect(path)
+    try:
+        digest = hashlib.sha256()
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name")]
+        for table in tables:
+            if table.startswith("memories_fts_"):
+                continue  # FTS shadow tables are covered through memories_fts itself
+            for row in conn.execute(f"SELECT * FROM {table} ORDER BY 1"):
+                digest.update(repr((table, row)).encode())
+        return digest.hexdigest()
+    finally:
+        conn.close()
+
+
+def _digest(path: Path, tables: Iterable[str]) -> str:
+    conn = sqlite3.connect(path)
+    try:
+        digest = hashlib.sha256()
+        for table in tables:
+            for row in conn.execute(f"SELECT rowid, * FROM {table} ORDER BY rowid"):
+                digest.update(repr((table, row)).encode())
+        return digest.hexdigest()
+    finally:
+        conn.close()
+
+
+def records_fingerprint(path: Path) -> str:
+    """Digest of every record table (not ``traces``): equal means no record/event changed."""
+    return _digest(path, RECORD_TABLES)
+
+
+def full_fingerprint(path: Path) -> str:
+    """Digest of every table, traces included: equal means nothing at all was written."""
+    return _digest(path, (*RECORD_TABLES, "traces", "schema_migrations"))
+
+
+def trace_count(path: Path) -> int:
+    """How many recall traces the database holds."""
+    conn = sqlite3.connect(path)
+    try:
+        return int(conn.execute("SELECT COUNT(*) FROM traces").fetchone()[0])
+    finally:
+        conn.close()
