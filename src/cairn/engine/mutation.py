@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..model import Actor, Change, Event, Memory, Relation, memory_to_dict, relation_to_dict
-from ..store import Tx
+from ..store import WriteTx
 
 
 def new_id() -> str:
@@ -23,7 +23,7 @@ def new_id() -> str:
 
 @dataclass
 class Mutation:
-    tx: Tx
+    tx: WriteTx
     space: str
     actor: Actor
     reason: str
