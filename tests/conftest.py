@@ -46,6 +46,22 @@ def cairn(db_path: Path, clock: Clock):
         yield engine
 
 
+@pytest.fixture(params=["sqlite", "memory"])
+def backend(request, tmp_path: Path):
+    """An open, empty store of each backend (the SQLite file, the in-memory fake of
+    tests/support/memstore.py); a second real store joins the params."""
+    if request.param == "sqlite":
+        from cairn.store import Store
+
+        store = Store.open(tmp_path / "backend" / "cairn.db")
+    else:
+        from support.memstore import MemStore
+
+        store = MemStore()
+    yield store
+    store.close()
+
+
 class CliResult:
     def __init__(self, code: int, out: str, err: str) -> None:
         self.code, self.out, self.err = code, out, err

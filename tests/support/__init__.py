@@ -1,0 +1,1 @@
+"""Test support code that is not a fixture: the in-memory fake store."""
