@@ -50,7 +50,7 @@ SQL_RE = re.compile(
     r"\b(SELECT\s.+?\sFROM|INSERT\s+(OR\s+\w+\s+)?INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|"
     r"CREATE\s+(TEMP\s+|VIRTUAL\s+|UNIQUE\s+)?(TABLE|INDEX|VIEW)|DROP\s+(TABLE|INDEX)|ALTER\s+TABLE|PRAGMA\s+\w+|"
     r"\w+\s+MATCH\s+\?)",
-    re.S,
+    re.DOTALL,
 )
 
 
@@ -122,16 +122,17 @@ def _seam_violations(path: Path, rel: Path) -> list[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     out = []
     for node in ast.walk(tree):
+        line = getattr(node, "lineno", 0)
         if isinstance(node, ast.Import):
-            out += [f"{rel}:{node.lineno} imports {a.name}" for a in node.names if a.name.split(".")[0] in DRIVERS]
+            out += [f"{rel}:{line} imports {a.name}" for a in node.names if a.name.split(".")[0] in DRIVERS]
         elif isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").split(".")[0] in DRIVERS:
-            out.append(f"{rel}:{node.lineno} imports {node.module}")
+            out.append(f"{rel}:{line} imports {node.module}")
         elif isinstance(node, ast.Attribute) and node.attr == "conn":
-            out.append(f"{rel}:{node.lineno} uses .conn")
+            out.append(f"{rel}:{line} uses .conn")
         elif _is_query_escaping(node):
-            out.append(f"{rel}:{node.lineno} escapes query syntax (FTS quoting or LIKE escaping)")
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and SQL_RE.search(node.value):
-            out.append(f"{rel}:{node.lineno} holds SQL {SQL_RE.search(node.value).group(0)!r}")
+            out.append(f"{rel}:{line} escapes query syntax (FTS quoting or LIKE escaping)")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and (sql := SQL_RE.search(node.value)):
+            out.append(f"{rel}:{line} holds SQL {sql.group(0)!r}")
     return out
 
 

@@ -9,11 +9,11 @@ import sqlite3
 import threading
 
 import pytest
+from support.memstore import MemStore
 
 from cairn import Cairn
 from cairn.errors import InvalidInput, StoreError
 from cairn.store import Backend, ReadView, Store, Tx, WriteTx
-from support.memstore import MemStore
 
 
 def test_cairn_remembers_shows_and_recalls_on_each_backend(backend, clock):
@@ -46,10 +46,9 @@ def test_the_fake_backend_is_reached_through_the_protocol_alone(clock):
 def test_a_failed_write_on_the_fake_leaves_nothing(clock):
     store = MemStore()
     with Cairn(store=store, now=clock) as cairn:
-        with pytest.raises(RuntimeError):
-            with store.write() as tx:
-                tx.put_source("default", {"id": "s1", "kind": "conversation", "sha256": "0", "at": "x"})
-                raise RuntimeError("rolled back")
+        with pytest.raises(RuntimeError), store.write() as tx:
+            tx.put_source("default", {"id": "s1", "kind": "conversation", "sha256": "0", "at": "x"})
+            raise RuntimeError("rolled back")
         assert store.get_source("default", "s1") is None
         assert cairn.status()["memories"] == 0
 
@@ -63,7 +62,7 @@ def test_a_path_and_a_store_together_are_refused(tmp_path):
 
 
 def _members(protocol) -> dict[str, list[str]]:
-    names = {}
+    names: dict[str, list[str]] = {}
     for cls in protocol.__mro__:
         if cls in (object,) or cls.__name__ in ("Protocol", "Generic"):
             continue
@@ -116,9 +115,8 @@ def test_a_failing_read_raises_a_store_error(db_path, clock):
     with Cairn(db_path, now=clock) as cairn:
         cairn.remember("The staging host runs Debian 12", kind="fact")
     _drop_index(db_path)
-    with Cairn(db_path, now=clock) as cairn:
-        with pytest.raises(StoreError, match="memories_fts"):
-            cairn.recall("staging host")
+    with Cairn(db_path, now=clock) as cairn, pytest.raises(StoreError, match="memories_fts"):
+        cairn.recall("staging host")
 
 
 def test_a_failing_read_is_one_line_through_the_cli_exit_1(cli, db_path):

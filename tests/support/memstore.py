@@ -280,7 +280,7 @@ class MemStore:
     def append_event(self, event: Event) -> None:
         seq = len(self._s.events) + 1
         self._s.events.append((seq, event))
-        touched = list(event.changed_ids)
+        touched: list[object] = list(event.changed_ids)
         for change in event.changes:
             if change.table == "relation":
                 for snap in (change.before, change.after):

@@ -143,7 +143,7 @@ class CairnRanker:
             found = self.cairn.search(question, lane="episodes", limit=k, trace=False)
         else:
             found = self.cairn.recall(question, lane="episodes", limit=k, budget=k * 1024, trace=False)
-        return [r.memory.evidence.source_id for r in found.results]
+        return [r.memory.evidence.source_id or "" for r in found.results]
 
     def close(self) -> None:
         self.cairn.close()

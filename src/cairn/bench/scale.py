@@ -309,6 +309,7 @@ def _child(size: int, folder: Path, budget_s: float | None, recall_budget_s: flo
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(Path(__file__).resolve().parents[2]),
                                                                       os.environ.get("PYTHONPATH")]))}
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    assert proc.stdout is not None and proc.stderr is not None  # both are pipes
     last_err = ""
     for line in proc.stderr:
         last_err = line.strip() or last_err

@@ -65,6 +65,8 @@ def as_time(value: datetime | str | None, field: str) -> datetime | None:
 class EngineBase:
     """State and helpers shared by every part of the :class:`~cairn.Cairn` facade."""
 
+    store: Backend
+
     def __init__(
         self,
         path: str | os.PathLike | None = None,
@@ -82,13 +84,14 @@ class EngineBase:
             self._clock = now
         elif now is not None:
             fixed = as_time(now, "now")
+            assert fixed is not None  # as_time returns None only for None
             self._clock = lambda: fixed
         else:
             self._clock = lambda: datetime.now(UTC)
         if store is not None:
             if path is not None:
                 raise InvalidInput("store", "give a path or a store, not both")
-            self.store: Backend = store
+            self.store = store
             self.path = store.path
             return
         self.path = str(path if path is not None else default_db_path())

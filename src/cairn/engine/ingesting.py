@@ -29,9 +29,20 @@ from pathlib import Path
 
 from ..errors import InvalidInput
 from ..learn.ingest import Conversation, Turn, TurnError, parse_jsonl, parse_locomo
-from ..model import Actor, Basis, Event, Evidence, Kind, Memory, Method, Source, SourceKind, source_to_dict
+from ..model import (
+    Actor,
+    Basis,
+    Event,
+    Evidence,
+    Kind,
+    Memory,
+    Method,
+    Source,
+    SourceKind,
+    source_to_dict,
+)
 from ..store import ReadView
-from .base import EngineBase, LIMITS
+from .base import LIMITS, EngineBase
 from .mutation import new_id
 
 FORMATS = ("jsonl", "locomo")

@@ -17,8 +17,22 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from ..errors import InvalidInput, Refused
-from ..learn.batch import Batch, ClaimSpec, SourceSpec, load_batch, parse_batch, parse_source
-from ..learn.consolidate import Context, Outcome, fingerprint, may_mention, plan_batch, select_candidates
+from ..learn.batch import (
+    Batch,
+    ClaimSpec,
+    SourceSpec,
+    load_batch,
+    parse_batch,
+    parse_source,
+)
+from ..learn.consolidate import (
+    Context,
+    Outcome,
+    fingerprint,
+    may_mention,
+    plan_batch,
+    select_candidates,
+)
 from ..model import (
     NO_FEEDBACK,
     Actor,
@@ -107,6 +121,7 @@ class LearningMixin(EngineBase):
         changed is confirmed on top of that change), and describe both in the event."""
         for before, after in plan.writes.values():
             m.put(before, after)
+        assert source.at is not None  # set by _clean_source
         confirmed = self._confirm(m.tx, plan.confirm, source.at)
         counts = {**dict.fromkeys(COUNT_KEYS, 0), **plan.counts, "confirmed": len(confirmed)}
         outcomes = [{"index": o.index, "outcome": o.outcome, "id": o.id, "reason": o.reason} for o in plan.outcomes]
@@ -230,6 +245,7 @@ class LearningMixin(EngineBase):
             )
             m.put(current, after)
             m.data["correction"] = action
+        assert m.event is not None  # the record changed, so the event was written
         return Corrected(after, m.event)
 
     # -- explicit feedback -------------------------------------------------------------
@@ -321,4 +337,5 @@ def _with_slot(feedback: Feedback, slot) -> Feedback:
 
 def _source_value(space: str, spec: SourceSpec, raw_text: str) -> Source:
     digest = hashlib.sha256(raw_text.encode("utf-8")).hexdigest()
+    assert spec.at is not None  # set by _clean_source
     return Source(spec.id, space, spec.kind, digest, spec.at, spec.origin, spec.basis, spec.method)

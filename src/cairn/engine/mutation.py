@@ -12,7 +12,15 @@ import secrets
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from ..model import Actor, Change, Event, Memory, Relation, memory_to_dict, relation_to_dict
+from ..model import (
+    Actor,
+    Change,
+    Event,
+    Memory,
+    Relation,
+    memory_to_dict,
+    relation_to_dict,
+)
 from ..store import WriteTx
 
 

@@ -28,7 +28,7 @@ from ..model.codec import change_from_dict
 from ..policy.aging import freshness
 from ..policy.priority import record_priority
 from ..recall.rank import rank_factors
-from ..store import content_hash
+from ..store import WriteTx, content_hash
 from .base import EngineBase, as_time
 from .mutation import new_id
 
@@ -196,7 +196,7 @@ class RecordsMixin(EngineBase):
                 m.put(current, replace(current, status=Status.FORGOTTEN, revision=current.revision + 1))
         return m.event
 
-    def _erase_from_events(self, tx, memory_id: str) -> None:
+    def _erase_from_events(self, tx: WriteTx, memory_id: str) -> None:
         for event in tx.events(self.space, record_id=memory_id, newest_first=False):
             changes = []
             for change in event.changes:

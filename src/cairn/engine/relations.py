@@ -75,6 +75,7 @@ class RelationsMixin(EngineBase):
             if newer is None:
                 raise NotFound("readable memory", from_ref)
             m.put_relation(None, self._checked_relation(m.tx, newer, role, to_id))
+        assert m.event is not None  # a relation was written, so its event was too
         return m.event
 
     def _resolve_relates(self, relates) -> list[tuple[Role, str]]:
@@ -166,7 +167,8 @@ def _chain_path(view: ReadView, space: str, *, start: str, goal: str) -> list[st
                 if r.role in CHAIN_ROLES and r.from_id == node and r.to_id not in parents:
                     parents[r.to_id] = node
                     if r.to_id == goal:
-                        path, step = [], goal
+                        path: list[str] = []
+                        step: str | None = goal
                         while step is not None:
                             path.append(step)
                             step = parents[step]

@@ -121,7 +121,7 @@ def subject(q: EpisodeQuery, named: frozenset[str]) -> str | None:
     """The speaker the question is about: the first named one not written as an owner."""
     order = [t for t in q.terms if t in named]
     plain = [t for t in order if t not in q.owners]
-    return (plain or order or [None])[0]
+    return next(iter(plain or order), None)
 
 
 def match_words(query: str | EpisodeQuery, prefix_min: int = PROFILE.prefix_min, skip=frozenset()) -> list[tuple[str, bool]]:
@@ -276,7 +276,7 @@ def _lexical(turn: _Turn, doc: list[str], wanted: list[str], idf: dict, total_id
     turn.lexical = score * (0.5 + 0.5 * turn.coverage ** p.coverage_power)
 
 
-def _query_pairs(q: EpisodeQuery, named: set[str]) -> list[tuple[str, str]]:
+def _query_pairs(q: EpisodeQuery, named: frozenset[str]) -> list[tuple[str, str]]:
     """Adjacent query words, neither a stopword nor a speaker's name."""
     seq = q.sequence
     out = []

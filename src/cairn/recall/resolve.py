@@ -42,6 +42,7 @@ from datetime import datetime
 
 from ..model import Kind, Marker, Memory, Relation, Role, Status, Verdict
 from ..policy.temporal import has_started
+from ..store import ReadView
 from ..store.timetravel import memory_known_at, relations_known_at
 
 CHAIN = (Role.CORRECTS, Role.SUPERSEDES)
@@ -61,7 +62,7 @@ class Resolved:
 class _Graph:
     """Relations and records of one space, read lazily (as held at ``known_at`` if given)."""
 
-    view: object
+    view: ReadView
     space: str
     known_at: datetime | None
     _edges: dict[str, list[Relation]] = field(default_factory=dict)
@@ -164,7 +165,7 @@ class _Graph:
 
 
 def resolve(
-    view,
+    view: ReadView,
     space: str,
     ranked_ids: list[str],
     *,

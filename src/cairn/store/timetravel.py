@@ -18,7 +18,14 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from ..model import MalformedRecord, Memory, Relation, RelationStatus, memory_from_dict, relation_from_dict
+from ..model import (
+    MalformedRecord,
+    Memory,
+    Relation,
+    RelationStatus,
+    memory_from_dict,
+    relation_from_dict,
+)
 from .protocol import ReadView
 
 

@@ -50,7 +50,7 @@ from ...model import (
 )
 from ...text import index_text, normalize
 from ..migrations import check_version, migrate
-from ..protocol import EpisodeTurn
+from ..protocol import EpisodeTurn, Key
 from . import fts
 
 DEFAULT_BUSY_TIMEOUT = 30.0
@@ -348,15 +348,15 @@ class _Reads:
 
     # -- lexical index: candidates -----------------------------------------------------
 
-    def term_postings(self, term: str, limit: int) -> list[int]:
+    def term_postings(self, term: str, limit: int) -> list[Key]:
         rows = self.conn.execute(
             "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rowid DESC LIMIT ?",
             (fts.term(term), limit),
         ).fetchall()
         return [r[0] for r in rows]
 
-    def memories_by_keys(self, space: str, keys: Sequence[int], *, claims_only: bool) -> dict[int, Memory]:
-        found: dict[int, Memory] = {}
+    def memories_by_keys(self, space: str, keys: Sequence[Key], *, claims_only: bool) -> dict[Key, Memory]:
+        found: dict[Key, Memory] = {}
         for start in range(0, len(keys), 500):
             chunk = list(keys[start : start + 500])
             marks = ",".join("?" * len(chunk))
@@ -517,7 +517,7 @@ class Tx(_Reads):
             "INSERT INTO events (space, id, at, actor, reason, data) VALUES (?, ?, ?, ?, ?, ?)",
             (event.space, event.id, format_time(event.at), event.actor.value, event.reason, dumps(event_to_dict(event))),
         )
-        touched = list(event.changed_ids)
+        touched: list[object] = list(event.changed_ids)
         for change in event.changes:
             if change.table == "relation":
                 # A relation event belongs to the history of both records it links.
