@@ -196,15 +196,17 @@ class MemStore:
         keys = sorted((r.key for r in self._indexed() if term in r.content or term in r.aliases), reverse=True)
         return list(keys[:limit])
 
-    def memories_by_keys(self, space: str, keys: Sequence[Hashable], *, claims_only: bool) -> dict[Hashable, Memory]:
-        out: dict[Hashable, Memory] = {}
+    def load_ranked(self, space: str, keys: Sequence[Hashable], *, claims_only: bool, limit: int) -> list[Memory]:
+        out: list[Memory] = []
         for key in keys:
             place = self._s.by_key.get(key)  # type: ignore[call-overload]
             if place is None or place[0] != space:
                 continue
             memory = self._s.rows[place].memory
             if not (claims_only and memory.kind.value == "episode"):
-                out[key] = memory
+                out.append(memory)
+            if len(out) >= limit:
+                break
         return out
 
     def phrase_texts(self, space: str, words: Sequence[str], limit: int) -> list[tuple[str, list[str]]]:

@@ -82,28 +82,13 @@ def fetch(view: ReadView, space: str, query: ParsedQuery, stats: IndexStats, *, 
     # Higher overlap first; equal overlaps keep posting order (each term's newest first),
     # which both nlargest and sorted preserve, so the order is deterministic.
     head = heapq.nlargest(pool * 4, overlap, key=overlap.__getitem__)
-    loaded = _load(view, space, head, claims=claims, pool=pool)
+    loaded = view.load_ranked(space, head, claims_only=claims, limit=pool)
     if len(loaded) < pool and len(overlap) > len(head):
         # Other spaces (or episodes) filled the head: read on down the full order.
         seen = set(head)
         rest = [r for r in sorted(overlap, key=overlap.__getitem__, reverse=True) if r not in seen]
-        loaded += _load(view, space, rest, claims=claims, pool=pool - len(loaded))
+        loaded += view.load_ranked(space, rest, claims_only=claims, limit=pool - len(loaded))
     return Fetched(loaded, postings, tuple(bounded))
-
-
-def _load(view: ReadView, space: str, ranked: list[Hashable], *, claims: bool, pool: int) -> list[Memory]:
-    """Load ranked keys in order, keeping this space's records (claims: no episodes)."""
-    out: list[Memory] = []
-    step = pool * 2
-    for start in range(0, len(ranked), step):
-        chunk = ranked[start : start + step]
-        found = view.memories_by_keys(space, chunk, claims_only=claims)
-        for key in chunk:
-            if key in found:
-                out.append(found[key])
-                if len(out) >= pool:
-                    return out
-    return out
 
 
 def index_frequency(view: ReadView, space: str, ceiling: int = PHRASE.ceiling, scan: int = PHRASE_SCAN):

@@ -128,7 +128,7 @@ def _episode_turns(conn: sqlite3.Connection) -> None:
         conn,
         """
         ALTER TABLE memories ADD COLUMN turn INTEGER;
-        CREATE INDEX memories_by_turn ON memories (space, origin, turn);
+        CREATE INDEX memories_by_turn ON memories (space, origin, turn) WHERE turn IS NOT NULL;
         CREATE TEMP TABLE cairn_turns (r INTEGER PRIMARY KEY, n INTEGER NOT NULL);
         INSERT INTO cairn_turns (r, n)
             SELECT rowid, ROW_NUMBER() OVER (PARTITION BY space, origin ORDER BY rowid)

@@ -103,8 +103,10 @@ class ReadView(Protocol):
     def term_postings(self, term: str, limit: int) -> list[Key]:
         """Keys of records (every space) holding ``term``, newest first, at most ``limit``."""
         ...
-    def memories_by_keys(self, space: str, keys: Sequence[Key], *, claims_only: bool) -> dict[Key, Memory]:
-        """The readable records of ``space`` among ``keys`` (claims only: no episodes)."""
+    def load_ranked(self, space: str, keys: Sequence[Key], *, claims_only: bool, limit: int) -> list[Memory]:
+        """The first ``limit`` readable records of ``space`` among ``keys``, in the order
+        of ``keys`` (claims only: no episodes). Loads in chunks and stops once it has
+        ``limit``: the keys are usually many more than the records wanted."""
         ...
     def phrase_texts(self, space: str, words: Sequence[str], limit: int) -> list[tuple[str, list[str]]]:
         """(content, aliases) of at most ``limit`` records of ``space`` whose index holds

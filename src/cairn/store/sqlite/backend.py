@@ -355,23 +355,32 @@ class _Reads:
         ).fetchall()
         return [r[0] for r in rows]
 
-    def memories_by_keys(self, space: str, keys: Sequence[Key], *, claims_only: bool) -> dict[Key, Memory]:
-        found: dict[Key, Memory] = {}
-        for start in range(0, len(keys), 500):
-            chunk = list(keys[start : start + 500])
+    def load_ranked(self, space: str, keys: Sequence[Key], *, claims_only: bool, limit: int) -> list[Memory]:
+        out: list[Memory] = []
+        if limit < 1:
+            return out
+        step = limit * 2
+        for start in range(0, len(keys), step):
+            chunk = list(keys[start : start + step])
             marks = ",".join("?" * len(chunk))
             # Filter space and kind here, not in SQL: with them in the WHERE clause the
             # planner may scan the space's index instead of looking the rowids up.
-            for rowid, row_space, kind, data in self.conn.execute(
-                f"SELECT rowid, space, kind, data FROM memories WHERE rowid IN ({marks})", chunk
-            ):
-                if row_space != space or (claims_only and kind == "episode"):
-                    continue
-                try:
-                    found[rowid] = memory_from_dict(json.loads(data))
-                except (ValueError, MalformedRecord):
-                    continue  # malformed rows are reported by problems(), never fatal here
-        return found
+            rows = {
+                rowid: data
+                for rowid, row_space, kind, data in self.conn.execute(
+                    f"SELECT rowid, space, kind, data FROM memories WHERE rowid IN ({marks})", chunk
+                )
+                if row_space == space and not (claims_only and kind == "episode")
+            }
+            for key in chunk:
+                if key in rows:
+                    try:
+                        out.append(memory_from_dict(json.loads(rows[key])))
+                    except (ValueError, MalformedRecord):
+                        continue  # malformed rows are reported by problems(), never fatal here
+                    if len(out) >= limit:
+                        return out
+        return out
 
     def phrase_texts(self, space: str, words: Sequence[str], limit: int) -> list[tuple[str, list[str]]]:
         rows = self.conn.execute(
@@ -441,19 +450,23 @@ class _Reads:
         return int(row[0])
 
     def neighbour_turns(self, space: str, positions: Sequence[tuple[str, int]]) -> list[EpisodeTurn]:
-        out: list[EpisodeTurn] = []
+        by_origin: dict[str, list[int]] = {}
         for origin, turn in positions:
-            # Two lookups: the turn by its position (index), then its indexed text by rowid;
+            by_origin.setdefault(origin, []).append(turn)
+        found = {}
+        for origin, turns in by_origin.items():
+            # Two lookups: the turns by position (index), then their indexed text by rowid;
             # a join would let the planner walk the whole FTS5 table.
-            row = self.conn.execute(
+            marks = ",".join("?" * len(turns))
+            for row in self.conn.execute(
                 "SELECT rowid, id, origin, turn, json_extract(data, '$.evidence.at') FROM memories"
-                " WHERE space = ? AND origin = ? AND turn = ? AND kind = 'episode'", (space, origin, turn)).fetchone()
-            if row is None:
-                continue
-            text = self.conn.execute("SELECT content, aliases FROM memories_fts WHERE rowid = ?", (row[0],)).fetchone()
-            if text is not None:
-                out.append(_episode_turn((*row[:4], text[0], text[1], row[4])))
-        return out
+                f" WHERE space = ? AND origin = ? AND turn IN ({marks}) AND kind = 'episode'", (space, origin, *turns)):
+                found[row[0]] = row
+        if not found:
+            return []
+        texts = self.conn.execute(
+            f"SELECT rowid, content, aliases FROM memories_fts WHERE rowid IN ({','.join('?' * len(found))})", tuple(found))
+        return [_episode_turn((*found[r][:4], c, a, found[r][4])) for r, c, a in texts]
 
     def episode_source_ids(self, space: str, origin: str) -> set[str]:
         rows = self.conn.execute(
