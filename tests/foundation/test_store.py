@@ -1,5 +1,6 @@
-"""The SQLite store: pragmas, permissions, migrations, refusal of newer schemas, and
-malformed rows that are reported and skipped without disabling the store."""
+"""The SQLite store: pragmas, permissions, migrations (from a blank database and from the
+initial schema), refusal of newer schemas, malformed rows that are reported and skipped
+without disabling the store, and the episode turn positions."""
 
 from __future__ import annotations
 
@@ -219,3 +220,11 @@ def test_status_reports_the_schema_the_database_holds(db_path, clock):
     _downgrade_to_initial(db_path)
     with Cairn(db_path, now=clock, read_only=True) as reader:  # read-only: nothing migrates
         assert reader.status()["schema"] == 1  # what the file holds, not the code's newest
+
+
+def test_the_storage_doc_names_every_migration():
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "storage.md").read_text(encoding="utf-8")
+    assert [name for name, _ in MIGRATIONS if f"`{name}`" not in doc] == []
+    assert "`0999_future`" not in doc  # control: the check is by exact name

@@ -20,7 +20,7 @@ from pathlib import Path
 from ..errors import AmbiguousId, InvalidInput, NotFound
 from ..model import Actor, BadTime, Kind, Memory, parse_time
 from ..policy.redaction import redact
-from ..store import Backend, Store
+from ..store import Backend, open_store
 from .mutation import Mutation
 
 _SPACE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -101,7 +101,7 @@ class EngineBase:
                 timeout = float(os.environ["CAIRN_BUSY_TIMEOUT"])
             except ValueError:
                 raise InvalidInput("CAIRN_BUSY_TIMEOUT", "not a number of seconds") from None
-        self.store = Store.open(self.path, read_only=read_only, busy_timeout=timeout, now=self.now())
+        self.store = open_store(self.path, read_only=read_only, busy_timeout=timeout, now=self.now())
 
     @classmethod
     def open(cls, path: str | os.PathLike | None = None, **options):
