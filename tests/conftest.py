@@ -32,6 +32,22 @@ def cairn(db_path: Path, clock: Clock) -> Iterator[Cairn]:
         yield engine
 
 
+@pytest.fixture(params=["sqlite", "memory"])
+def backend(request, tmp_path: Path):
+    """An open, empty store of each backend (the SQLite file, the in-memory fake of
+    tests/testkit/memstore.py); a second real store joins the params."""
+    if request.param == "sqlite":
+        from cairn.store import Store
+
+        store = Store.open(tmp_path / "backend" / "cairn.db")
+    else:
+        from testkit.memstore import MemStore
+
+        store = MemStore()
+    yield store
+    store.close()
+
+
 @pytest.fixture
 def cli(db_path: Path) -> Callable[..., CliResult]:
     """Run ``cairn --db <tmp> ARGS`` in-process; returns exit code, stdout, stderr."""

@@ -1,5 +1,6 @@
-"""The SQLite store: pragmas, permissions, migrations, refusal of newer schemas, and
-malformed rows that are reported and skipped without disabling the store."""
+"""The SQLite store: pragmas, permissions, migrations (from a blank database and from the
+initial schema), refusal of newer schemas, malformed rows that are reported and skipped
+without disabling the store, and the episode turn positions."""
 
 from __future__ import annotations
 
@@ -142,3 +143,88 @@ def test_non_durable_write_restores_full_sync(cairn):
         with cairn.store.write(durable=False):
             raise RuntimeError("rolled back")
     assert cairn.store.conn.execute("PRAGMA synchronous").fetchone()[0] == 2
+
+
+# -- episode turn positions (migration 0002_episode_turns) ---------------------------
+
+
+def _turns(path) -> list[tuple[str, str, int | None]]:
+    conn = sqlite3.connect(path)
+    try:
+        return conn.execute("SELECT origin, kind, turn FROM memories ORDER BY rowid").fetchall()
+    finally:
+        conn.close()
+
+
+def _chat(*texts: str) -> list[str]:
+    return [
+        json.dumps({"id": f"t{i}", "speaker": "Ana", "text": text, "time": f"2026-10-0{i + 1}T09:00:00Z"})
+        for i, text in enumerate(texts)
+    ]
+
+
+def _interleaved(c) -> None:
+    """Two conversations whose turns interleave in insertion order, and a claim between."""
+    c.ingest(_chat("first turn of a", "second turn of a"), origin="a")
+    c.remember("A plain claim in between", kind="fact", origin="a")
+    c.ingest(_chat("first turn of b"), origin="b")
+    c.ingest(_chat("first turn of a", "second turn of a", "third turn of a"), origin="a")  # one new turn
+
+
+EXPECTED_TURNS = [("a", "episode", 1), ("a", "episode", 2), ("a", "fact", None), ("b", "episode", 1), ("a", "episode", 3)]
+
+
+def test_new_episodes_get_their_position_in_their_conversation(db_path, clock):
+    with Cairn(db_path, now=clock) as c:
+        _interleaved(c)
+        assert c.store.schema_version() == SCHEMA_VERSION
+    assert _turns(db_path) == EXPECTED_TURNS
+
+
+def _downgrade_to_initial(path) -> None:
+    """The schema as the first release wrote it: no turn column, one migration row."""
+    conn = sqlite3.connect(path)
+    conn.execute("DROP INDEX memories_by_turn")
+    conn.execute("ALTER TABLE memories DROP COLUMN turn")
+    conn.execute("DELETE FROM schema_migrations WHERE seq > 1")
+    conn.commit()
+    conn.close()
+
+
+def test_migration_from_the_initial_schema_backfills_turns_in_insertion_order(db_path, clock):
+    with Cairn(db_path, now=clock) as c:
+        _interleaved(c)
+    _downgrade_to_initial(db_path)
+    conn = sqlite3.connect(db_path)
+    assert "turn" not in {r[1] for r in conn.execute("PRAGMA table_info(memories)")}  # control: really the old schema
+    conn.close()
+    with Cairn(db_path, now=clock) as c:
+        assert c.store.schema_version() == SCHEMA_VERSION
+        assert c.status()["schema"] == SCHEMA_VERSION
+    assert _turns(db_path) == EXPECTED_TURNS
+
+
+def test_neighbouring_turns_are_found_by_position_not_by_row(db_path, clock):
+    with Cairn(db_path, now=clock) as c:
+        _interleaved(c)
+        # Row order puts b's turn before a's third turn; the position says a's second.
+        [before] = c.store.neighbour_turns("default", [("a", 2)])
+        assert before.terms.split()[:2] == ["second", "turn"] and before.origin == "a"
+        assert c.store.neighbour_turns("default", [("a", 4), ("c", 1)]) == []
+
+
+def test_status_reports_the_schema_the_database_holds(db_path, clock):
+    with Cairn(db_path, now=clock) as c:
+        c.remember("The staging host runs Debian 12", kind="fact")
+        assert c.status()["schema"] == SCHEMA_VERSION
+    _downgrade_to_initial(db_path)
+    with Cairn(db_path, now=clock, read_only=True) as reader:  # read-only: nothing migrates
+        assert reader.status()["schema"] == 1  # what the file holds, not the code's newest
+
+
+def test_the_storage_doc_names_every_migration():
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "storage.md").read_text(encoding="utf-8")
+    assert [name for name, _ in MIGRATIONS if f"`{name}`" not in doc] == []
+    assert "`0999_future`" not in doc  # control: the check is by exact name

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from cairn.recall.episodes import PROFILE, parse_query, rank_episodes, strong_stem, subject
+from cairn.recall.episodes import PROFILE, parse_episode_query, rank_episodes, strong_stem, subject
 
 
 def ingest(cairn, *turns, origin="chat"):
@@ -37,9 +37,9 @@ def test_a_named_speaker_selects_turns_not_greetings(cairn):
 
 def test_an_owner_is_not_the_subject_of_the_question():
     named = frozenset({"ana", "ben"})
-    assert subject(parse_query("What did Ben say about Ana's kayak?"), named) == "ben"
-    assert subject(parse_query("What did Ana say about Ben's kayak?"), named) == "ana"
-    assert subject(parse_query("What is Ana's kayak like?"), named) == "ana"  # only an owner: still her
+    assert subject(parse_episode_query("What did Ben say about Ana's kayak?"), named) == "ben"
+    assert subject(parse_episode_query("What did Ana say about Ben's kayak?"), named) == "ana"
+    assert subject(parse_episode_query("What is Ana's kayak like?"), named) == "ana"  # only an owner: still her
 
 
 def test_a_neighbour_lends_relevance_to_the_answer_that_shares_no_word(cairn):
@@ -122,7 +122,7 @@ def test_word_counts_come_from_the_whole_index_when_the_candidates_are_cut(cairn
     turns = [(f"w{n}", "Ana", f"the weather today, note {n}", DAY) for n in range(60)]
     turn_of = ingest(cairn, *turns, ("k", "Ana", "the weather was fine for the kayak", DAY))
     small = dataclasses.replace(PROFILE, candidate_cap=5, df_bound=40)
-    counts = term_counts(cairn.store, parse_query("weather kayak"), frozenset(), small)
+    counts = term_counts(cairn.store, parse_episode_query("weather kayak"), frozenset(), small)
     assert counts == {strong_stem("weather"): 40, "kayak": 1}  # bounded at df_bound, exact below it
     assert ranked(cairn, turn_of, "weather kayak", profile=small)[0] == "k"
 

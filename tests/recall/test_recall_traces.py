@@ -109,7 +109,7 @@ def test_pruning_is_defensive(cairn, db_path, clock):
     for trace_id, (space, at, body) in rows.items():
         _insert(db_path, space, trace_id, at, body)
     with cairn.store.write() as tx:
-        removed = prune(tx.conn, "default", clock.at)
+        removed = prune(tx, "default", clock.at)
     assert removed == 1
     conn = sqlite3.connect(db_path)
     left = {r[0] for r in conn.execute("SELECT id FROM traces")}

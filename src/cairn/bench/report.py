@@ -12,10 +12,10 @@ from __future__ import annotations
 import os
 import platform
 import re
-import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ..store import sqlite_version
 from .locomo import CATEGORIES, Cell, Result
 
 CELL_RE = re.compile(r"^\d\.\d{3} / \d\.\d{3}$")  # "Cairn / baseline"
@@ -32,7 +32,7 @@ def machine() -> str:
     except OSError:
         pass
     return (f"{os.cpu_count()} cores{' (' + model + ')' if model else ''}, {platform.system()} {platform.machine()}, "
-            f"Python {platform.python_version()}, SQLite {sqlite3.sqlite_version}")
+            f"Python {platform.python_version()}, SQLite {sqlite_version()}")
 
 
 def stamp(command: str, today: datetime | None = None) -> list[str]:

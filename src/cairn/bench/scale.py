@@ -11,13 +11,10 @@ with different surrounding words. Then:
   (``Cairn.import_``, one transaction per batch of :data:`BATCH` lines);
 * **recall latency**: median and p95 over needle and background queries, in process,
   through ``Cairn.recall`` and, to tell the index's cost from the pipeline's, through
-  the lexical lane alone (FTS5 bm25 and the status/dormancy exclusions);
+  the store's index alone (its relevance order and the status/dormancy exclusions);
 * **needle hit@3**: share of needle queries whose needle is among the first 3 results;
 * **database size** (file + WAL after a checkpoint) and **peak memory** (peak RSS of
   the child process that measured that size, so sizes do not inherit each other's peak).
-
-Recall goes through ``Cairn.recall`` when the engine has it, else the lexical lane alone,
-and the report says which was measured.
 
 Each size runs in its own child process with an optional time budget per step (ingest,
 recall); a size that cannot finish a step reports how far it got and why, instead of
@@ -194,39 +191,25 @@ def _line(kind: str, data: dict) -> str:
 
 
 def recaller(cairn) -> tuple[str, Callable[[str], list[str]]]:
-    """(lane label, query -> ids) through ``Cairn.recall`` when present, else the lexical lane."""
-    recall = getattr(cairn, "recall", None)
-    if callable(recall):
-        def through_recall(query: str) -> list[str]:
-            try:
-                result = recall(query, limit=3, trace=False)
-            except TypeError:
-                result = recall(query, limit=3)
-            return _ids(result)
-        return "Cairn.recall (limit 3)", through_recall
-    return "lexical lane only (FTS5 bm25 + exclusions; recall pipeline not merged)", _lexical_lane(cairn)
+    """(lane label, query -> ids) through ``Cairn.recall``."""
 
+    def through_recall(query: str) -> list[str]:
+        return [item.id for item in cairn.recall(query, limit=3, trace=False).results]
 
-def _ids(result) -> list[str]:
-    items = result.get("results", []) if isinstance(result, dict) else getattr(result, "results", result)
-    out = []
-    for item in items or []:
-        if isinstance(item, dict):
-            out.append(item.get("id") or (item.get("memory") or {}).get("id"))
-        else:
-            out.append(getattr(item, "id", None) or getattr(getattr(item, "memory", None), "id", None))
-    return [i for i in out if i]
+    return "Cairn.recall (limit 3)", through_recall
 
 
 def _lexical_lane(cairn) -> Callable[[str], list[str]]:
+    """The store's index alone: records whose content holds any content term of the
+    query, in the store's relevance order, less the inactive and dormant ones."""
     from ..policy.aging import freshness
-    from ..recall.episodes import fts_or_query, parse_query
+    from ..recall.episodes import parse_episode_query
 
     def run(query: str) -> list[str]:
-        match = fts_or_query(parse_query(query), prefix_min=99)
-        if match is None:
+        words = parse_episode_query(query).terms
+        if not words:
             return []
-        hits = cairn.store.fts_match(cairn.space, match, 30)
+        hits = cairn.store.search_any(cairn.space, words, 30)
         found = cairn.store.get_memories(cairn.space, [i for i, _ in hits])
         now = cairn.now()
         keep = [i for i, _ in hits if i in found and found[i].active and not freshness(found[i], now).dormant]
@@ -272,11 +255,11 @@ def measure(size: int, folder: Path, *, budget_s: float | None = None, recall_bu
         if stats["queries"] < total:
             note = f"recall stopped after {stats['queries']} of {total} queries by the {recall_budget_s:.0f} s budget"
             row["status"] = f"{row['status']}; {note}" if row["status"] != "ok" else f"incomplete: {note}"
-        # The storage layer alone (FTS5 bm25 + exclusions), to tell index cost from pipeline cost.
+        # The storage layer alone (index relevance + exclusions), to tell index cost from pipeline cost.
         lexical = _recall_stats(_lexical_lane(cairn), gen, recall_budget_s, queries)
         row["fts_lane_ms"] = lexical["ms"]
         row["fts_lane_hit@3"] = lexical["needle_hit@3"]
-        cairn.store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        cairn.store.checkpoint()
     row["db_mb"] = round(sum(p.stat().st_size for p in folder.glob(f"scale-{size}.db*")) / 1e6, 1)
     row["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     return row
@@ -326,6 +309,7 @@ def _child(size: int, folder: Path, budget_s: float | None, recall_budget_s: flo
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(Path(__file__).resolve().parents[2]),
                                                                       os.environ.get("PYTHONPATH")]))}
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    assert proc.stdout is not None and proc.stderr is not None  # both are pipes
     last_err = ""
     for line in proc.stderr:
         last_err = line.strip() or last_err

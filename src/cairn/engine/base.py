@@ -1,5 +1,11 @@
-"""The engine's foundation: opening a store, the clock, the space, id resolution,
-input validation and the mutation context every write goes through."""
+"""The engine's foundation: the store it reads and writes through, the clock, the space,
+id resolution, input validation and the mutation context every write goes through.
+
+The store is any :class:`cairn.store.Backend`. ``Cairn(path)`` opens the embedded SQLite
+store at ``path`` (the default); ``Cairn(store=backend)`` uses a backend the caller
+opened, as an HTTP client accepts a transport — the engine then closes it on ``close()``.
+An engine, like its store, belongs to the thread that opened it (see
+:mod:`cairn.store.protocol`)."""
 
 from __future__ import annotations
 
@@ -14,7 +20,7 @@ from pathlib import Path
 from ..errors import AmbiguousId, InvalidInput, NotFound
 from ..model import Actor, BadTime, Kind, Memory, parse_time
 from ..policy.redaction import redact
-from ..store import Store
+from ..store import Backend, open_store
 from .mutation import Mutation
 
 _SPACE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -23,7 +29,7 @@ MIN_PREFIX = 6
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """Size limits on what may be stored (DESIGN §2)."""
+    """Size limits on what may be stored."""
 
     claim_min: int = 4
     claim_max: int = 800
@@ -59,6 +65,8 @@ def as_time(value: datetime | str | None, field: str) -> datetime | None:
 class EngineBase:
     """State and helpers shared by every part of the :class:`~cairn.Cairn` facade."""
 
+    store: Backend
+
     def __init__(
         self,
         path: str | os.PathLike | None = None,
@@ -67,6 +75,7 @@ class EngineBase:
         now: datetime | str | Callable[[], datetime] | None = None,
         read_only: bool = False,
         busy_timeout: float | None = None,
+        store: Backend | None = None,
     ) -> None:
         if not isinstance(space, str) or not _SPACE_RE.match(space):
             raise InvalidInput("space", f"{space!r} (1-64 letters, digits, '.', '_' or '-')")
@@ -75,9 +84,16 @@ class EngineBase:
             self._clock = now
         elif now is not None:
             fixed = as_time(now, "now")
+            assert fixed is not None  # as_time returns None only for None
             self._clock = lambda: fixed
         else:
             self._clock = lambda: datetime.now(UTC)
+        if store is not None:
+            if path is not None:
+                raise InvalidInput("store", "give a path or a store, not both")
+            self.store = store
+            self.path = store.path
+            return
         self.path = str(path if path is not None else default_db_path())
         timeout = busy_timeout
         if timeout is None and os.environ.get("CAIRN_BUSY_TIMEOUT"):
@@ -85,7 +101,7 @@ class EngineBase:
                 timeout = float(os.environ["CAIRN_BUSY_TIMEOUT"])
             except ValueError:
                 raise InvalidInput("CAIRN_BUSY_TIMEOUT", "not a number of seconds") from None
-        self.store = Store.open(self.path, read_only=read_only, busy_timeout=timeout, now=self.now())
+        self.store = open_store(self.path, read_only=read_only, busy_timeout=timeout, now=self.now())
 
     @classmethod
     def open(cls, path: str | os.PathLike | None = None, **options):
@@ -106,7 +122,7 @@ class EngineBase:
 
     # -- ids ---------------------------------------------------------------------------
 
-    def resolve(self, ref: str, table: str = "memories") -> str:
+    def resolve_id(self, ref: str, table: str = "memories") -> str:
         """A full id or a unique prefix (≥6 chars) of one in this space."""
         what = {"memories": "memory", "events": "event", "relations": "relation"}[table]
         ref = (ref or "").strip().lower()
@@ -126,7 +142,7 @@ class EngineBase:
         return exact[0]
 
     def get(self, ref: str) -> Memory:
-        memory_id = self.resolve(ref)
+        memory_id = self.resolve_id(ref)
         memory = self.store.get_memory(self.space, memory_id)
         if memory is None:
             raise NotFound("readable memory", ref)  # the row exists but is malformed
@@ -138,14 +154,15 @@ class EngineBase:
     def _mutation(self, actor: Actor, reason: str) -> Iterator[Mutation]:
         """Open one write transaction; on success append exactly one event and commit."""
         with self.store.write() as tx:
-            mutation = Mutation(tx=tx, space=self.space, actor=actor, reason=self._clean(reason), at=self.now())
+            mutation = Mutation(tx=tx, space=self.space, actor=actor, reason=self._redact(reason), at=self.now())
             yield mutation
             mutation.finish()
 
     # -- validation --------------------------------------------------------------------
 
     @staticmethod
-    def _clean(text: str) -> str:
+    def _redact(text: str) -> str:
+        """``text`` with secrets replaced by their redaction markers."""
         return redact(text)[0]
 
     def _clean_content(self, text: str, kind: Kind) -> str:
@@ -156,7 +173,7 @@ class EngineBase:
         stripped = text.strip()
         if not stripped:
             raise InvalidInput("text", "empty")
-        cleaned = self._clean(stripped)
+        cleaned = self._redact(stripped)
         if kind is Kind.EPISODE:
             if len(cleaned) > LIMITS.episode_max:
                 raise InvalidInput("text", f"{len(cleaned)} characters; an episode holds at most {LIMITS.episode_max}")
@@ -174,7 +191,7 @@ class EngineBase:
             alias = " ".join(alias.split())
             if not LIMITS.alias_min <= len(alias) <= LIMITS.alias_max:
                 raise InvalidInput("alias", f"{alias!r} must be {LIMITS.alias_min}-{LIMITS.alias_max} characters")
-            alias = self._clean(alias)
+            alias = self._redact(alias)
             if alias.casefold() not in (a.casefold() for a in out):
                 out.append(alias)
         if len(out) > LIMITS.aliases_max:

@@ -1,4 +1,4 @@
-"""Ingest of conversations as verbatim ``episode`` records (DESIGN §2, §5; issue 4 item 7).
+"""Ingest of conversations as verbatim ``episode`` records.
 
 Contract of :meth:`IngestMixin.ingest`:
 
@@ -10,6 +10,8 @@ Contract of :meth:`IngestMixin.ingest`:
   same words are two records;
 * re-ingesting is idempotent: a turn whose id already has an episode in that origin is
   skipped (whatever became of that episode since: forgotten turns are not revived);
+* the store numbers each new episode's position in its origin (the turn order), which the
+  episode lane uses to find neighbouring turns;
 * one transaction and one event for the whole ingest; a defect anywhere refuses the
   whole ingest with a one-line reason naming the line or turn, and nothing is written;
 * a progress line on stderr for long ingests when stderr is a terminal.
@@ -27,8 +29,20 @@ from pathlib import Path
 
 from ..errors import InvalidInput
 from ..learn.ingest import Conversation, Turn, TurnError, parse_jsonl, parse_locomo
-from ..model import Actor, Basis, Event, Evidence, Kind, Memory, Method, Source, SourceKind, source_to_dict
-from .base import EngineBase, LIMITS
+from ..model import (
+    Actor,
+    Basis,
+    Event,
+    Evidence,
+    Kind,
+    Memory,
+    Method,
+    Source,
+    SourceKind,
+    source_to_dict,
+)
+from ..store import ReadView
+from .base import LIMITS, EngineBase
 from .mutation import new_id
 
 FORMATS = ("jsonl", "locomo")
@@ -52,14 +66,9 @@ def episode_content(turn: Turn) -> str:
     return turn.text if turn.caption is None else f"{turn.text} [shares {turn.caption}]"
 
 
-def existing_turn_ids(view, space: str, origin: str) -> set[str]:
+def existing_turn_ids(view: ReadView, space: str, origin: str) -> set[str]:
     """Turn ids that already have an episode in ``origin`` (any status)."""
-    rows = view.conn.execute(
-        "SELECT json_extract(data, '$.evidence.source_id') FROM memories"
-        " WHERE space = ? AND origin = ? AND kind = 'episode'",
-        (space, origin),
-    )
-    return {str(r[0]) for r in rows if r[0] is not None}
+    return view.episode_source_ids(space, origin)
 
 
 def _stderr_progress(done: int, total: int) -> None:
@@ -177,8 +186,8 @@ class IngestMixin(EngineBase):
             origin=origin,
             kind=Kind.EPISODE,
             content=self._clean_content(episode_content(turn), Kind.EPISODE),
-            aliases=tuple(self._clean(a) for a in aliases),
-            evidence=Evidence(basis=Basis.TRANSCRIPT, method=Method.LOCAL, source_id=self._clean(turn.id), at=turn.time),
+            aliases=tuple(self._redact(a) for a in aliases),
+            evidence=Evidence(basis=Basis.TRANSCRIPT, method=Method.LOCAL, source_id=self._redact(turn.id), at=turn.time),
             created_at=self.now(),
             updated_at=turn.time,
         )

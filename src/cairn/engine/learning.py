@@ -1,4 +1,4 @@
-"""Consolidation batches, literal corrections and explicit feedback (DESIGN §3, §4, §7).
+"""Consolidation batches, literal corrections and explicit feedback (see docs/evidence.md).
 
 * :meth:`LearningMixin.apply` — one batch, one transaction, one event. The host assigns
   the evidence from the batch's source (basis, method, source id, time), never from the
@@ -32,25 +32,17 @@ from ..model import (
     Source,
     Status,
     Verdict,
-    parse_time,
     source_to_dict,
 )
 from ..policy import feedback as verdicts
 from ..policy.aging import confirmation_anchor
 from ..policy.authority import Incoming, may_correct
-from ..store import content_hash
+from ..store import ReadView, WriteTx, content_hash
 from ..text import content_terms
 from .base import EngineBase, as_time
 from .mutation import new_id
 
 ACTOR_OF_METHOD = {Method.MODEL: Actor.MODEL, Method.AGENT: Actor.AGENT, Method.MANUAL: Actor.MANUAL, Method.LOCAL: Actor.SYSTEM}
-FTS_CHUNK = 200  # terms per OR query: long sources stay within FTS5's expression limits
-# The MATCH runs first as a subquery: joined, the planner may probe the index once per row.
-_MENTIONING = (
-    "SELECT m.id, f.content FROM memories m JOIN memories_fts f ON f.rowid = m.rowid"
-    " WHERE m.rowid IN (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?)"
-    " AND m.space = ? AND m.origin = ? AND m.status IN ('provisional', 'confirmed')"
-)
 COUNT_KEYS = ("added", "replaced", "withheld", "conflicted", "confirmed", "reaffirmed", "unchanged")
 
 
@@ -115,6 +107,7 @@ class LearningMixin(EngineBase):
         changed is confirmed on top of that change), and describe both in the event."""
         for before, after in plan.writes.values():
             m.put(before, after)
+        assert source.at is not None  # set by _clean_source
         confirmed = self._confirm(m.tx, plan.confirm, source.at)
         counts = {**dict.fromkeys(COUNT_KEYS, 0), **plan.counts, "confirmed": len(confirmed)}
         outcomes = [{"index": o.index, "outcome": o.outcome, "id": o.id, "reason": o.reason} for o in plan.outcomes]
@@ -123,7 +116,7 @@ class LearningMixin(EngineBase):
             m.reason += f"; weaker replacements withheld={counts['withheld']}"
         return counts, confirmed
 
-    def _standing(self, tx, claims: list[ClaimSpec], origin: str) -> dict:
+    def _standing(self, tx: WriteTx, claims: list[ClaimSpec], origin: str) -> dict:
         """(kind, fingerprint) -> the origin's records already holding that text."""
         standing: dict = {}
         for claim in claims:
@@ -138,17 +131,14 @@ class LearningMixin(EngineBase):
         spec = self._clean_source(parse_source(source), self.now())
         return self._candidates(self.store, spec)
 
-    def _candidates(self, view, source: SourceSpec) -> list[Memory]:
+    def _candidates(self, view: ReadView, source: SourceSpec) -> list[Memory]:
         """Prefilter with the full-text index (a mentioned record shares at least one term
         with the source, and its indexed terms bound its containment), then measure
         containment exactly on the few rows that may qualify."""
         terms = sorted(set(content_terms(source.text)))
         source_terms = frozenset(terms)
-        ids: set[str] = set()
-        for start in range(0, len(terms), FTS_CHUNK):
-            expr = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms[start : start + FTS_CHUNK])
-            rows = view.conn.execute(_MENTIONING, (expr, self.space, source.origin))
-            ids.update(i for i, indexed in rows if may_mention(indexed, source_terms))
+        rows = view.mentioning(self.space, source.origin, terms)
+        ids = {i for i, indexed in rows if may_mention(indexed, source_terms)}
         found = view.get_memories(self.space, sorted(ids)).values()
         return select_mentioned(found, text=source.text, origin=source.origin, source_kind=source.kind)
 
@@ -156,7 +146,7 @@ class LearningMixin(EngineBase):
         at = spec.at or now
         if at > now:
             raise InvalidInput("source.at", f"{at.isoformat()} lies after now: evidence cannot come from the future")
-        return replace(spec, id=self._clean(spec.id), origin=self._clean_origin(spec.origin), at=at)
+        return replace(spec, id=self._redact(spec.id), origin=self._clean_origin(spec.origin), at=at)
 
     def _clean_claim(self, claim: ClaimSpec) -> ClaimSpec:
         where = f"claims[{claim.index}]"
@@ -170,7 +160,7 @@ class LearningMixin(EngineBase):
             raise InvalidInput(f"{where}.aliases", err.reason) from None
         return replace(claim, content=content, aliases=aliases)
 
-    def _resolve_target(self, tx, claim: ClaimSpec, candidates: list[Memory], origin: str) -> ClaimSpec:
+    def _resolve_target(self, tx: WriteTx, claim: ClaimSpec, candidates: list[Memory], origin: str) -> ClaimSpec:
         """``replaces`` must name one of the candidates (full id or unique prefix ≥6)."""
         ref = claim.replaces
         if ref is None:
@@ -192,7 +182,7 @@ class LearningMixin(EngineBase):
             raise InvalidInput(field, f"{record.id} is {record.status.value}: only active records may be replaced")
         raise InvalidInput(field, f"{record.id} is not among the records this source mentions (its candidates)")
 
-    def _confirm(self, tx, ids: list[str], at: datetime) -> list[str]:
+    def _confirm(self, tx: WriteTx, ids: list[str], at: datetime) -> list[str]:
         """Move ``reinforced_at`` forward on candidates left standing. Not a change: no
         event, no revision, and never backwards; pinned records already have freshness 1."""
         moved = []
@@ -241,6 +231,7 @@ class LearningMixin(EngineBase):
             )
             m.put(current, after)
             m.data["correction"] = action
+        assert m.event is not None  # the record changed, so the event was written
         return Corrected(after, m.event)
 
     # -- explicit feedback -------------------------------------------------------------
@@ -252,7 +243,7 @@ class LearningMixin(EngineBase):
         ``incorrect`` quarantines the record and its exact duplicates in its origin.
         """
         verdict = _verdict(verdict)
-        memory_id = self.resolve(ref)
+        memory_id = self.resolve_id(ref)
         source_id = self._clean_feedback_source(source)
         when = as_time(at, "at") or self.now()
         if when > self.now():
@@ -294,7 +285,7 @@ class LearningMixin(EngineBase):
             confirmed = target.last_confirmed_at
             if slot.verdict is Verdict.ACCURATE and (confirmed is None or slot.at > confirmed):
                 # An `accurate` verdict is an explicit confirmation that the state still holds:
-                # it answers a passed checkpoint (seed 004). It moves no evidence clock.
+                # it answers a passed checkpoint. It moves no evidence clock.
                 confirmed = slot.at
             m.put(
                 target,
@@ -302,20 +293,15 @@ class LearningMixin(EngineBase):
             )
         return tuple(t.id for t in targets) if quarantine else ()
 
-    def _latest_receipt(self, tx, memory_id: str, slot: str) -> datetime | None:
-        names = [v.value for v in Verdict if v.slot == slot]
-        rows = tx.conn.execute(
-            "SELECT at FROM feedback_receipts WHERE space = ? AND memory_id = ? AND verdict IN (?, ?)",
-            (self.space, memory_id, *names),
-        ).fetchall()
-        return max((parse_time(r[0]) for r in rows), default=None)
+    def _latest_receipt(self, tx: WriteTx, memory_id: str, slot: str) -> datetime | None:
+        return tx.latest_receipt(self.space, memory_id, [v.value for v in Verdict if v.slot == slot])
 
     def _clean_feedback_source(self, source: str | None) -> str:
         if source is None:
             return f"manual-{new_id()}"
         if not isinstance(source, str) or not 1 <= len(source.strip()) <= 200 or any(ord(c) < 32 for c in source):
             raise InvalidInput("source", "must be 1-200 printable characters")
-        return self._clean(source.strip())
+        return self._redact(source.strip())
 
     def parse_feedback_message(self, text: str) -> verdicts.FeedbackMessage | None:
         """A whole user message that is exactly one verdict statement, else ``None``
@@ -337,4 +323,5 @@ def _with_slot(feedback: Feedback, slot) -> Feedback:
 
 def _source_value(space: str, spec: SourceSpec, raw_text: str) -> Source:
     digest = hashlib.sha256(raw_text.encode("utf-8")).hexdigest()
+    assert spec.at is not None  # set by _clean_source
     return Source(spec.id, space, spec.kind, digest, spec.at, spec.origin, spec.basis, spec.method)

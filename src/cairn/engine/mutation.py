@@ -12,8 +12,16 @@ import secrets
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from ..model import Actor, Change, Event, Memory, Relation, memory_to_dict, relation_to_dict
-from ..store import Tx
+from ..model import (
+    Actor,
+    Change,
+    Event,
+    Memory,
+    Relation,
+    memory_to_dict,
+    relation_to_dict,
+)
+from ..store import WriteTx
 
 
 def new_id() -> str:
@@ -23,7 +31,7 @@ def new_id() -> str:
 
 @dataclass
 class Mutation:
-    tx: Tx
+    tx: WriteTx
     space: str
     actor: Actor
     reason: str

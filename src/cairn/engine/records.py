@@ -30,7 +30,7 @@ from ..model.codec import change_from_dict
 from ..policy.aging import freshness
 from ..policy.priority import record_priority
 from ..recall.rank import rank_factors
-from ..store import SCHEMA_VERSION, content_hash
+from ..store import WriteTx, content_hash
 from .base import EngineBase, as_time
 from .mutation import new_id
 
@@ -101,7 +101,7 @@ class RecordsMixin(EngineBase):
             evidence=Evidence(
                 basis=_enum(Basis, basis, "basis"),
                 method=_enum(Method, method, "method"),
-                source_id=self._clean(source) if source else None,
+                source_id=self._redact(source) if source else None,
                 at=evidence_at,
             ),
             certainty=_enum(Certainty, certainty, "certainty"),
@@ -177,7 +177,7 @@ class RecordsMixin(EngineBase):
     def forget(self, ref: str, *, purge: bool = False, actor: Actor | str = Actor.MANUAL) -> Event:
         """Mark a record forgotten (content kept for history), or with ``purge`` erase its
         content from the record, the full-text index and every event snapshot."""
-        memory_id = self.resolve(ref)
+        memory_id = self.resolve_id(ref)
         actor = _enum(Actor, actor, "actor")
         with self._mutation(actor, "purge" if purge else "forget") as m:
             current = m.tx.get_memory(self.space, memory_id)
@@ -197,7 +197,7 @@ class RecordsMixin(EngineBase):
                 m.put(current, replace(current, status=Status.FORGOTTEN, revision=current.revision + 1))
         return m.event
 
-    def _erase_from_events(self, tx, memory_id: str) -> None:
+    def _erase_from_events(self, tx: WriteTx, memory_id: str) -> None:
         for event in tx.events(self.space, record_id=memory_id, newest_first=False):
             changes = []
             for change in event.changes:
@@ -215,7 +215,7 @@ class RecordsMixin(EngineBase):
         return self._set_layer(ref, Layer.DURABLE)
 
     def _set_layer(self, ref: str, layer: Layer) -> Event:
-        memory_id = self.resolve(ref)
+        memory_id = self.resolve_id(ref)
         with self._mutation(Actor.MANUAL, "pin" if layer is Layer.PINNED else "unpin") as m:
             current = m.tx.get_memory(self.space, memory_id)
             if current is None:
@@ -231,13 +231,13 @@ class RecordsMixin(EngineBase):
     def history(self, ref: str | None = None, *, limit: int = 20) -> list[Event]:
         if not isinstance(limit, int) or limit < 1:
             raise InvalidInput("limit", "must be a positive integer")
-        record_id = self.resolve(ref) if ref else None
+        record_id = self.resolve_id(ref) if ref else None
         return self.store.events(self.space, record_id=record_id, limit=limit)
 
     def status(self) -> dict:
         problems = self.store.problems()
         return {
-            "schema": SCHEMA_VERSION,
+            "schema": self.store.schema_version(),
             "path": self.path,
             "space": self.space,
             "memories": self.store.count_memories(self.space),

@@ -1,4 +1,4 @@
-"""Declared relations and the history of a subject (DESIGN §2 Relation, §6; issue 5).
+"""Declared relations and the history of a subject (see docs/time.md).
 
 * :meth:`RelationsMixin.relate` declares ``FROM ROLE TO`` — from the newer record to the
   older one, roles ``corrects``, ``supersedes``, ``contradicts``, ``qualifies`` — as one
@@ -19,7 +19,7 @@
   order, with their validity and the relations between them.
 
 The direction (which record is newer) is the caller's assertion, as every judgement of
-meaning is (DESIGN principle 1); the engine checks only consistency.
+meaning is; the engine checks only consistency.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from ..errors import InvalidInput, NotFound, RelationRefused
 from ..model import Actor, Event, Memory, Relation, Role, format_time, relation_to_dict
 from ..policy.temporal import temporal_status
+from ..store import ReadView, WriteTx
 from ..text import content_terms
 from .base import EngineBase
 from .mutation import new_id
@@ -74,6 +75,7 @@ class RelationsMixin(EngineBase):
             if newer is None:
                 raise NotFound("readable memory", from_ref)
             m.put_relation(None, self._checked_relation(m.tx, newer, role, to_id))
+        assert m.event is not None  # a relation was written, so its event was too
         return m.event
 
     def _resolve_relates(self, relates) -> list[tuple[Role, str]]:
@@ -91,7 +93,7 @@ class RelationsMixin(EngineBase):
         """Resolve one end in this space; an id that exists only in another space of the
         same database is refused as ``cross-space`` (relations never cross spaces)."""
         try:
-            return self.resolve(ref)
+            return self.resolve_id(ref)
         except NotFound:
             elsewhere = self._spaces_holding(ref)
             if elsewhere:
@@ -101,15 +103,10 @@ class RelationsMixin(EngineBase):
             raise
 
     def _spaces_holding(self, ref: str) -> list[str]:
-        prefix = (ref or "").strip().lower()
-        escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        rows = self.store.conn.execute(
-            "SELECT DISTINCT space FROM memories WHERE id LIKE ? ESCAPE '\\' AND space != ? ORDER BY space LIMIT 5",
-            (escaped + "%", self.space),
-        )
-        return [str(r[0]) for r in rows]
+        """Other spaces of this database holding a memory whose id starts with ``ref``."""
+        return self.store.spaces_holding((ref or "").strip().lower(), besides=self.space)
 
-    def _checked_relation(self, tx, newer: Memory, role: Role, to_id: str) -> Relation:
+    def _checked_relation(self, tx: WriteTx, newer: Memory, role: Role, to_id: str) -> Relation:
         """The relation ``newer ROLE to_id`` if the rules allow it, else RelationRefused."""
         if newer.id == to_id:
             raise RelationRefused("self-reference", f"{newer.id} cannot {role.value} itself")
@@ -145,8 +142,7 @@ class RelationsMixin(EngineBase):
         if not words:
             raise InvalidInput("query", f"{query!r} names no subject (only stopwords)")
         with self.store.snapshot() as view:
-            match = " ".join('"' + w.replace('"', '""') + '"' for w in dict.fromkeys(words))
-            seeds = [i for i, _ in view.fts_match(self.space, match, limit)]
+            seeds = [i for i, _ in view.search_all(self.space, list(dict.fromkeys(words)), limit)]
             members, relations = _component(view, self.space, seeds, limit)
             memories = view.get_memories(self.space, sorted(members))
         ordered = sorted(memories.values(), key=_state_time)
@@ -159,7 +155,7 @@ class RelationsMixin(EngineBase):
         return Timeline(query.strip(), states, [relation_to_dict(r) for r in relations])
 
 
-def _chain_path(view, space: str, *, start: str, goal: str) -> list[str]:
+def _chain_path(view: ReadView, space: str, *, start: str, goal: str) -> list[str]:
     """A path start → … → goal over active corrects/supersedes relations (newer → older),
     or [] when there is none. Breadth first, so the reported path is a shortest one."""
     parents: dict[str, str | None] = {start: None}
@@ -171,7 +167,8 @@ def _chain_path(view, space: str, *, start: str, goal: str) -> list[str]:
                 if r.role in CHAIN_ROLES and r.from_id == node and r.to_id not in parents:
                     parents[r.to_id] = node
                     if r.to_id == goal:
-                        path, step = [], goal
+                        path: list[str] = []
+                        step: str | None = goal
                         while step is not None:
                             path.append(step)
                             step = parents[step]
@@ -181,7 +178,7 @@ def _chain_path(view, space: str, *, start: str, goal: str) -> list[str]:
     return []
 
 
-def _component(view, space: str, seeds: list[str], limit: int) -> tuple[set[str], list[Relation]]:
+def _component(view: ReadView, space: str, seeds: list[str], limit: int) -> tuple[set[str], list[Relation]]:
     """The seeds and every record connected to them by an active relation (bounded)."""
     members: set[str] = set(seeds)
     relations: dict[str, Relation] = {}

@@ -28,7 +28,7 @@ def _later(a, b):
 
 class UndoMixin(EngineBase):
     def undo(self, ref: str, *, actor: Actor = Actor.MANUAL):
-        event_id = self.resolve(ref, "events")
+        event_id = self.resolve_id(ref, "events")
         with self._mutation(actor, f"undo {event_id}") as m:
             event = m.tx.get_event(self.space, event_id)
             if event is None:

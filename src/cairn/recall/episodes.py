@@ -1,22 +1,21 @@
 """Ranking of the episode lane (verbatim conversation turns): evidence-finding.
 
-Owned by the benchmark work (issue 6), called by the recall pipeline (issue 4) for
-``--lane episodes|all``. The contract:
+The recall pipeline calls it for ``--lane episodes|all``. The contract:
 
     rank_episodes(view, space, query, *, limit) -> list[EpisodeScore]
 
-``view`` is a store read object (``cairn.store.Store`` or an open ``Tx``), ``query`` the
-raw query text. Returns at most ``limit`` episode ids, best first, with a relevance
-score (higher is better) and named factors for ``explain``. It never writes. Exclusions
-(forgotten, other space, ...) are applied by the pipeline afterwards.
+``view`` is a store read view (:class:`cairn.store.ReadView`), ``query`` the raw query
+text. Returns at most ``limit`` episode ids, best first, with a relevance score (higher
+is better) and named factors for ``explain``. It never writes. Exclusions (forgotten,
+other space, ...) are applied by the pipeline afterwards.
 
 How a turn is scored (every weight lives in :data:`PROFILE`, tuned on LoCoMo
 conversations 0-4 only; model-free and deterministic):
 
-1. **Candidates** from FTS5: the query's content terms OR-ed, each long term also as a
-   prefix so that ``paint`` reaches ``painter``/``paintings``; the best ``candidate_cap``
-   by FTS5 bm25 (:func:`candidates`), with the word counts for IDF read from the whole
-   index (bounded) when that cap cuts (:func:`term_counts`).
+1. **Candidates** from the store's index: the query's content terms OR-ed, each long
+   term also as a prefix so that ``paint`` reaches ``painter``/``paintings``; the best
+   ``candidate_cap`` by the store's relevance (:func:`candidates`), with the word counts
+   for IDF read from the whole index (bounded) when that cap cuts (:func:`term_counts`).
 2. **Lexical relevance**: BM25 over the stored terms, computed here so that terms are
    compared through a stronger stemmer (:func:`strong_stem`) and weighted by rarity.
    A query word that names a *speaker* of the conversation is not matched in the text
@@ -24,8 +23,9 @@ conversations 0-4 only; model-free and deterministic):
 3. **Coverage**: the share of the query's IDF mass a turn covers, raised to a power;
    a turn that answers most of the question beats one that repeats a single word.
 4. **Phrase bonus**: adjacent query words found adjacent in the turn (bounded).
-5. **Context**: a turn is part of an exchange, so the best neighbouring turn (±1, same
-   conversation) and the best turn of its session lend it a share of their relevance.
+5. **Context**: a turn is part of an exchange, so the best neighbouring turn (the turn
+   position ±1 in the same conversation) and the best turn of its session lend it a
+   share of their relevance.
 6. **Speaker and date**: turns spoken by the named speaker, and turns whose time falls
    in a month or year the query names, are raised by a bounded factor.
 """
@@ -38,6 +38,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from ..store import EpisodeTurn, ReadView
 from ..text import MONTH_WORDS, STOPWORDS, tokenize
 
 
@@ -52,9 +53,9 @@ class EpisodeScore:
 class EpisodeProfile:
     """The episode lane's weights (one frozen object, quoted by the docs)."""
 
-    candidate_cap: int = 200  # best FTS5 candidates scored in Python (LoCoMo dev: same at 150-2000)
+    candidate_cap: int = 200  # best index candidates scored in Python (LoCoMo dev: same at 150-2000)
     df_bound: int = 10_000  # word counts for IDF stop here when the candidates are a cut
-    prefix_min: int = 5  # stems this long are also matched as FTS prefixes
+    prefix_min: int = 5  # stems this long are also matched as index prefixes
     k1: float = 1.2
     b: float = 0.4
     coverage_power: float = 1.0  # lexical × (0.5 + 0.5·coverage^power)
@@ -103,7 +104,9 @@ class EpisodeQuery:
     owners: frozenset[str] = frozenset()  # terms written as owners ("Gina's")
 
 
-def parse_query(query: str) -> EpisodeQuery:
+def parse_episode_query(query: str) -> EpisodeQuery:
+    """The episode lane's reading of a query: content terms, the full term sequence,
+    the months and years it names, and the terms written as owners."""
     tokens = tokenize(query)
     terms = tuple(dict.fromkeys(t.term for t in tokens if not t.stop))
     months = frozenset(_MONTHS[t.surface] for t in tokens if t.surface in _MONTHS)
@@ -116,51 +119,36 @@ def subject(q: EpisodeQuery, named: frozenset[str]) -> str | None:
     """The speaker the question is about: the first named one not written as an owner."""
     order = [t for t in q.terms if t in named]
     plain = [t for t in order if t not in q.owners]
-    return (plain or order or [None])[0]
+    return next(iter(plain or order), None)
 
 
-def _quote(term: str) -> str:
-    return '"' + term.replace('"', '""') + '"'
-
-
-def fts_or_query(query: str | EpisodeQuery, prefix_min: int = PROFILE.prefix_min, skip=frozenset()) -> str | None:
-    """An FTS5 MATCH expression OR-ing the content terms (long ones also as prefixes),
-    restricted to the content column; terms in ``skip`` (speaker names) are left out."""
-    parsed = parse_query(query) if isinstance(query, str) else query
-    parts: list[str] = []
+def match_words(query: str | EpisodeQuery, prefix_min: int = PROFILE.prefix_min, skip=frozenset()) -> list[tuple[str, bool]]:
+    """The ``(word, prefix)`` pairs a turn's content is matched against: the content
+    terms (long ones also as a prefix of their strong stem); terms in ``skip`` (speaker
+    names) are left out. Empty when nothing is left to match."""
+    parsed = parse_episode_query(query) if isinstance(query, str) else query
+    words: list[tuple[str, bool]] = []
     for term in parsed.terms:
         if term in skip:
             continue
-        parts.append(_quote(term))
+        words.append((term, False))
         root = strong_stem(term)
         if len(root) >= prefix_min and root.isalpha():
-            parts.append(_quote(root) + " *")
-    return "content : (" + " OR ".join(dict.fromkeys(parts)) + ")" if parts else None
+            words.append((root, True))
+    return list(dict.fromkeys(words))
 
 
-def speaker_terms(view, space: str, terms) -> frozenset[str]:
-    """The query terms that name a speaker of some episode in ``space``.
-
-    Two small queries per term rather than one join: FTS5 first, then the rows it found,
-    so the planner never walks the memories table.
-    """
-    found = set()
-    for term in terms:
-        rows = [r[0] for r in view.conn.execute(
-            "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? LIMIT 16", ("aliases : " + _quote(term),))]
-        marks = ",".join("?" * len(rows))
-        if rows and view.conn.execute(
-            f"SELECT 1 FROM memories WHERE rowid IN ({marks}) AND +space = ? AND +kind = 'episode' LIMIT 1", (*rows, space)
-        ).fetchone():
-            found.add(term)
-    return frozenset(found)
+def speaker_terms(view: ReadView, space: str, terms) -> frozenset[str]:
+    """The query terms that name a speaker of some episode in ``space``."""
+    return frozenset(term for term in terms if view.names_speaker(space, term))
 
 
 @dataclass(slots=True)
 class _Turn:
-    rowid: int
+    key: object  # the store's key: orders like insertion
     id: str
     origin: str
+    turn: int  # position in its origin's conversation
     terms: list[str]
     speaker: str
     at: str
@@ -168,82 +156,61 @@ class _Turn:
     coverage: float = 0.0
     phrase: float = 0.0
 
-
-def candidates(view, space: str, match: str, cap: int) -> list[_Turn]:
-    """Episodes matching ``match`` (best FTS5 bm25 first when over the cap)."""
-    rows = view.conn.execute(
-        "SELECT f.rowid, m.id, m.origin, f.content, f.aliases, json_extract(m.data, '$.evidence.at')"
-        " FROM memories_fts f JOIN memories m ON m.rowid = f.rowid"
-        " WHERE memories_fts MATCH ? AND m.space = ? AND m.kind = 'episode' ORDER BY f.rank LIMIT ?",
-        (match, space, cap),
-    )
-    return [_Turn(r, i, o, c.split(), a, at or "") for r, i, o, c, a, at in rows]
+    @classmethod
+    def of(cls, row: EpisodeTurn) -> _Turn:
+        return cls(row.key, row.id, row.origin, row.turn, row.terms.split(), row.speaker, row.at)
 
 
-def corpus_size(view) -> int:
-    """Documents for IDF: the highest rowid (an O(1) upper bound of the record count)."""
-    row = view.conn.execute("SELECT max(rowid) FROM memories").fetchone()
-    return int(row[0] or 0)
+def candidates(view: ReadView, space: str, words: list[tuple[str, bool]], cap: int) -> list[_Turn]:
+    """Episodes matching any of ``words`` (best store relevance first when over the cap)."""
+    return [_Turn.of(row) for row in view.episode_matches(space, words, cap)]
 
 
-def rank_episodes(view, space: str, query: str, *, limit: int, profile: EpisodeProfile = PROFILE) -> list[EpisodeScore]:
+def rank_episodes(view: ReadView, space: str, query: str, *, limit: int, profile: EpisodeProfile = PROFILE) -> list[EpisodeScore]:
     """The ``limit`` best episodes for ``query``, best first (see the module docstring)."""
-    parsed = parse_query(query)
+    parsed = parse_episode_query(query)
     if limit < 1 or not parsed.terms:
         return []
     named = speaker_terms(view, space, parsed.terms)
-    match = fts_or_query(parsed, profile.prefix_min, named)
-    if match is None:
+    words = match_words(parsed, profile.prefix_min, named)
+    if not words:
         return []
-    turns = candidates(view, space, match, profile.candidate_cap)
+    turns = candidates(view, space, words, profile.candidate_cap)
     if not turns:
         return []
-    # Over the cap, candidates are only the best FTS5 matches: count how common each word
+    # Over the cap, candidates are only the best index matches: count how common each word
     # really is (bounded), or a word in every other turn would look rare among them.
     known = term_counts(view, parsed, named, profile) if len(turns) >= profile.candidate_cap else {}
-    lexical_pass(parsed, turns, named, max(corpus_size(view), len(turns)), profile, known)
+    lexical_pass(parsed, turns, named, max(view.document_count(), len(turns)), profile, known)
     turns += neighbours(view, space, turns, profile.neighbour_fetch)
     # Ties go to the earlier turn (insertion order), not to the random id, so that two
     # ingests of the same conversation rank alike.
-    order = {t.id: t.rowid for t in turns}
+    order = {t.id: t.key for t in turns}
     ranked = sorted(final_scores(parsed, turns, named, profile), key=lambda s: (-s.score, order[s.id]))
     return ranked[:limit]
 
 
-def term_counts(view, q: EpisodeQuery, named: frozenset[str], p: EpisodeProfile) -> dict[str, int]:
+def term_counts(view: ReadView, q: EpisodeQuery, named: frozenset[str], p: EpisodeProfile) -> dict[str, int]:
     """Documents holding each query word (as matched: the word or its stem family),
     counted up to ``p.df_bound`` so that a very common word costs a bounded scan."""
     counts = {}
     for term in q.terms:
         if term in named:
             continue
-        match = fts_or_query(EpisodeQuery((term,), (term,), frozenset(), frozenset()), p.prefix_min)
-        row = view.conn.execute(
-            "SELECT count(*) FROM (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)", (match, p.df_bound)
-        ).fetchone()
-        counts[strong_stem(term)] = int(row[0])
+        words = match_words(EpisodeQuery((term,), (term,), frozenset(), frozenset()), p.prefix_min)
+        counts[strong_stem(term)] = view.count_matching(words, p.df_bound)
     return counts
 
 
-def neighbours(view, space: str, turns: list[_Turn], best: int) -> list[_Turn]:
-    """The turns just before and after the ``best`` strongest candidates that FTS did not
-    return: an answer often shares no word with the question its neighbour asked."""
-    have = {t.rowid for t in turns}
+def neighbours(view: ReadView, space: str, turns: list[_Turn], best: int) -> list[_Turn]:
+    """The turns just before and after the ``best`` strongest candidates that the index
+    did not return: an answer often shares no word with the question its neighbour asked."""
+    have = {(t.origin, t.turn) for t in turns}
     top = sorted(turns, key=lambda t: -t.lexical)[:best]
-    wanted = sorted({r for t in top if t.lexical > 0 for r in (t.rowid - 1, t.rowid + 1)} - have)
+    wanted = sorted({(t.origin, n) for t in top if t.lexical > 0 for n in (t.turn - 1, t.turn + 1)} - have)
     if not wanted:
         return []
-    marks = ",".join("?" * len(wanted))
-    # Two lookups by rowid: a join would let the planner walk the whole FTS5 table.
-    # ("+space": look the rows up by rowid, never through the status index.)
-    found = {r: (i, o, at) for r, i, o, at in view.conn.execute(
-        "SELECT rowid, id, origin, json_extract(data, '$.evidence.at') FROM memories"
-        f" WHERE rowid IN ({marks}) AND +space = ? AND +kind = 'episode'", (*wanted, space))}
-    if not found:
-        return []
-    texts = view.conn.execute(
-        f"SELECT rowid, content, aliases FROM memories_fts WHERE rowid IN ({','.join('?' * len(found))})", tuple(found))
-    return [_Turn(r, found[r][0], found[r][1], c.split(), a, found[r][2] or "") for r, c, a in texts]
+    return [_Turn.of(row) for row in view.neighbour_turns(space, wanted)]
 
 
 def lexical_pass(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], n_docs: int, p: EpisodeProfile,
@@ -266,7 +233,7 @@ def lexical_pass(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], n_d
 
 def final_scores(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: EpisodeProfile) -> list[EpisodeScore]:
     """Context, speaker and date on top of the lexical pass (steps 5-6); pure."""
-    by_row = {t.rowid: t for t in turns}
+    by_place = {(t.origin, t.turn): t for t in turns}
     about = subject(q, named)
     session_best: dict[tuple[str, str], float] = defaultdict(float)
     for t in turns:
@@ -275,7 +242,7 @@ def final_scores(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: 
     out = []
     for t in turns:
         base = t.lexical * (1 + t.phrase)
-        near = [by_row[r].lexical for r in (t.rowid - 1, t.rowid + 1) if r in by_row and by_row[r].origin == t.origin]
+        near = [by_place[p].lexical for p in ((t.origin, t.turn - 1), (t.origin, t.turn + 1)) if p in by_place]
         context = p.neighbour_weight * max(near, default=0.0) + p.session_weight * session_best[(t.origin, t.at[:10])]
         said_by = set(t.speaker.split())
         speaker = 1.0
@@ -307,7 +274,7 @@ def _lexical(turn: _Turn, doc: list[str], wanted: list[str], idf: dict, total_id
     turn.lexical = score * (0.5 + 0.5 * turn.coverage ** p.coverage_power)
 
 
-def _query_pairs(q: EpisodeQuery, named: set[str]) -> list[tuple[str, str]]:
+def _query_pairs(q: EpisodeQuery, named: frozenset[str]) -> list[tuple[str, str]]:
     """Adjacent query words, neither a stopword nor a speaker's name."""
     seq = q.sequence
     out = []

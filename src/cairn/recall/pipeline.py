@@ -28,6 +28,7 @@ from ..errors import InvalidInput
 from ..model import Kind, Marker, Memory
 from ..policy.aging import freshness
 from ..policy.temporal import temporal_status
+from ..store import ReadView
 from ..store.timetravel import memory_known_at, records_known_at
 from .candidates import IndexStats, fetch, index_frequency
 from .episodes import rank_episodes
@@ -156,7 +157,7 @@ def validate(query, *, limit, budget, lane, max_limit: int = MAX_LIMIT) -> str:
 # -- the stages ------------------------------------------------------------------------
 
 
-def run(view, request: Request) -> Outcome:
+def run(view: ReadView, request: Request) -> Outcome:
     """Run every stage for ``request`` over the read view ``view``. Writes nothing."""
     query = parse_query(request.query)
     if query.context_free:
@@ -175,7 +176,7 @@ def run(view, request: Request) -> Outcome:
     return Outcome(request, query, results, digest, candidates, note, scan)
 
 
-def _claims_lane(view, request: Request, query: ParsedQuery, scan: dict) -> list[Candidate]:
+def _claims_lane(view: ReadView, request: Request, query: ParsedQuery, scan: dict) -> list[Candidate]:
     if request.known_at is not None:
         records = [m for m in records_known_at(view, request.space, request.known_at) if m.kind is not Kind.EPISODE]
         stats = ListStats(records)
@@ -211,7 +212,7 @@ def _claims_lane(view, request: Request, query: ParsedQuery, scan: dict) -> list
     return candidates
 
 
-def _episodes_lane(view, request: Request, query: ParsedQuery) -> list[Candidate]:
+def _episodes_lane(view: ReadView, request: Request, query: ParsedQuery) -> list[Candidate]:
     pool = max(POOL_MIN, request.limit * 4)
     scored = rank_episodes(view, request.space, request.query, limit=pool)
     memories = view.get_memories(request.space, [s.id for s in scored])
@@ -264,7 +265,7 @@ def _interleave(first: list[Candidate], second: list[Candidate]) -> list[Candida
 # -- resolve and pack ------------------------------------------------------------------
 
 
-def _resolve_and_pack(view, request: Request, ranked: list[Candidate], candidates: list[Candidate]):
+def _resolve_and_pack(view: ReadView, request: Request, ranked: list[Candidate], candidates: list[Candidate]):
     """Resolve relations of the ranked survivors, pack the digest, build the results.
     Candidates that end up left out get the packer's reason."""
     if not ranked:
@@ -302,7 +303,7 @@ def _resolve_and_pack(view, request: Request, ranked: list[Candidate], candidate
     return results, packed.digest
 
 
-def _gather(view, request: Request, resolved: list[Resolved], by_id: dict[str, Candidate], candidates: list[Candidate]):
+def _gather(view: ReadView, request: Request, resolved: list[Resolved], by_id: dict[str, Candidate], candidates: list[Candidate]):
     """Pair each resolved item with its candidate and record, in resolved order.
 
     A record brought in by resolution (a correcting successor, a predecessor given as

@@ -39,10 +39,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 from ..model import Kind, Marker, Memory, Relation, Role, Status, Verdict
 from ..policy.temporal import has_started
+from ..store import ReadView
 from ..store.timetravel import memory_known_at, relations_known_at
 
 CHAIN = (Role.CORRECTS, Role.SUPERSEDES)
@@ -62,7 +62,7 @@ class Resolved:
 class _Graph:
     """Relations and records of one space, read lazily (as held at ``known_at`` if given)."""
 
-    view: Any  # a store read view: relations(), get_memory(), and the time-travel reads
+    view: ReadView
     space: str
     known_at: datetime | None
     _edges: dict[str, list[Relation]] = field(default_factory=dict)
@@ -165,7 +165,7 @@ class _Graph:
 
 
 def resolve(
-    view,
+    view: ReadView,
     space: str,
     ranked_ids: list[str],
     *,

@@ -1,4 +1,4 @@
-"""Recall traces (DESIGN §5.9, seed 004 "A trace should outlive the bug ...").
+"""Recall traces: a record of each recall that outlives the bug it helps to find.
 
 Every recall writes a trace by default — query features (terms of the *redacted* query,
 never its raw text), the selected ids and every rejected id with its reason — into the
@@ -6,7 +6,7 @@ never its raw text), the selected ids and every rejected id with its reason — 
 in the same transaction. A trace write touches the ``traces`` table only: records, events
 and relations stay byte-identical, and ``export`` does not carry traces.
 
-Pruning is the one delete recall performs, so it is written defensively (seed 004): a row
+Pruning is the one delete recall performs, so it is written defensively: a row
 is removed only when its id has the exact trace shape, its own ``at`` (the trace's record
 of when it was taken, not a file or row timestamp) parses to a real time before the
 cutoff, and its body says it is a recall trace. Anything else is left alone.
@@ -22,11 +22,12 @@ from datetime import datetime, timedelta
 from .. import wire
 from ..model import BadTime, format_time, parse_time
 from ..policy.redaction import redact
+from ..store import Backend, ReadView, WriteTx
 from .gates import Reason
 from .pipeline import Outcome
 from .query import parse_query
 
-RETENTION_DAYS = 14.0  # seed 004: traces kept for a window, then pruned
+RETENTION_DAYS = 14.0  # traces are kept for a window, then pruned
 MAX_REJECTED = 200  # ours: bounds one trace row
 TRACE_KIND = "recall"
 _ID_RE = re.compile(r"^[0-9a-f]{24}$")
@@ -56,31 +57,22 @@ def trace_doc(outcome: Outcome, trace_id: str, at: datetime) -> wire.TraceDoc:
     )
 
 
-def write_trace(store, space: str, outcome: Outcome, at: datetime, *, retention_days: float = RETENTION_DAYS) -> str:
+def write_trace(store: Backend, space: str, outcome: Outcome, at: datetime, *, retention_days: float = RETENTION_DAYS) -> str:
     """Insert one trace and prune expired ones, in one transaction. Returns the trace id."""
     trace_id = secrets.token_hex(12)
     doc = trace_doc(outcome, trace_id, at)
     # A trace is a diagnostic: it commits without syncing the WAL (the next durable write
     # syncs it), which keeps the default traced recall close to a pure read in latency.
     with store.write(durable=False) as tx:
-        tx.conn.execute(
-            "INSERT INTO traces (space, id, at, data) VALUES (?, ?, ?, ?)",
-            (space, trace_id, doc["at"], json.dumps(doc, ensure_ascii=False, separators=(",", ":"))),
-        )
-        prune(tx.conn, space, at, retention_days=retention_days)
+        tx.put_trace(space, trace_id, doc["at"], doc)
+        prune(tx, space, at, retention_days=retention_days)
     return trace_id
 
 
-def prune(conn, space: str, now: datetime, *, retention_days: float = RETENTION_DAYS) -> int:
+def prune(tx: WriteTx, space: str, now: datetime, *, retention_days: float = RETENTION_DAYS) -> int:
     """Delete this space's recall traces older than the window; returns how many."""
     cutoff = now - timedelta(days=retention_days)
-    rows = conn.execute(
-        "SELECT id, at, data FROM traces WHERE space = ? AND at < ?", (space, format_time(cutoff) + "~")
-    ).fetchall()
-    doomed = [trace_id for trace_id, at, data in rows if _expired(trace_id, at, data, cutoff)]
-    for trace_id in doomed:
-        conn.execute("DELETE FROM traces WHERE space = ? AND id = ?", (space, trace_id))
-    return len(doomed)
+    return tx.prune_traces(space, format_time(cutoff) + "~", lambda i, at, data: _expired(i, at, data, cutoff))
 
 
 def _expired(trace_id: str, at: str, data: str, cutoff: datetime) -> bool:
@@ -99,23 +91,11 @@ def _expired(trace_id: str, at: str, data: str, cutoff: datetime) -> bool:
     return isinstance(body, dict) and body.get("kind") == TRACE_KIND and body.get("id") == trace_id
 
 
-def read_traces(view, space: str, *, limit: int = 20) -> list[dict]:
+def read_traces(view: ReadView, space: str, *, limit: int = 20) -> list[dict]:
     """The newest traces of ``space`` (bodies that do not parse are skipped)."""
-    out = []
-    for (data,) in view.conn.execute("SELECT data FROM traces WHERE space = ? ORDER BY at DESC, id LIMIT ?", (space, limit)):
-        try:
-            out.append(json.loads(data))
-        except ValueError:
-            continue
-    return out
+    return view.recent_traces(space, limit)
 
 
-def get_trace(view, space: str, trace_id: str) -> dict | None:
+def get_trace(view: ReadView, space: str, trace_id: str) -> dict | None:
     """One trace of ``space`` by id (for use reports joined to a recall), or None."""
-    row = view.conn.execute("SELECT data FROM traces WHERE space = ? AND id = ?", (space, trace_id)).fetchone()
-    if row is None:
-        return None
-    try:
-        return json.loads(row[0])
-    except ValueError:
-        return None
+    return view.get_trace(space, trace_id)

@@ -51,7 +51,7 @@ def _initial(conn: sqlite3.Connection) -> None:
         CREATE INDEX memories_by_hash ON memories (space, origin, content_hash);
         CREATE INDEX memories_by_id ON memories (id);
 
-        -- Terms are Cairn's own (cairn.recall.text), space-joined, rowid = memories.rowid.
+        -- Terms are Cairn's own (cairn.text), space-joined, rowid = memories.rowid.
         CREATE VIRTUAL TABLE memories_fts USING fts5 (
             content, aliases, tokenize = 'unicode61 remove_diacritics 0'
         );
@@ -120,8 +120,28 @@ def _initial(conn: sqlite3.Connection) -> None:
     )
 
 
+def _episode_turns(conn: sqlite3.Connection) -> None:
+    """Each episode's position in its origin's conversation, so that the turn before or
+    after is found by position rather than by row adjacency. Existing episodes are
+    numbered in insertion (rowid) order within their space and origin."""
+    _run_script(
+        conn,
+        """
+        ALTER TABLE memories ADD COLUMN turn INTEGER;
+        CREATE INDEX memories_by_turn ON memories (space, origin, turn) WHERE turn IS NOT NULL;
+        CREATE TEMP TABLE cairn_turns (r INTEGER PRIMARY KEY, n INTEGER NOT NULL);
+        INSERT INTO cairn_turns (r, n)
+            SELECT rowid, ROW_NUMBER() OVER (PARTITION BY space, origin ORDER BY rowid)
+            FROM memories WHERE kind = 'episode';
+        UPDATE memories SET turn = (SELECT n FROM cairn_turns WHERE r = memories.rowid) WHERE kind = 'episode';
+        DROP TABLE temp.cairn_turns;
+        """,
+    )
+
+
 MIGRATIONS: list[Migration] = [
     ("0001_initial", _initial),
+    ("0002_episode_turns", _episode_turns),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

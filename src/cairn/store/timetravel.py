@@ -1,4 +1,4 @@
-"""Record-time reconstruction: what Cairn held at a past moment (DESIGN §6, ``known_at``).
+"""Record-time reconstruction: what Cairn held at a past moment (``known_at``; see docs/time.md).
 
 Called by the recall pipeline when ``known_at`` is given (it then scores these records
 instead of the current ones) and by relation resolution and ``timeline``. The contract:
@@ -18,10 +18,18 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from ..model import MalformedRecord, Memory, Relation, RelationStatus, memory_from_dict, relation_from_dict
+from ..model import (
+    MalformedRecord,
+    Memory,
+    Relation,
+    RelationStatus,
+    memory_from_dict,
+    relation_from_dict,
+)
+from .protocol import ReadView
 
 
-def _snapshots(view, space: str, at: datetime, table: str) -> tuple[dict[str, dict | None], set[str]]:
+def _snapshots(view: ReadView, space: str, at: datetime, table: str) -> tuple[dict[str, dict | None], set[str]]:
     """The last ``after`` snapshot per record id of ``table`` among events at or before
     ``at`` (log order), and every id of that table the log mentions at all."""
     known: dict[str, dict | None] = {}
@@ -36,7 +44,7 @@ def _snapshots(view, space: str, at: datetime, table: str) -> tuple[dict[str, di
     return known, mentioned
 
 
-def records_known_at(view, space: str, at: datetime) -> list[Memory]:
+def records_known_at(view: ReadView, space: str, at: datetime) -> list[Memory]:
     """Every record of ``space`` as Cairn held it at ``at`` (oldest first)."""
     known, mentioned = _snapshots(view, space, at, "memory")
     out: list[Memory] = []
@@ -52,7 +60,7 @@ def records_known_at(view, space: str, at: datetime) -> list[Memory]:
     return out
 
 
-def memory_known_at(view, space: str, memory_id: str, at: datetime) -> Memory | None:
+def memory_known_at(view: ReadView, space: str, memory_id: str, at: datetime) -> Memory | None:
     """One record as it stood at ``at``, or None when Cairn did not hold it then."""
     snapshot = None
     touched = False
@@ -73,7 +81,7 @@ def memory_known_at(view, space: str, memory_id: str, at: datetime) -> Memory | 
         return None
 
 
-def relations_known_at(view, space: str, at: datetime, *, active_only: bool = True) -> list[Relation]:
+def relations_known_at(view: ReadView, space: str, at: datetime, *, active_only: bool = True) -> list[Relation]:
     """The relations of ``space`` as they stood at ``at`` (oldest first)."""
     known, mentioned = _snapshots(view, space, at, "relation")
     out: list[Relation] = []

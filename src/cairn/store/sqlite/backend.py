@@ -9,6 +9,14 @@ Contract:
   rolled back on any exception. The engine writes the new state and its event inside one.
 * Every read is scoped to one space. A row whose JSON does not parse into the model is
   skipped by reads and reported by :meth:`Store.problems`; it never disables the rest.
+* Every ``sqlite3.Error``, on a read as on a write, leaves as a
+  :class:`~cairn.errors.StoreError` (see :func:`_translate`).
+* The connection keeps SQLite's default thread check: another thread gets a
+  ``StoreUnavailable`` naming the cause (the threading model is in
+  :mod:`cairn.store.protocol`).
+* Implements :class:`cairn.store.protocol.Backend` (``Store``), ``ReadView`` and
+  ``WriteTx`` (``Tx``). ``memories.rowid`` is the record key and the insertion order;
+  ``memories.turn`` the episode's position in its origin.
 """
 
 from __future__ import annotations
@@ -18,13 +26,15 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
+from functools import wraps
+from inspect import isgeneratorfunction
 from pathlib import Path
 
-from ..errors import StoreError, StoreUnavailable
-from ..model import (
+from ...errors import StoreError, StoreUnavailable
+from ...model import (
     Event,
     MalformedRecord,
     Memory,
@@ -34,13 +44,17 @@ from ..model import (
     format_time,
     memory_from_dict,
     memory_to_dict,
+    parse_time,
     relation_from_dict,
     relation_to_dict,
 )
-from ..text import index_text, normalize
-from .migrations import SCHEMA_VERSION, check_version, migrate
+from ...text import index_text, normalize
+from ..migrations import check_version, migrate
+from ..protocol import EpisodeTurn, Key
+from . import fts
 
 DEFAULT_BUSY_TIMEOUT = 30.0
+MENTION_CHUNK = 200  # terms per OR query: long sources stay within FTS5's expression limits
 
 
 def content_hash(text: str) -> str:
@@ -55,6 +69,8 @@ def dumps(value: object) -> str:
 
 def _translate(path: str, err: sqlite3.Error) -> StoreError:
     text = str(err)
+    if "thread" in text:
+        return StoreUnavailable(path, "this store was opened in another thread; open one engine per thread")
     if "readonly" in text or "read-only" in text:
         return StoreUnavailable(path, "the database is read-only")
     if "locked" in text or "busy" in text:
@@ -64,11 +80,49 @@ def _translate(path: str, err: sqlite3.Error) -> StoreError:
     return StoreUnavailable(path, text)
 
 
+def _guarded(cls):
+    """Translate ``sqlite3.Error`` into the StoreError family in every public method."""
+    for name, fn in list(vars(cls).items()):
+        if name.startswith("_") or not callable(fn) or isinstance(fn, (classmethod, staticmethod)):
+            continue
+        setattr(cls, name, _guard_generator(fn) if isgeneratorfunction(fn) else _guard(fn))
+    return cls
+
+
+def _guard(fn):
+    @wraps(fn)
+    def call(self, *args, **kwargs):
+        try:
+            return fn(self, *args, **kwargs)
+        except sqlite3.Error as err:
+            raise _translate(self.path, err) from None
+
+    return call
+
+
+def _guard_generator(fn):
+    @wraps(fn)
+    def call(self, *args, **kwargs):
+        try:
+            yield from fn(self, *args, **kwargs)
+        except sqlite3.Error as err:
+            raise _translate(self.path, err) from None
+
+    return call
+
+
+def _episode_turn(row) -> EpisodeTurn:
+    key, memory_id, origin, turn, content, aliases, at = row
+    return EpisodeTurn(key, memory_id, origin, int(turn or 0), content or "", aliases or "", at or "")
+
+
+@_guarded
 class _Reads:
     """Read queries shared by the store and an open write transaction."""
 
     conn: sqlite3.Connection
     path: str
+    _vocab: bool = False
 
     # -- memories ----------------------------------------------------------------------
 
@@ -137,7 +191,7 @@ class _Reads:
     def fts_match(self, space: str, match: str, limit: int) -> list[tuple[str, float]]:
         """Candidate ids for an FTS5 MATCH expression with their bm25 (lower is better).
 
-        Column weights follow DESIGN §5.4: content 1, aliases 0.8.
+        Column weights: content 1, aliases 0.8.
         """
         rows = self.conn.execute(
             # CROSS JOIN pins FTS5 as the outer loop: with a plain JOIN the planner may walk
@@ -154,10 +208,16 @@ class _Reads:
     def ids_with_prefix(self, table: str, space: str, prefix: str, limit: int = 20) -> list[str]:
         if table not in ("memories", "events", "relations"):
             raise ValueError(table)
-        escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         rows = self.conn.execute(
             f"SELECT id FROM {table} WHERE space = ? AND id LIKE ? ESCAPE '\\' ORDER BY id LIMIT ?",
-            (space, escaped + "%", limit),
+            (space, fts.escape_like(prefix) + "%", limit),
+        )
+        return [str(r[0]) for r in rows]
+
+    def spaces_holding(self, prefix: str, *, besides: str, limit: int = 5) -> list[str]:
+        rows = self.conn.execute(
+            "SELECT DISTINCT space FROM memories WHERE id LIKE ? ESCAPE '\\' AND space != ? ORDER BY space LIMIT ?",
+            (fts.escape_like(prefix) + "%", besides, limit),
         )
         return [str(r[0]) for r in rows]
 
@@ -196,15 +256,6 @@ class _Reads:
 
     def count_events(self, space: str) -> int:
         return int(self.conn.execute("SELECT COUNT(*) FROM events WHERE space = ?", (space,)).fetchone()[0])
-
-    def events_touching_after(self, space: str, record_id: str, event_id: str) -> int:
-        """How many events touched ``record_id`` after ``event_id``."""
-        row = self.conn.execute(
-            "SELECT COUNT(*) FROM event_records r WHERE r.space = ? AND r.record_id = ?"
-            " AND r.event_seq > (SELECT seq FROM events WHERE space = ? AND id = ?)",
-            (space, record_id, space, event_id),
-        ).fetchone()
-        return int(row[0])
 
     # -- relations ---------------------------------------------------------------------
 
@@ -248,7 +299,185 @@ class _Reads:
         except ValueError:
             return None
 
+    def latest_receipt(self, space: str, memory_id: str, verdicts: Sequence[str]) -> datetime | None:
+        if not verdicts:
+            return None
+        marks = ",".join("?" * len(verdicts))
+        rows = self.conn.execute(
+            f"SELECT at FROM feedback_receipts WHERE space = ? AND memory_id = ? AND verdict IN ({marks})",
+            (space, memory_id, *verdicts),
+        ).fetchall()
+        return max((parse_time(r[0]) for r in rows), default=None)
 
+    # -- traces ------------------------------------------------------------------------
+
+    def recent_traces(self, space: str, limit: int) -> list[dict]:
+        out = []
+        for (data,) in self.conn.execute("SELECT data FROM traces WHERE space = ? ORDER BY at DESC, id LIMIT ?", (space, limit)):
+            try:
+                out.append(json.loads(data))
+            except ValueError:
+                continue
+        return out
+
+    def get_trace(self, space: str, trace_id: str) -> dict | None:
+        row = self.conn.execute("SELECT data FROM traces WHERE space = ? AND id = ?", (space, trace_id)).fetchone()
+        if row is None:
+            return None
+        try:
+            return json.loads(row[0])
+        except ValueError:
+            return None
+
+    # -- lexical index: statistics -----------------------------------------------------
+
+    def document_count(self) -> int:
+        # Rows are never deleted, so the highest rowid bounds the record count in O(1).
+        return int(self.conn.execute("SELECT COALESCE(MAX(rowid), 0) FROM memories").fetchone()[0])
+
+    def document_frequency(self, term: str) -> int:
+        if not self._vocab:
+            # A TEMP fts5vocab table lives in the connection's temp schema: the database
+            # file is never touched.
+            self.conn.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.cairn_fts_vocab USING fts5vocab(main, memories_fts, row)"
+            )
+            self._vocab = True
+        row = self.conn.execute("SELECT doc FROM temp.cairn_fts_vocab WHERE term = ?", (fts.fts_form(term),)).fetchone()
+        return int(row[0]) if row else 0
+
+    # -- lexical index: candidates -----------------------------------------------------
+
+    def term_postings(self, term: str, limit: int) -> list[Key]:
+        rows = self.conn.execute(
+            "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rowid DESC LIMIT ?",
+            (fts.term(term), limit),
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    def load_ranked(self, space: str, keys: Sequence[Key], *, claims_only: bool, limit: int) -> list[Memory]:
+        out: list[Memory] = []
+        if limit < 1:
+            return out
+        step = limit * 2
+        for start in range(0, len(keys), step):
+            chunk = list(keys[start : start + step])
+            marks = ",".join("?" * len(chunk))
+            # Filter space and kind here, not in SQL: with them in the WHERE clause the
+            # planner may scan the space's index instead of looking the rowids up.
+            rows = {
+                rowid: data
+                for rowid, row_space, kind, data in self.conn.execute(
+                    f"SELECT rowid, space, kind, data FROM memories WHERE rowid IN ({marks})", chunk
+                )
+                if row_space == space and not (claims_only and kind == "episode")
+            }
+            for key in chunk:
+                if key in rows:
+                    try:
+                        out.append(memory_from_dict(json.loads(rows[key])))
+                    except (ValueError, MalformedRecord):
+                        continue  # malformed rows are reported by problems(), never fatal here
+                    if len(out) >= limit:
+                        return out
+        return out
+
+    def phrase_texts(self, space: str, words: Sequence[str], limit: int) -> list[tuple[str, list[str]]]:
+        rows = self.conn.execute(
+            # CROSS JOIN pins FTS5 as the outer loop: with a plain JOIN the planner may walk
+            # every record of the space and probe the index per row.
+            "SELECT json_extract(m.data, '$.content'), json_extract(m.data, '$.aliases')"
+            " FROM memories_fts CROSS JOIN memories m ON m.rowid = memories_fts.rowid"
+            " WHERE memories_fts MATCH ? AND m.space = ? LIMIT ?",
+            (fts.phrase(words), space, limit),
+        )
+        return [(content or "", json.loads(aliases or "[]")) for content, aliases in rows]
+
+    def search_all(self, space: str, words: Sequence[str], limit: int) -> list[tuple[str, float]]:
+        return self.fts_match(space, fts.every(dict.fromkeys(words)), limit)
+
+    def search_any(self, space: str, words: Sequence[str], limit: int) -> list[tuple[str, float]]:
+        if not words:
+            return []
+        return self.fts_match(space, fts.in_column("content", fts.words_or_prefixes([(w, False) for w in words])), limit)
+
+    def mentioning(self, space: str, origin: str, words: Sequence[str]) -> list[tuple[str, str]]:
+        out: list[tuple[str, str]] = []
+        for start in range(0, len(words), MENTION_CHUNK):
+            # The MATCH runs first as a subquery: joined, the planner may probe the index
+            # once per row.
+            rows = self.conn.execute(
+                "SELECT m.id, f.content FROM memories m JOIN memories_fts f ON f.rowid = m.rowid"
+                " WHERE m.rowid IN (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?)"
+                " AND m.space = ? AND m.origin = ? AND m.status IN ('provisional', 'confirmed')",
+                (fts.any_of(words[start : start + MENTION_CHUNK], fold=False), space, origin),
+            )
+            out += [(str(i), str(c)) for i, c in rows]
+        return out
+
+    # -- lexical index: the episode lane ---------------------------------------------
+
+    def names_speaker(self, space: str, word: str) -> bool:
+        # Two small queries rather than one join: FTS5 first, then the rows it found, so
+        # the planner never walks the memories table.
+        rows = [r[0] for r in self.conn.execute(
+            "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? LIMIT 16", (fts.in_column("aliases", fts.quote_fts(word)),))]
+        if not rows:
+            return False
+        marks = ",".join("?" * len(rows))
+        return self.conn.execute(
+            f"SELECT 1 FROM memories WHERE rowid IN ({marks}) AND +space = ? AND +kind = 'episode' LIMIT 1", (*rows, space)
+        ).fetchone() is not None
+
+    def episode_matches(self, space: str, words: Sequence[tuple[str, bool]], cap: int) -> list[EpisodeTurn]:
+        if not words:
+            return []
+        rows = self.conn.execute(
+            "SELECT f.rowid, m.id, m.origin, m.turn, f.content, f.aliases, json_extract(m.data, '$.evidence.at')"
+            " FROM memories_fts f JOIN memories m ON m.rowid = f.rowid"
+            " WHERE memories_fts MATCH ? AND m.space = ? AND m.kind = 'episode' ORDER BY f.rank LIMIT ?",
+            (fts.in_column("content", fts.words_or_prefixes(words)), space, cap),
+        )
+        return [_episode_turn(r) for r in rows]
+
+    def count_matching(self, words: Sequence[tuple[str, bool]], bound: int) -> int:
+        if not words:
+            return 0
+        row = self.conn.execute(
+            "SELECT count(*) FROM (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)",
+            (fts.in_column("content", fts.words_or_prefixes(words)), bound),
+        ).fetchone()
+        return int(row[0])
+
+    def neighbour_turns(self, space: str, positions: Sequence[tuple[str, int]]) -> list[EpisodeTurn]:
+        by_origin: dict[str, list[int]] = {}
+        for origin, turn in positions:
+            by_origin.setdefault(origin, []).append(turn)
+        found = {}
+        for origin, turns in by_origin.items():
+            # Two lookups: the turns by position (index), then their indexed text by rowid;
+            # a join would let the planner walk the whole FTS5 table.
+            marks = ",".join("?" * len(turns))
+            for row in self.conn.execute(
+                "SELECT rowid, id, origin, turn, json_extract(data, '$.evidence.at') FROM memories"
+                f" WHERE space = ? AND origin = ? AND turn IN ({marks}) AND kind = 'episode'", (space, origin, *turns)):
+                found[row[0]] = row
+        if not found:
+            return []
+        texts = self.conn.execute(
+            f"SELECT rowid, content, aliases FROM memories_fts WHERE rowid IN ({','.join('?' * len(found))})", tuple(found))
+        return [_episode_turn((*found[r][:4], c, a, found[r][4])) for r, c, a in texts]
+
+    def episode_source_ids(self, space: str, origin: str) -> set[str]:
+        rows = self.conn.execute(
+            "SELECT json_extract(data, '$.evidence.source_id') FROM memories"
+            " WHERE space = ? AND origin = ? AND kind = 'episode'",
+            (space, origin),
+        )
+        return {str(r[0]) for r in rows if r[0] is not None}
+
+
+@_guarded
 class Tx(_Reads):
     """An open write transaction. Obtain one from :meth:`Store.write`."""
 
@@ -269,10 +498,17 @@ class Tx(_Reads):
             dumps(data),
         )
         if row is None:
+            turn = None
+            if memory.kind.value == "episode":
+                # The next position in its origin's conversation (append order).
+                turn = self.conn.execute(
+                    "SELECT COALESCE(MAX(turn), 0) + 1 FROM memories WHERE space = ? AND origin = ? AND turn IS NOT NULL",
+                    (memory.space, memory.origin),
+                ).fetchone()[0]
             cur = self.conn.execute(
-                "INSERT INTO memories (space, id, origin, kind, status, created_at, updated_at, content_hash, data)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (memory.space, memory.id, *values),
+                "INSERT INTO memories (space, id, origin, kind, status, created_at, updated_at, content_hash, data, turn)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (memory.space, memory.id, *values, turn),
             )
             rowid = cur.lastrowid
         else:
@@ -294,7 +530,7 @@ class Tx(_Reads):
             "INSERT INTO events (space, id, at, actor, reason, data) VALUES (?, ?, ?, ?, ?, ?)",
             (event.space, event.id, format_time(event.at), event.actor.value, event.reason, dumps(event_to_dict(event))),
         )
-        touched = list(event.changed_ids)
+        touched: list[object] = list(event.changed_ids)
         for change in event.changes:
             if change.table == "relation":
                 # A relation event belongs to the history of both records it links.
@@ -343,7 +579,21 @@ class Tx(_Reads):
             (space, source["id"], source["kind"], source["sha256"], source["at"], dumps(source)),
         )
 
+    def put_trace(self, space: str, trace_id: str, at: str, doc: dict) -> None:
+        self.conn.execute(
+            "INSERT INTO traces (space, id, at, data) VALUES (?, ?, ?, ?)",
+            (space, trace_id, at, json.dumps(doc, ensure_ascii=False, separators=(",", ":"))),
+        )
 
+    def prune_traces(self, space: str, before: str, expired: Callable[[str, str, str], bool]) -> int:
+        rows = self.conn.execute("SELECT id, at, data FROM traces WHERE space = ? AND at < ?", (space, before)).fetchall()
+        doomed = [trace_id for trace_id, at, data in rows if expired(trace_id, at, data)]
+        for trace_id in doomed:
+            self.conn.execute("DELETE FROM traces WHERE space = ? AND id = ?", (space, trace_id))
+        return len(doomed)
+
+
+@_guarded
 class Store(_Reads):
     """One SQLite database file. Open with :meth:`Store.open`; close with :meth:`close`."""
 
@@ -397,9 +647,13 @@ class Store(_Reads):
     def close(self) -> None:
         self.conn.close()
 
-    @property
     def schema_version(self) -> int:
+        """The migrations this database holds (written by this or an older Cairn)."""
         return len(check_version(self.conn))
+
+    def checkpoint(self) -> None:
+        """Fold the WAL into the database file and truncate it."""
+        self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     @contextmanager
     def write(self, *, durable: bool = True) -> Iterator[Tx]:
@@ -436,11 +690,17 @@ class Store(_Reads):
     @contextmanager
     def snapshot(self) -> Iterator[_Reads]:
         """A consistent read view across several queries (one read transaction)."""
-        self.conn.execute("BEGIN")
+        try:
+            self.conn.execute("BEGIN")
+        except sqlite3.Error as err:
+            raise _translate(self.path, err) from None
         try:
             yield self
         finally:
-            self.conn.execute("COMMIT")
+            try:
+                self.conn.execute("COMMIT")
+            except sqlite3.Error as err:
+                raise _translate(self.path, err) from None
 
     def problems(self) -> list[dict]:
         """Every row that reads would skip, with the reason (for ``cairn status``)."""
@@ -467,8 +727,6 @@ class Store(_Reads):
     def integrity(self) -> str:
         return str(self.conn.execute("PRAGMA quick_check").fetchone()[0])
 
-
-SCHEMA = SCHEMA_VERSION
 
 
 def _prepare_file(target: Path) -> None:

@@ -1,0 +1,183 @@
+"""The storage seam: the only door through which anything above ``cairn.store`` reaches data.
+
+Three protocols, structural (``typing.Protocol``), so a backend needs no base class:
+
+* :class:`ReadView` — every read the engine and recall make, each scoped to one space
+  (the few index statistics that span the file say so);
+* :class:`WriteTx` — a read view plus the writes of one atomic transaction;
+* :class:`Backend` — a read view over the committed state, plus opening a consistent
+  read snapshot, one write transaction at a time, and maintenance.
+
+``cairn.store.sqlite.Store`` is the embedded default; ``tests/support/memstore.py`` holds a
+pure-Python one that the engine tests drive through these protocols alone.
+
+Keys and order. Records carry a backend-chosen **key** (opaque to callers, hashable,
+orderable) and the backend keeps an explicit **insertion order**: lexical postings come
+back newest first, and ties elsewhere fall back to insertion order, never to whatever a
+storage engine happens to return. Episodes also carry a **turn position**: the turn's
+place within its origin's conversation (1, 2, ...), so "the turn before" is ``turn - 1``
+in the same origin.
+
+Terms. Every term passed in is in Cairn's index form (:mod:`cairn.text`); a backend folds,
+quotes and joins them in its own query language. No query syntax crosses this seam.
+
+Errors. A backend raises only the :class:`~cairn.errors.StoreError` family: a driver
+error on a read or a write is translated at the boundary.
+
+Threading. A backend object belongs to the thread that opened it. Using it (or an engine
+holding it) from another thread raises :class:`~cairn.errors.StoreError` with a message
+naming the cause; nothing is read or written. A server that serves one space from several
+threads opens one engine per thread (opening is cheap; SQLite's WAL lets the connections
+share the file safely) or funnels every call of that engine through one worker thread.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+from ..model import Event, Memory, Relation
+
+Key = Hashable  # a backend's opaque record key
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeTurn:
+    """One episode as the episode lane reads it: its indexed terms, speaker and time."""
+
+    key: Key  # opaque; orders like insertion
+    id: str
+    origin: str
+    turn: int  # position within its origin's conversation (1, 2, ...)
+    terms: str  # the indexed terms of its content, space-joined
+    speaker: str  # the indexed terms of its aliases (the speaker), space-joined
+    at: str  # evidence time as stored (ISO-8601), "" when absent
+
+
+class ReadView(Protocol):
+    """Reads. Rows that do not parse into the model are skipped (see ``problems``)."""
+
+    # -- memories
+    def get_memory(self, space: str, memory_id: str) -> Memory | None: ...
+    def get_memories(self, space: str, ids: list[str]) -> dict[str, Memory]: ...
+    def iter_memories(self, space: str, *, statuses: tuple[str, ...] | None = None,
+                      kinds: tuple[str, ...] | None = None, limit: int | None = None,
+                      offset: int = 0) -> Iterator[Memory]: ...
+    def count_memories(self, space: str, *, statuses: tuple[str, ...] | None = None,
+                       kinds: tuple[str, ...] | None = None) -> int: ...
+    def memories_with_hash(self, space: str, origin: str, digest: str) -> list[Memory]: ...
+    def ids_with_prefix(self, table: str, space: str, prefix: str, limit: int = 20) -> list[str]: ...
+    def spaces_holding(self, prefix: str, *, besides: str, limit: int = 5) -> list[str]:
+        """Other spaces holding a memory whose id starts with ``prefix``, sorted."""
+        ...
+
+    # -- events, relations, receipts, sources
+    def get_event(self, space: str, event_id: str) -> Event | None: ...
+    def events(self, space: str, *, record_id: str | None = None, limit: int | None = None,
+               newest_first: bool = True) -> list[Event]: ...
+    def count_events(self, space: str) -> int: ...
+    def get_relation(self, space: str, relation_id: str) -> Relation | None: ...
+    def relations(self, space: str, *, record_id: str | None = None, active_only: bool = True) -> list[Relation]: ...
+    def get_receipt(self, space: str, source_id: str, memory_id: str) -> tuple[str, str] | None: ...
+    def latest_receipt(self, space: str, memory_id: str, verdicts: Sequence[str]) -> datetime | None:
+        """The newest receipt time for ``memory_id`` among ``verdicts``."""
+        ...
+    def get_source(self, space: str, source_id: str) -> dict | None: ...
+
+    # -- traces
+    def recent_traces(self, space: str, limit: int) -> list[dict]: ...
+    def get_trace(self, space: str, trace_id: str) -> dict | None: ...
+
+    # -- lexical index: statistics (file-wide numbers, never records)
+    def document_count(self) -> int:
+        """An O(1) upper bound of the records in the index, every space included."""
+        ...
+    def document_frequency(self, term: str) -> int:
+        """Records (every space) whose index holds ``term``."""
+        ...
+
+    # -- lexical index: candidates
+    def term_postings(self, term: str, limit: int) -> list[Key]:
+        """Keys of records (every space) holding ``term``, newest first, at most ``limit``."""
+        ...
+    def load_ranked(self, space: str, keys: Sequence[Key], *, claims_only: bool, limit: int) -> list[Memory]:
+        """The first ``limit`` readable records of ``space`` among ``keys``, in the order
+        of ``keys`` (claims only: no episodes). Loads in chunks and stops once it has
+        ``limit``: the keys are usually many more than the records wanted."""
+        ...
+    def phrase_texts(self, space: str, words: Sequence[str], limit: int) -> list[tuple[str, list[str]]]:
+        """(content, aliases) of at most ``limit`` records of ``space`` whose index holds
+        ``words`` adjacent and in order (a superset: callers verify)."""
+        ...
+    def search_all(self, space: str, words: Sequence[str], limit: int) -> list[tuple[str, float]]:
+        """Ids of records of ``space`` holding every word, best match first, with a
+        backend relevance score (lower is better)."""
+        ...
+    def search_any(self, space: str, words: Sequence[str], limit: int) -> list[tuple[str, float]]:
+        """As :meth:`search_all`, for records whose content holds any of the words."""
+        ...
+    def mentioning(self, space: str, origin: str, words: Sequence[str]) -> list[tuple[str, str]]:
+        """(id, indexed content terms) of the active records of ``origin`` whose index
+        holds at least one of ``words``."""
+        ...
+
+    # -- lexical index: the episode lane
+    def names_speaker(self, space: str, word: str) -> bool:
+        """Whether ``word`` is among the indexed speaker names of an episode of ``space``
+        (checked over a bounded number of index hits)."""
+        ...
+    def episode_matches(self, space: str, words: Sequence[tuple[str, bool]], cap: int) -> list[EpisodeTurn]:
+        """Episodes of ``space`` whose content holds any ``(word, prefix)`` (prefix: any
+        term starting with it), best backend relevance first, at most ``cap``."""
+        ...
+    def count_matching(self, words: Sequence[tuple[str, bool]], bound: int) -> int:
+        """Records (every space) whose content holds any of ``words``, counted up to ``bound``."""
+        ...
+    def neighbour_turns(self, space: str, positions: Sequence[tuple[str, int]]) -> list[EpisodeTurn]:
+        """The episodes of ``space`` at the given ``(origin, turn)`` positions."""
+        ...
+    def episode_source_ids(self, space: str, origin: str) -> set[str]:
+        """Evidence source ids (turn ids) of every episode of ``origin``, any status."""
+        ...
+
+
+class WriteTx(ReadView, Protocol):
+    """An open write transaction: everything written commits together or not at all."""
+
+    def put_memory(self, memory: Memory) -> None: ...
+    def append_event(self, event: Event) -> None: ...
+    def rewrite_event(self, event: Event) -> None: ...
+    def put_relation(self, relation: Relation) -> None: ...
+    def put_receipt(self, space: str, source_id: str, memory_id: str, verdict: str, at: datetime) -> None: ...
+    def put_source(self, space: str, source: dict) -> None: ...
+    def put_trace(self, space: str, trace_id: str, at: str, doc: dict) -> None: ...
+    def prune_traces(self, space: str, before: str, expired: Callable[[str, str, str], bool]) -> int:
+        """Delete the traces of ``space`` stored with ``at < before`` for which
+        ``expired(id, at, raw_body)`` holds; returns how many."""
+        ...
+
+
+class Backend(ReadView, Protocol):
+    """An open store. Reads on the backend itself see the committed state."""
+
+    path: str
+    read_only: bool
+
+    def close(self) -> None: ...
+    def snapshot(self) -> AbstractContextManager[ReadView]:
+        """One consistent read view across several reads."""
+        ...
+    def write(self, *, durable: bool = True) -> AbstractContextManager[WriteTx]:
+        """One atomic write. ``durable=False`` may skip syncing (diagnostics only)."""
+        ...
+    def problems(self) -> list[dict]: ...
+    def integrity(self) -> str: ...
+    def schema_version(self) -> int:
+        """The schema version the database holds (not the code's newest)."""
+        ...
+    def checkpoint(self) -> None:
+        """Fold any write-ahead log into the main file (a no-op where there is none)."""
+        ...
