@@ -106,8 +106,8 @@ def load(group: str, name: str, protocol: type | None = None) -> Any:
         known = ", ".join(names(group)) or "none installed"
         raise PluginError(group, name, f"not installed (known: {known})")
     if entry.clash:
-        others = ", ".join(repr(d) for d in entry.clash)
-        raise PluginError(group, name, f"registered by more than one distribution ({entry.dist!r}, {others}); uninstall one")
+        dists = ", ".join(repr(d) for d in sorted((entry.dist, *entry.clash)))
+        raise PluginError(group, name, f"registered by more than one distribution ({dists}); uninstall one")
     plugin = _build(entry, protocol)
     _loaded[key] = plugin
     return plugin
