@@ -27,7 +27,8 @@ Contract:
 * A built-in missing from a group means Cairn's own package metadata is not installed:
   asking for that group raises a :class:`PluginError` saying how to install it.
 * Two distributions registering the same name in one group is refused when that name
-  is asked for (which one would win depends on ``sys.path`` order, so neither does).
+  is asked for (which one would win depends on ``sys.path`` order, so neither does);
+  so is a plug-in whose ``name`` is not the name it is registered under.
 """
 
 from __future__ import annotations
@@ -136,6 +137,10 @@ def _build(entry: Registered, protocol: type | None) -> object:
         raise PluginError(entry.group, entry.name, f"failed to load ({entry.describe()}): {type(err).__name__}: {err}") from err
     if protocol is not None and not isinstance(plugin, protocol):
         raise PluginError(entry.group, entry.name, f"{entry.describe()} does not implement {protocol.__name__}")
+    own = getattr(plugin, "name", entry.name)
+    if own != entry.name:
+        # Traces, explain and stored vectors record the object's name; it must be the one users ask for.
+        raise PluginError(entry.group, entry.name, f"{entry.describe()} calls itself {own!r}")
     return plugin
 
 

@@ -50,6 +50,12 @@ def test_one_hash_is_embedded_once_and_batches_are_bounded(model):
     assert all(len(v) == model.dimension for v in vectors.values())
 
 
+def test_an_embedder_registered_under_another_name_is_refused(install):
+    install("toy-embedders", {"cairn.embedders": {"other": "toy_embedders:CountingEmbedder"}}, ("toy_embedders",))
+    with pytest.raises(plugins.PluginError, match="embedder plug-in 'other'.*calls itself 'counting'"):
+        embedder("other")
+
+
 def test_a_vector_of_the_wrong_length_is_refused(install):
     install("toy-embedders", EMBEDDERS, ("toy_embedders",))
     with pytest.raises(plugins.PluginError, match="embedder plug-in 'short'.*length 1, not its dimension 3"):
