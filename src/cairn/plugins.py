@@ -196,4 +196,3 @@ def _normalise(name: str) -> str:
 def _where(dist: object) -> str:
     path = getattr(dist, "_path", None)
     return str(path) if path is not None else repr(dist)
-

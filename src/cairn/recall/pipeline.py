@@ -21,9 +21,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from .. import plugins
 from ..errors import InvalidInput
 from ..model import Marker, Memory
-from ..plugins import BUILTINS, LANES as LANE_GROUP, PluginError
 from ..policy.aging import freshness
 from ..policy.temporal import temporal_status
 from ..store.timetravel import memory_known_at
@@ -64,8 +64,8 @@ class _LaneChoices(Sequence):
     def _names(self) -> tuple[str, ...]:
         try:
             return lane_choices()
-        except PluginError:
-            return (*BUILTINS[LANE_GROUP], *COMPOSITIONS)
+        except plugins.PluginError:
+            return (*plugins.BUILTINS[plugins.LANES], *COMPOSITIONS)
 
     def __getitem__(self, index):
         return self._names()[index]
@@ -196,7 +196,8 @@ def run(view, request: Request) -> Outcome:
     if query.context_free:
         return Outcome(request, query, note="context-free query: no topic to recall, so nothing is returned (no recency fallback)")
     scan: dict = {}
-    per_lane = [_lane_candidates(lane(name), view, request, query, scan) for name in COMPOSITIONS.get(request.lane, (request.lane,))]
+    names = COMPOSITIONS.get(request.lane, (request.lane,))
+    per_lane = [_lane_candidates(lane(name), view, request, query, scan) for name in names]
     ranked = _interleave([[c for c in found if c.reason is None] for found in per_lane])
     candidates = [c for found in per_lane for c in found]
     results, digest = _resolve_and_pack(view, request, ranked, candidates)
@@ -213,6 +214,7 @@ def _lane_candidates(source: Lane, view, request: Request, query: ParsedQuery, s
     if missing:
         stats = IndexStats(view)
         for c in missing:
+            assert c.memory is not None  # exclude() put every candidate without one out
             c.lexical = lexical(query, c.memory, stats)
     if source.applies_gates:
         _apply_gates(live, query, request)
@@ -225,10 +227,12 @@ def _lane_candidates(source: Lane, view, request: Request, query: ParsedQuery, s
 def _apply_gates(live: list[Candidate], query: ParsedQuery, request: Request) -> None:
     """Reject what fails a relevance gate or the relative cutoff; rank the rest."""
     for c in live:
+        assert c.memory is not None and c.lexical is not None  # live: excluded and scored above
         c.reason = relevance_gate(query, c.memory, c.lexical)
     low = below_cutoff({c.id: c.raw for c in live if c.reason is None})
     for c in live:
         if c.reason is None:
+            assert c.memory is not None
             c.factors = rank_factors(c.memory, c.raw, request.now)
             c.reason = Reason.BELOW_CUTOFF if c.id in low else None
 
@@ -236,6 +240,7 @@ def _apply_gates(live: list[Candidate], query: ParsedQuery, request: Request) ->
 def _report_gates(live: list[Candidate], query: ParsedQuery, request: Request) -> None:
     """Judge every candidate as :func:`_apply_gates` would, but only record the verdict."""
     for c in live:
+        assert c.memory is not None and c.lexical is not None  # live: excluded and scored above
         c.gate = relevance_gate(query, c.memory, c.lexical)
         c.factors = rank_factors(c.memory, c.raw, request.now)
     low = below_cutoff({c.id: c.raw for c in live if c.gate is None})
@@ -350,6 +355,7 @@ def _gather(view, request: Request, resolved: list[Resolved], by_id: dict[str, C
             c.reason = None  # replaced as current advice, yet asked for as history right after its successor
         if c.reason is not None and c.reason not in GATES:
             continue  # an excluded (or already replaced) record stays out
+        assert c.memory is not None  # only an excluded candidate lacks its record
         if c.reason in GATES:
             c.reason = None  # brought back by resolution, see above
             c.raw = max(c.raw, source.raw if source else 0.0)
@@ -377,6 +383,7 @@ def _markers(r: Resolved, c: Candidate, f: RankFactors) -> tuple[str, ...]:
 
 
 def _pack_item(r: Resolved, c: Candidate, m: Memory) -> PackItem:
+    assert c.factors is not None  # set by _gather for every item it returns
     markers = _markers(r, c, c.factors)
     labels = (m.kind.value, m.status.value, f"{m.evidence.basis.value}/{m.evidence.method.value}", *markers)
     return PackItem(r.id, m.content, labels, markers, r.superseded_by)

@@ -16,7 +16,7 @@ from ..gates import Reason
 from ..phrase import list_frequency, phrase_hits
 from ..pipeline import Candidate, Request, exclude
 from ..query import ParsedQuery
-from ..score import ListStats, field_terms, lexical
+from ..score import CorpusStats, ListStats, field_terms, lexical
 
 
 class ClaimsLane:
@@ -25,6 +25,7 @@ class ClaimsLane:
 
     def candidates(self, view, request: Request, query: ParsedQuery, scan: dict) -> list[Candidate]:
         """Index (or ``known_at``) matches, excluded, then scored with the phrase bonus."""
+        stats: CorpusStats
         if request.known_at is not None:
             records = [m for m in records_known_at(view, request.space, request.known_at) if m.kind is not Kind.EPISODE]
             stats = ListStats(records)
@@ -35,18 +36,19 @@ class ClaimsLane:
             later = [m for m in fetched.memories if m.id not in known]
             frequency = list_frequency(records)
         else:
-            stats = IndexStats(view)
-            fetched = fetch(view, request.space, query, stats, claims=True)
+            index = IndexStats(view)
+            fetched = fetch(view, request.space, query, index, claims=True)
+            stats = index
             matched, later = fetched.memories, []
             frequency = index_frequency(view, request.space)
         scan.update(fetched.to_dict())
         candidates = [Candidate(m.id, self.name, m) for m in matched]
         candidates += [Candidate(m.id, self.name, m, reason=Reason.NOT_YET_RECORDED) for m in later]
         exclude(candidates, request)
-        live = [c for c in candidates if c.reason is None]
-        hits = phrase_hits(query, [c.memory for c in live], frequency)
-        for c in live:
-            c.lexical = lexical(query, c.memory, stats)
+        live = [(c, c.memory) for c in candidates if c.reason is None and c.memory is not None]
+        hits = phrase_hits(query, [m for _, m in live], frequency)
+        for c, memory in live:
+            c.lexical = lexical(query, memory, stats)
             c.phrase = hits.get(c.id)
             c.raw = c.lexical.score * (1 + (c.phrase.bonus if c.phrase else 0.0))
         return candidates

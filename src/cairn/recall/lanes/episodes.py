@@ -38,6 +38,6 @@ class EpisodesLane:
             candidates.append(c)
         exclude(candidates, request)
         for c in candidates:
-            if c.reason is None:
+            if c.reason is None and c.memory is not None:
                 c.lexical = lexical(query, c.memory, stats)
         return candidates
