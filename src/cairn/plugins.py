@@ -19,7 +19,10 @@ Contract:
   are scanned the first time a group is asked for, once per process (a ``cairn recall``
   process runs per user prompt, so start-up stays cheap), and a plug-in's module is
   imported only when that plug-in is asked for by name. :func:`clear_cache` forgets
-  both (tests, or a process that installs plug-ins while running).
+  both (tests, or a process that installs plug-ins while running). No lock: two
+  threads asking first at the same time may both scan, or both build a plug-in, and
+  one result is kept — harmless, since plug-ins hold no per-process state Cairn
+  relies on.
 * A broken third-party plug-in fails only when it is used, with a
   :class:`PluginError` naming it and its distribution; unrelated commands and the other
   plug-ins keep working. A distribution whose entry-point metadata cannot be read is

@@ -86,6 +86,14 @@ def test_one_name_from_two_distributions_is_refused(install):
     assert lane("gated").name == "gated"  # negative control: the other name of the same distribution loads
 
 
+def test_a_plugin_cannot_take_the_name_of_a_composition(install, cairn):
+    install("toy-lanes", {"cairn.lanes": {"all": "toy_lanes:PinnedLane"}}, ("toy_lanes",))
+    assert lane_choices() == ("claims", "episodes", "all")  # listed once, as the composition
+    target = cairn.remember("The API service is deployed with Docker Compose", kind="fact").memory.id
+    assert cairn.recall("api service docker", lane="all").ids == [target]
+    assert "toy_lanes" not in sys.modules  # the plug-in was never loaded
+
+
 def test_a_name_that_disagrees_with_its_lane_is_refused(install):
     install("toy-lanes", {"cairn.lanes": {"other": "toy_lanes:PinnedLane"}}, ("toy_lanes",))
     with pytest.raises(plugins.PluginError, match="calls itself 'pinned'"):

@@ -51,8 +51,9 @@ COMPOSITIONS: dict[str, tuple[str, ...]] = {"all": ("claims", "episodes")}
 def lane_choices() -> tuple[str, ...]:
     """Every lane name a request may give: the installed lanes, then the compositions.
 
+    A plug-in registered under a composition's name is never reached, so not listed.
     Raises :class:`~cairn.plugins.PluginError` when Cairn's own lanes are not installed."""
-    return (*lane_names(), *COMPOSITIONS)
+    return (*(name for name in lane_names() if name not in COMPOSITIONS), *COMPOSITIONS)
 
 
 class _LaneChoices(Sequence):
