@@ -202,7 +202,9 @@ def run(view, request: Request) -> Outcome:
     ranked = _interleave([[c for c in found if c.reason is None] for found in per_lane])
     candidates = [c for found in per_lane for c in found]
     results, digest = _resolve_and_pack(view, request, ranked, candidates)
-    note = None if results else "nothing relevant: every candidate was excluded or rejected (see explain)" if candidates else "nothing matched the query"
+    note = None
+    if not results:
+        note = "nothing relevant: every candidate was excluded or rejected (see explain)" if candidates else "nothing matched the query"
     return Outcome(request, query, results, digest, candidates, note, scan)
 
 
