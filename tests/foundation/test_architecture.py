@@ -34,7 +34,7 @@ ALLOWED: dict[str, set[str]] = {
     "policy": {"policy", "model", "text"},
     "store": {"store", "model", "text", "errors"},
     "recall": {"recall", "model", "text", "policy", "store", "errors", "wire", "plugins", "embed"},
-    "learn": {"learn", "model", "text", "policy", "errors"},
+    "learn": {"learn", "model", "text", "policy", "errors", "plugins"},
     "engine": {"engine", "model", "text", "policy", "store", "recall", "learn", "errors", "wire", "plugins", "embed"},
     "cli": {"cli", "engine", "model", "errors", "bench", "wire", "plugins"},
     "mcp": {"engine", "model", "errors"},

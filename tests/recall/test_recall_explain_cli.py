@@ -82,7 +82,6 @@ def test_cli_explain(cli):
         ("recall", "x" * 513),
         ("recall", "api", "--budget", "100"),
         ("recall", "api", "--budget", "0"),
-        ("recall", "api", "--lane", "everything"),
         ("recall", "api", "--as-of", "yesterday"),
         ("recall", "api", "--known-at", "2026-13-45"),
         ("search", "api", "--limit", "11"),
@@ -96,6 +95,15 @@ def test_bad_input_is_refused_and_nothing_is_written(cli, db_path, args):
     assert r.code == 1
     assert r.err.startswith("cairn: ") and len(r.err.strip().splitlines()) == 1
     assert full_fingerprint(db_path) == before
+
+
+def test_an_unknown_lane_is_a_usage_error_listing_the_lanes(cli, db_path):
+    cli("remember", "The API service is deployed with Docker Compose", "--kind", "fact")
+    before = full_fingerprint(db_path)
+    r = cli("recall", "api", "--lane", "everything")
+    assert r.code == 2 and "'claims', 'episodes', 'all'" in r.err
+    assert full_fingerprint(db_path) == before
+    assert cli("recall", "api", "--lane", "all").code == 0  # negative control: a known lane passes
 
 
 def test_usage_error_on_non_numeric_limit(cli):

@@ -120,7 +120,7 @@ def test_known_at_scores_the_records_of_that_time(cairn, mem, clock):
 def test_known_at_uses_the_timetravel_contract(cairn, mem, monkeypatch):
     current = mem("The office is in Lisbon")
     past = replace(cairn.get(current), content="The office was in a Lisbon garage")
-    monkeypatch.setattr("cairn.recall.pipeline.records_known_at", lambda view, space, at: [past])
+    monkeypatch.setattr("cairn.recall.lanes.claims.records_known_at", lambda view, space, at: [past])
     result = cairn.recall("office lisbon garage", known_at="2026-10-01").results[0]
     assert result.id == current and "garage" in result.excerpt
 

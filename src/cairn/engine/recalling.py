@@ -1,4 +1,4 @@
-"""Recall, search and explain (DESIGN §5, §11) on the facade.
+"""Recall, search and explain on the facade.
 
 Bad input is refused before anything is read or written. The pipeline runs on one read
 snapshot and writes nothing; afterwards, unless ``trace=False`` (or the store is opened
@@ -13,11 +13,14 @@ from datetime import datetime
 
 from ..recall.explain import explain_doc, recall_doc
 from ..recall.pack import PACK
-from ..recall.pipeline import MAX_LIMIT, Outcome, Request, ResultItem, run, validate
+from ..recall.pipeline import LANES, MAX_LIMIT, Outcome, Request, ResultItem, run, validate
 from ..recall.traces import RETENTION_DAYS, write_trace
 from .base import EngineBase, as_time
 
-SEARCH_LIMIT = 10  # DESIGN §11: search returns up to 10
+# LANES: the lane names a recall accepts, read from the lane registry on first use.
+__all__ = ["LANES", "SEARCH_BUDGET", "SEARCH_LIMIT", "RecallMixin", "Recalled"]
+
+SEARCH_LIMIT = 10  # search returns up to 10 (docs/recall.md)
 SEARCH_BUDGET = 8192  # ours: ten excerpts do not fit the 2048-byte digest default
 
 

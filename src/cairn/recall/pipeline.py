@@ -1,19 +1,15 @@
-"""The recall pipeline (DESIGN §5): parse → candidates → exclude → score → gate → rank →
-resolve → pack. Read-only: it takes a store read view and returns a :class:`Outcome`
-(results, digest, and every candidate with its numbers and its :class:`Reason`). The
-engine writes the trace afterwards; nothing here writes.
+"""The recall pipeline: parse → candidates → exclude → score → gate → rank → resolve →
+pack. Read-only: it takes a store read view and returns an :class:`Outcome` (results,
+digest, and every candidate with its numbers and its :class:`Reason`). The engine writes
+the trace afterwards; nothing here writes.
 
-Lanes:
-
-* ``claims`` — FTS5 candidates by IDF-weighted overlap (:mod:`.candidates`; episodes
-  left out), Cairn's BM25F + phrase bonus, every gate applied, ordered by rankScore.
-  With ``known_at`` the records rebuilt from the event log are scored in memory
-  instead, and current matches that did not exist then are excluded as
-  ``not-yet-recorded``.
-* ``episodes`` — the ranked list of :func:`cairn.recall.episodes.rank_episodes`, with the
-  same exclusions; gates are computed and *reported*, not applied (evidence-finding wants
-  recall more than precision, DESIGN §5).
-* ``all`` — both, interleaved claim first (their raw scores are not one scale, seed 004).
+Candidates come from lanes (:mod:`cairn.recall.lanes`), looked up by name in the lane
+registry: ``claims`` (remembered claims, every gate applied, ordered by rank score) and
+``episodes`` (verbatim turns; gates computed and reported, not applied), plus any lane an
+installed plug-in registers. A lane excludes and scores its candidates; the gate stage
+here applies or only reports the relevance gates as the lane declares. ``all`` is a
+composition, not a lane: claims and episodes interleaved, a claim first (their raw
+scores are not one scale, so neither list may crowd out the other).
 
 The closed set of reasons, :class:`Reason`, is defined in :mod:`.gates` (the lowest
 module that needs it) and re-exported here.
@@ -21,31 +17,69 @@ module that needs it) and re-exported here.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from .. import plugins
 from ..errors import InvalidInput
-from ..model import Kind, Marker, Memory
+from ..model import Marker, Memory
 from ..policy.aging import freshness
 from ..policy.temporal import temporal_status
 from ..store import ReadView
-from ..store.timetravel import memory_known_at, records_known_at
-from .candidates import IndexStats, fetch, index_frequency
-from .episodes import rank_episodes
+from ..store.timetravel import memory_known_at
+from .candidates import IndexStats
 from .gates import GATES, Reason, below_cutoff, exclusion, relevance_gate
+from .lanes import Lane, lane, lane_names
 from .pack import PACK, PackItem, pack
-from .phrase import PhraseHit, list_frequency, phrase_hits
+from .phrase import PhraseHit
 from .query import ParsedQuery, parse_query, validate_query
 from .rank import RankFactors, order_key, rank_factors
 from .resolve import Resolved, resolve
-from .score import Lexical, ListStats, field_terms, lexical
+from .score import Lexical, lexical
 
-__all__ = ["LANES", "Candidate", "Outcome", "Reason", "Request", "ResultItem", "run", "validate"]
+__all__ = [
+    "COMPOSITIONS", "LANES", "Candidate", "Outcome", "Reason", "Request", "ResultItem", "exclude", "lane_choices", "run",
+    "validate",
+]
 
-LANES = ("claims", "episodes", "all")
 MAX_LIMIT = 20  # ours: a digest is for a few memories; search caps at 10
 MAX_BUDGET = 65536  # ours
-POOL_MIN = 48  # ours: episode-lane candidates asked for
+# Lane names that stand for several lanes, interleaved in this order.
+COMPOSITIONS: dict[str, tuple[str, ...]] = {"all": ("claims", "episodes")}
+
+
+def lane_choices() -> tuple[str, ...]:
+    """Every lane name a request may give: the installed lanes, then the compositions.
+
+    A plug-in registered under a composition's name is never reached, so not listed.
+    Raises :class:`~cairn.plugins.PluginError` when Cairn's own lanes are not installed."""
+    return (*(name for name in lane_names() if name not in COMPOSITIONS), *COMPOSITIONS)
+
+
+class _LaneChoices(Sequence):
+    """:func:`lane_choices` as a sequence read on first use, so that importing this
+    module (or building the command line) scans no installed metadata. When the
+    registry cannot be read it offers the built-in names, leaving the error to be
+    raised, with its explanation, when the request is validated."""
+
+    def _names(self) -> tuple[str, ...]:
+        try:
+            return lane_choices()
+        except plugins.PluginError:
+            return (*plugins.BUILTINS[plugins.LANES], *COMPOSITIONS)
+
+    def __getitem__(self, index):
+        return self._names()[index]
+
+    def __len__(self) -> int:
+        return len(self._names())
+
+    def __repr__(self) -> str:
+        return f"LANES{self._names()!r}"
+
+
+LANES: Sequence[str] = _LaneChoices()
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,8 +183,9 @@ def validate(query, *, limit, budget, lane, max_limit: int = MAX_LIMIT) -> str:
         raise InvalidInput("budget", f"{budget} bytes is below one digest line (at least {PACK.min_budget})")
     if budget > MAX_BUDGET:
         raise InvalidInput("budget", f"{budget} bytes; at most {MAX_BUDGET}")
-    if lane not in LANES:
-        raise InvalidInput("lane", f"unknown lane {lane!r} (one of: {', '.join(LANES)})")
+    known = lane_choices()
+    if lane not in known:
+        raise InvalidInput("lane", f"unknown lane {lane!r} (one of: {', '.join(known)})")
     return text
 
 
@@ -162,86 +197,73 @@ def run(view: ReadView, request: Request) -> Outcome:
     query = parse_query(request.query)
     if query.context_free:
         return Outcome(request, query, note="context-free query: no topic to recall, so nothing is returned (no recency fallback)")
-    claims: list[Candidate] = []
-    episodes: list[Candidate] = []
     scan: dict = {}
-    if request.lane in ("claims", "all"):
-        claims = _claims_lane(view, request, query, scan)
-    if request.lane in ("episodes", "all"):
-        episodes = _episodes_lane(view, request, query)
-    ranked = _interleave([c for c in claims if c.reason is None], [c for c in episodes if c.reason is None])
-    candidates = claims + episodes
+    names = COMPOSITIONS.get(request.lane, (request.lane,))
+    per_lane = [_lane_candidates(lane(name), view, request, query, scan) for name in names]
+    ranked = _interleave([[c for c in found if c.reason is None] for found in per_lane])
+    candidates = [c for found in per_lane for c in found]
     results, digest = _resolve_and_pack(view, request, ranked, candidates)
-    note = None if results else "nothing relevant: every candidate was excluded or rejected (see explain)" if candidates else "nothing matched the query"
+    note = None
+    if not results:
+        note = "nothing relevant: every candidate was excluded or rejected (see explain)" if candidates else "nothing matched the query"
     return Outcome(request, query, results, digest, candidates, note, scan)
 
 
-def _claims_lane(view: ReadView, request: Request, query: ParsedQuery, scan: dict) -> list[Candidate]:
-    if request.known_at is not None:
-        records = [m for m in records_known_at(view, request.space, request.known_at) if m.kind is not Kind.EPISODE]
-        stats = ListStats(records)
-        known = {m.id for m in records}
-        wanted = set(query.terms)
-        matched = [m for m in records if wanted & (set(field_terms(m.content)) | set(field_terms(" ".join(m.aliases))))]
-        fetched = fetch(view, request.space, query, IndexStats(view), claims=True)
-        later = [m for m in fetched.memories if m.id not in known]
-        frequency = list_frequency(records)
-    else:
-        stats = IndexStats(view)
-        fetched = fetch(view, request.space, query, stats, claims=True)
-        matched, later = fetched.memories, []
-        frequency = index_frequency(view, request.space)
-    scan.update(fetched.to_dict())
-    candidates = [Candidate(m.id, "claims", m) for m in matched]
-    candidates += [Candidate(m.id, "claims", m, reason=Reason.NOT_YET_RECORDED) for m in later]
-    _exclude(candidates, request)
+def _lane_candidates(source: Lane, view: ReadView, request: Request, query: ParsedQuery, scan: dict) -> list[Candidate]:
+    """One lane's candidates, excluded, scored, then gated (or only judged) and ordered."""
+    candidates = source.candidates(view, request, query, scan)
+    exclude(candidates, request)  # again: no lane can let an excluded record through
     live = [c for c in candidates if c.reason is None]
-    hits = phrase_hits(query, [c.memory for c in live], frequency)
-    for c in live:
-        c.lexical = lexical(query, c.memory, stats)
-        c.phrase = hits.get(c.id)
-        c.raw = c.lexical.score * (1 + (c.phrase.bonus if c.phrase else 0.0))
-        c.reason = relevance_gate(query, c.memory, c.lexical)
-    passed = {c.id: c.raw for c in live if c.reason is None}
-    low = below_cutoff(passed)
-    for c in live:
-        if c.reason is None:
-            c.factors = rank_factors(c.memory, c.raw, request.now)
-            c.reason = Reason.BELOW_CUTOFF if c.id in low else None
-    candidates.sort(key=lambda c: (c.reason is not None, order_key(c.id, c.factors) if c.factors else (0,), c.id))
+    missing = [c for c in live if c.lexical is None]
+    if missing:
+        stats = IndexStats(view)
+        for c in missing:
+            assert c.memory is not None  # exclude() put every candidate without one out
+            c.lexical = lexical(query, c.memory, stats)
+    if source.applies_gates:
+        _apply_gates(live, query, request)
+        candidates.sort(key=lambda c: (c.reason is not None, order_key(c.id, c.factors) if c.factors else (0,), c.id))
+    else:
+        _report_gates(live, query, request)
     return candidates
 
 
-def _episodes_lane(view: ReadView, request: Request, query: ParsedQuery) -> list[Candidate]:
-    pool = max(POOL_MIN, request.limit * 4)
-    scored = rank_episodes(view, request.space, request.query, limit=pool)
-    memories = view.get_memories(request.space, [s.id for s in scored])
-    stats = IndexStats(view)
-    candidates: list[Candidate] = []
-    for s in scored:
-        memory = memories.get(s.id)
-        c = Candidate(s.id, "episodes", memory, lane_score=s.score, raw=s.score)
-        if memory is None:
-            c.reason = Reason.OTHER_SPACE  # not readable in this space
-        candidates.append(c)
-    _exclude([c for c in candidates if c.reason is None], request)
-    live = [c for c in candidates if c.reason is None]
+def _apply_gates(live: list[Candidate], query: ParsedQuery, request: Request) -> None:
+    """Reject what fails a relevance gate or the relative cutoff; rank the rest."""
     for c in live:
-        # Gates are reported, not applied: this lane serves evidence-finding.
-        c.lexical = lexical(query, c.memory, stats)
+        assert c.memory is not None and c.lexical is not None  # live: excluded and scored above
+        c.reason = relevance_gate(query, c.memory, c.lexical)
+    low = below_cutoff({c.id: c.raw for c in live if c.reason is None})
+    for c in live:
+        if c.reason is None:
+            assert c.memory is not None
+            c.factors = rank_factors(c.memory, c.raw, request.now)
+            c.reason = Reason.BELOW_CUTOFF if c.id in low else None
+
+
+def _report_gates(live: list[Candidate], query: ParsedQuery, request: Request) -> None:
+    """Judge every candidate as :func:`_apply_gates` would, but only record the verdict."""
+    for c in live:
+        assert c.memory is not None and c.lexical is not None  # live: excluded and scored above
         c.gate = relevance_gate(query, c.memory, c.lexical)
         c.factors = rank_factors(c.memory, c.raw, request.now)
     low = below_cutoff({c.id: c.raw for c in live if c.gate is None})
     for c in live:
         if c.id in low:
             c.gate = Reason.BELOW_CUTOFF
-    return candidates
 
 
-def _exclude(candidates: list[Candidate], request: Request) -> None:
-    """Set the exclusion reason (DESIGN §5.3) and temporal markers of each candidate."""
+def exclude(candidates: list[Candidate], request: Request) -> None:
+    """Set the exclusion reason and temporal markers of each candidate not yet excluded.
+
+    The rules of :func:`cairn.recall.gates.exclusion` (another space, forgotten,
+    conflicted, retired, disputed, not valid at ``as_of``, dormant unless asked for);
+    a candidate without a readable record is out as ``other-space``."""
     for c in candidates:
         if c.reason is not None:
+            continue
+        if c.memory is None:
+            c.reason = Reason.OTHER_SPACE
             continue
         temporal = temporal_status(c.memory, now=request.now, as_of=request.as_of)
         dormant = freshness(c.memory, request.now).dormant
@@ -255,10 +277,12 @@ def _exclude(candidates: list[Candidate], request: Request) -> None:
         )
 
 
-def _interleave(first: list[Candidate], second: list[Candidate]) -> list[Candidate]:
+def _interleave(lists: list[list[Candidate]]) -> list[Candidate]:
+    """Round-robin: the first of each list in order, then the second of each, and so on."""
     out: list[Candidate] = []
-    for i in range(max(len(first), len(second))):
-        out += first[i : i + 1] + second[i : i + 1]
+    for i in range(max((len(found) for found in lists), default=0)):
+        for found in lists:
+            out += found[i : i + 1]
     return out
 
 
@@ -328,13 +352,14 @@ def _gather(view: ReadView, request: Request, resolved: list[Resolved], by_id: d
             if memory is None or source is None:
                 continue  # unreadable: never invent a result
             c = Candidate(r.id, source.lane, memory, raw=source.raw)
-            _exclude([c], request)
+            exclude([c], request)
             candidates.append(c)
             by_id[r.id] = c
         if c.reason is Reason.REPLACED and Marker.HISTORICAL_RATIONALE.value in r.markers:
             c.reason = None  # replaced as current advice, yet asked for as history right after its successor
         if c.reason is not None and c.reason not in GATES:
             continue  # an excluded (or already replaced) record stays out
+        assert c.memory is not None  # only an excluded candidate lacks its record
         if c.reason in GATES:
             c.reason = None  # brought back by resolution, see above
             c.raw = max(c.raw, source.raw if source else 0.0)
@@ -362,6 +387,7 @@ def _markers(r: Resolved, c: Candidate, f: RankFactors) -> tuple[str, ...]:
 
 
 def _pack_item(r: Resolved, c: Candidate, m: Memory) -> PackItem:
+    assert c.factors is not None  # set by _gather for every item it returns
     markers = _markers(r, c, c.factors)
     labels = (m.kind.value, m.status.value, f"{m.evidence.basis.value}/{m.evidence.method.value}", *markers)
     return PackItem(r.id, m.content, labels, markers, r.superseded_by)

@@ -1,0 +1,72 @@
+"""Extractors: propose claims from a source, as the :class:`~cairn.learn.batch.Batch`
+that ``Cairn.apply`` consolidates.
+
+An extractor is a plug-in of the entry point group ``cairn.extractors``
+(:mod:`cairn.plugins`): a rule set, a local model, a hosted model. It reads one source —
+its text and metadata, a :class:`~cairn.learn.batch.SourceSpec` the caller built and
+validated (:func:`~cairn.learn.batch.parse_source`) — and returns a batch of claims it
+proposes.
+
+What an extractor may set, and what it may not:
+
+* It proposes, per claim, only the ``kind`` (fact, preference, decision,
+  project_state), the ``content``, the id it ``replaces`` and ``aliases`` — the four
+  fields of :class:`~cairn.learn.batch.ClaimSpec`, numbered ``index`` 0, 1, … in order.
+* It returns the source it was given, unchanged. The source's kind, evidence basis and
+  method are the caller's statement of where the text came from; an extractor that
+  could restate them could promote a summary to user testimony.
+* It decides nothing else: evidence, authority (whether a claim may replace another),
+  status, confidence and feedback are the engine's, from the source and the records
+  already held. Content limits and redaction are applied by the engine too.
+
+:func:`extract` runs an extractor and refuses, with a
+:class:`~cairn.plugins.PluginError` naming it, a result that breaks these rules.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+from ... import plugins
+from ..batch import CLAIM_KINDS, MAX_CLAIMS, Batch, ClaimSpec, SourceSpec
+
+GROUP = plugins.EXTRACTORS
+
+
+@runtime_checkable
+class Extractor(Protocol):
+    """Proposes claims from one source (see the module docstring for what it may set)."""
+
+    name: str
+
+    def extract(self, source: SourceSpec) -> Batch:
+        """The claims proposed from ``source``, as ``Batch(source, claims)``."""
+        ...
+
+
+def extractor(name: str) -> Extractor:
+    """The installed extractor called ``name`` (a :class:`~cairn.plugins.PluginError` if none)."""
+    found: Extractor = plugins.load(GROUP, name, Extractor)
+    return found
+
+
+def extractor_names() -> tuple[str, ...]:
+    """The installed extractors' names. Reads metadata, imports no extractor."""
+    return plugins.names(GROUP)
+
+
+def extract(model: Extractor, source: SourceSpec) -> Batch:
+    """Run ``model`` on ``source``; its batch, checked against the rules above."""
+    batch = model.extract(source)
+    if not isinstance(batch, Batch):
+        raise plugins.PluginError(GROUP, model.name, f"returned {type(batch).__name__}, not a Batch")
+    if batch.source != source:
+        raise plugins.PluginError(GROUP, model.name, "changed the source: its kind, basis and method are the caller's")
+    if len(batch.claims) > MAX_CLAIMS:
+        raise plugins.PluginError(GROUP, model.name, f"proposed {len(batch.claims)} claims; a batch holds at most {MAX_CLAIMS}")
+    for i, claim in enumerate(batch.claims):
+        if not isinstance(claim, ClaimSpec) or claim.index != i:
+            raise plugins.PluginError(GROUP, model.name, f"claim {i} is not a ClaimSpec numbered {i}")
+        if claim.kind not in CLAIM_KINDS:
+            raise plugins.PluginError(GROUP, model.name, f"claim {i} has kind {claim.kind!r}, which a batch may not propose")
+    return batch

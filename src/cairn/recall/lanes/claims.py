@@ -1,0 +1,54 @@
+"""The ``claims`` lane: remembered claims (episodes left out), gates applied.
+
+Candidates come from the full-text index by IDF-weighted overlap
+(:func:`cairn.recall.candidates.fetch`) and are scored with Cairn's BM25F plus the phrase
+bonus. With ``known_at`` the records rebuilt from the event log are scored in memory
+instead, and current matches that did not exist then are excluded as
+``not-yet-recorded``.
+"""
+
+from __future__ import annotations
+
+from ...model import Kind
+from ...store.timetravel import records_known_at
+from ..candidates import IndexStats, fetch, index_frequency
+from ..gates import Reason
+from ..phrase import list_frequency, phrase_hits
+from ..pipeline import Candidate, Request, exclude
+from ..query import ParsedQuery
+from ..score import CorpusStats, ListStats, field_terms, lexical
+
+
+class ClaimsLane:
+    name = "claims"
+    applies_gates = True
+
+    def candidates(self, view, request: Request, query: ParsedQuery, scan: dict) -> list[Candidate]:
+        """Index (or ``known_at``) matches, excluded, then scored with the phrase bonus."""
+        stats: CorpusStats
+        if request.known_at is not None:
+            records = [m for m in records_known_at(view, request.space, request.known_at) if m.kind is not Kind.EPISODE]
+            stats = ListStats(records)
+            known = {m.id for m in records}
+            wanted = set(query.terms)
+            matched = [m for m in records if wanted & (set(field_terms(m.content)) | set(field_terms(" ".join(m.aliases))))]
+            fetched = fetch(view, request.space, query, IndexStats(view), claims=True)
+            later = [m for m in fetched.memories if m.id not in known]
+            frequency = list_frequency(records)
+        else:
+            index = IndexStats(view)
+            fetched = fetch(view, request.space, query, index, claims=True)
+            stats = index
+            matched, later = fetched.memories, []
+            frequency = index_frequency(view, request.space)
+        scan.update(fetched.to_dict())
+        candidates = [Candidate(m.id, self.name, m) for m in matched]
+        candidates += [Candidate(m.id, self.name, m, reason=Reason.NOT_YET_RECORDED) for m in later]
+        exclude(candidates, request)
+        live = [(c, c.memory) for c in candidates if c.reason is None and c.memory is not None]
+        hits = phrase_hits(query, [m for _, m in live], frequency)
+        for c, memory in live:
+            c.lexical = lexical(query, memory, stats)
+            c.phrase = hits.get(c.id)
+            c.raw = c.lexical.score * (1 + (c.phrase.bonus if c.phrase else 0.0))
+        return candidates

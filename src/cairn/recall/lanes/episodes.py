@@ -1,0 +1,43 @@
+"""The ``episodes`` lane: verbatim conversation turns, gates reported, not applied.
+
+Candidates are the ranked list of :func:`cairn.recall.episodes.rank_episodes`, read in
+the request's space, with the same exclusions as claims. Their raw relevance is the
+episode ranker's own score and their order its order: this lane serves
+evidence-finding, which wants recall more than precision, so the relevance gates are
+computed and reported (explain's ``gate_reported``) but decide nothing.
+"""
+
+from __future__ import annotations
+
+from ..candidates import IndexStats
+from ..episodes import rank_episodes
+from ..gates import Reason
+from ..pipeline import Candidate, Request, exclude
+from ..query import ParsedQuery
+from ..score import lexical
+
+POOL_MIN = 48  # ours: episode-lane candidates asked for
+
+
+class EpisodesLane:
+    name = "episodes"
+    applies_gates = False
+
+    def candidates(self, view, request: Request, query: ParsedQuery, scan: dict) -> list[Candidate]:
+        """The episode ranker's pool (at least :data:`POOL_MIN`), excluded, with lexical evidence."""
+        pool = max(POOL_MIN, request.limit * 4)
+        scored = rank_episodes(view, request.space, request.query, limit=pool)
+        memories = view.get_memories(request.space, [s.id for s in scored])
+        stats = IndexStats(view)
+        candidates: list[Candidate] = []
+        for s in scored:
+            memory = memories.get(s.id)
+            c = Candidate(s.id, self.name, memory, lane_score=s.score, raw=s.score)
+            if memory is None:
+                c.reason = Reason.OTHER_SPACE  # not readable in this space
+            candidates.append(c)
+        exclude(candidates, request)
+        for c in candidates:
+            if c.reason is None and c.memory is not None:
+                c.lexical = lexical(query, c.memory, stats)
+        return candidates
