@@ -217,9 +217,41 @@ def remembered(m: Memory, event: Event | None, *, deduplicated: bool) -> Remembe
     return doc
 
 
-def shown(doc: Mapping[str, Any]) -> ShowDoc:
-    """The engine's ``show`` document (memory, quality, relations)."""
-    return cast(ShowDoc, doc)
+class QualityValues(Protocol):
+    """What :func:`shown` reads of the engine's read-time quality of a record."""
+
+    freshness: float
+    aging: bool
+    dormant: bool
+    age_days: float
+    confirmed_at: datetime
+    reinforced: bool
+    priority: int
+    evidence_weight: float
+    utility: float
+    accuracy: float
+
+
+def quality(q: QualityValues, m: Memory) -> QualityDoc:
+    return {
+        "freshness": q.freshness,
+        "aging": q.aging,
+        "dormant": q.dormant,
+        "age_days": q.age_days,
+        "confirmed_at": format_time(q.confirmed_at),
+        "reinforced": q.reinforced,
+        "priority": q.priority,
+        "evidence_weight": q.evidence_weight,
+        "utility": q.utility,
+        "accuracy": q.accuracy,
+        "basis": m.evidence.basis.value,
+        "method": m.evidence.method.value,
+    }
+
+
+def shown(m: Memory, q: QualityValues, relations: Iterable[Relation]) -> ShowDoc:
+    """``show``: one record, its quality and its relations."""
+    return {"memory": memory(m), "quality": quality(q, m), "relations": [relation(r) for r in relations]}
 
 
 def memory_page(memories: Iterable[Memory], *, page: int, pages: int, total: int) -> ListDoc:
@@ -230,18 +262,21 @@ def history(events: Iterable[Event]) -> HistoryDoc:
     return {"events": [event_summary(e) for e in events]}
 
 
-def exported(counts: Mapping[str, int]) -> ExportDoc:
-    return {"records": counts["records"], "events": counts["events"], "relations": counts["relations"]}
+class TransferCounts(Protocol):
+    """What :func:`exported` and :func:`imported` read of an export or import."""
+
+    records: int
+    events: int
+    relations: int
+    skipped: int
 
 
-def imported(counts: Mapping[str, int]) -> ImportDoc:
-    return {"records": counts["records"], "events": counts["events"], "relations": counts["relations"],
-            "skipped": counts["skipped"]}
+def exported(counts: TransferCounts) -> ExportDoc:
+    return {"records": counts.records, "events": counts.events, "relations": counts.relations}
 
 
-def status(doc: Mapping[str, Any]) -> StatusDoc:
-    """The engine's integrity report."""
-    return cast(StatusDoc, doc)
+def imported(counts: TransferCounts) -> ImportDoc:
+    return {"records": counts.records, "events": counts.events, "relations": counts.relations, "skipped": counts.skipped}
 
 
 # -- learning: apply, candidates, correct, feedback -------------------------------------------

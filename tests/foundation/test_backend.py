@@ -21,7 +21,7 @@ def test_cairn_remembers_shows_and_recalls_on_each_backend(backend, clock):
         kept = cairn.remember("The staging deploy uses Docker Compose on the zeppelin host", kind="fact").memory
         cairn.remember("Ana prefers tea in the morning", kind="preference")
         shown = cairn.show(kept.id[:8])
-        assert shown["memory"]["content"] == kept.content
+        assert shown.memory.content == kept.content
         [created] = cairn.history(kept.id)
         assert created.changed_ids == [kept.id]
         assert cairn.recall("zeppelin host deploy").ids[0] == kept.id

@@ -116,7 +116,7 @@ def test_relation_events_appear_in_both_records_history(cairn, clock):
 
     old = cairn.remember("The office is in Berlin", kind="fact").memory
     new = cairn.remember("The office moved to Hamburg", kind="fact").memory
-    with cairn._mutation(Actor.MANUAL, "relate") as m:
+    with cairn.scope.mutation(Actor.MANUAL, "relate") as m:
         m.put_relation(None, Relation(new_id(), "default", new.id, Role.CORRECTS, old.id, clock.at))
     assert m.event.id in [e.id for e in cairn.history(old.id)]
     assert m.event.id in [e.id for e in cairn.history(new.id)]

@@ -25,7 +25,7 @@ def test_reads_never_cross_spaces(two_spaces):
     assert bob.history() == []
     with pytest.raises(NotFound):
         bob.show(a.memory.id)
-    assert alice.show(a.memory.id)["memory"]["space"] == "alice"  # negative control
+    assert alice.show(a.memory.id).memory.space == "alice"  # negative control
 
 
 def test_writes_never_cross_spaces(two_spaces):
@@ -55,4 +55,4 @@ def test_export_carries_only_its_space(two_spaces):
     bob.remember("Bob prefers light mode", kind="preference")
     out = io.StringIO()
     counts = bob.export(out)
-    assert counts["records"] == 1 and "Alice" not in out.getvalue()
+    assert counts.records == 1 and "Alice" not in out.getvalue()

@@ -9,6 +9,7 @@ import json
 import pytest
 
 from cairn import Cairn
+from cairn.engine import Transferred
 from cairn.errors import BadImportLine
 from testkit.db import db_fingerprint
 
@@ -35,7 +36,7 @@ def test_round_trip_is_byte_identical(tmp_path, clock):
         first = _export(src)
     with Cairn(tmp_path / "b.db", now=clock) as dst:
         counts = dst.import_(io.StringIO(first))
-        assert counts == {"records": 3, "events": 6, "relations": 0, "skipped": 0}
+        assert counts == Transferred(records=3, events=6, relations=0, skipped=0)
         second = _export(dst)
     assert second == first
     types = [json.loads(line)["type"] for line in first.splitlines()]
@@ -50,7 +51,7 @@ def test_import_is_idempotent(tmp_path, clock):
         dst.import_(io.StringIO(dump))
         fp = db_fingerprint(tmp_path / "b.db")
         counts = dst.import_(io.StringIO(dump))
-        assert counts["records"] == counts["events"] == 0 and counts["skipped"] == 9
+        assert counts.records == counts.events == 0 and counts.skipped == 9
         assert db_fingerprint(tmp_path / "b.db") == fp
 
 

@@ -277,7 +277,7 @@ def test_candidates_are_measured_same_origin_active_and_include_dormant(cairn, a
     forgotten = remember(cairn, "The staging database listens on port 6543", at=day(0))
     cairn.forget(forgotten.id)
     at(1)
-    assert cairn.show(old.id)["quality"]["dormant"] is True
+    assert cairn.show(old.id).quality.dormant is True
     found = {m.id for m in cairn.candidates_for(source("The staging database listens on port 5433 and runs PostgreSQL 16"))}
     assert mentioned.id in found and old.id in found
     assert not {barely.id, other_origin.id, forgotten.id} & found
@@ -303,13 +303,13 @@ def test_show_reports_feedback_factors_and_the_anchor(cairn, at):
     old = remember(cairn, at=day(0))
     at(0.5)
     cairn.feedback(old.id, Verdict.USEFUL.value)
-    q = cairn.show(old.id)["quality"]
-    assert q["utility"] == 1.05 and q["accuracy"] == 1.0 and q["confirmed_at"] == format_time(day(0))
+    q = cairn.show(old.id).quality
+    assert q.utility == 1.05 and q.accuracy == 1.0 and q.confirmed_at == day(0)
 
 
 def test_unknown_legacy_evidence_is_replaced_by_any_known_source(cairn, at):
     legacy = remember(cairn, basis="unknown", method="unknown", at=day(0))
-    assert cairn.show(legacy.id)["quality"]["priority"] == 0
+    assert cairn.show(legacy.id).quality.priority == 0
     at(2)
     result = cairn.apply(batch(source(TEXT, kind="summary", at=day(1)), claim(PORT_NEW, replaces=legacy.id)))
     assert result.outcomes[0].outcome == "replaced" and cairn.get(legacy.id).evidence.basis is Basis.SUMMARY

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from cairn.model import format_time
 from testkit.batches import batch, claim, day, source
 
 FACT = "The staging database listens on port 5432"
@@ -23,8 +22,8 @@ def test_candidate_left_standing_is_confirmed_without_an_event(cairn, at):
     now = cairn.get(kept.id)
     assert now.reinforced_at == day(9)
     assert now.updated_at == day(0) and now.revision == 1  # the authority gate does not move
-    quality = cairn.show(kept.id)["quality"]
-    assert quality["confirmed_at"] == format_time(day(9)) and quality["reinforced"] is True
+    quality = cairn.show(kept.id).quality
+    assert quality.confirmed_at == day(9) and quality.reinforced is True
 
 
 def test_unmentioned_record_is_not_confirmed(cairn, at):
@@ -74,10 +73,10 @@ def test_replaced_by_identical_content_is_confirmed(cairn, at):
 def test_confirmation_revives_a_dormant_record(cairn, at):
     kept = fact(cairn, at=day(-200))
     at(0)
-    assert cairn.show(kept.id)["quality"]["dormant"] is True
+    assert cairn.show(kept.id).quality.dormant is True
     cairn.apply(batch(source(MENTION, at=day(0))))
-    quality = cairn.show(kept.id)["quality"]
-    assert quality["dormant"] is False and quality["aging"] is False
+    quality = cairn.show(kept.id).quality
+    assert quality.dormant is False and quality.aging is False
 
 
 def test_undo_ignores_and_carries_forward_reinforced_at(cairn, at):
@@ -111,9 +110,9 @@ def test_pinned_records_never_age(cairn, at):
     pinned = fact(cairn, pin=True, at=day(-1000))
     durable = fact(cairn, "Deploys happen every Friday afternoon", at=day(-1000))
     at(0)
-    quality = cairn.show(pinned.id)["quality"]
-    assert (quality["freshness"], quality["aging"], quality["dormant"]) == (1.0, False, False)
-    assert cairn.show(durable.id)["quality"]["dormant"] is True
+    quality = cairn.show(pinned.id).quality
+    assert (quality.freshness, quality.aging, quality.dormant) == (1.0, False, False)
+    assert cairn.show(durable.id).quality.dormant is True
 
 
 def test_pinned_candidates_are_not_stamped(cairn, at):

@@ -123,7 +123,7 @@ def test_repeated_verdict_adds_no_weight_and_no_revision_but_blocks_older_ones(c
     repeat = cairn.feedback(old.id, "useful", source="b")
     assert (repeat.applied, repeat.reason) == (False, "repeated")
     assert cairn.get(old.id).revision == revision and cairn.store.count_events(cairn.space) == events
-    assert cairn.show(old.id)["quality"]["utility"] == 1.05
+    assert cairn.show(old.id).quality.utility == 1.05
     # A verdict given at day 2 arrives late: the repeat's receipt (day 3) still wins.
     late = cairn.feedback(old.id, "unhelpful", source="c", at=day(2))
     assert late.reason == "superseded" and cairn.get(old.id).feedback.utility.verdict is Verdict.USEFUL

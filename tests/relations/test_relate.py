@@ -43,8 +43,8 @@ def test_relation_is_in_history_of_both_ends_through_show(cairn, mem):
     old, new = mem("Deploys happen on Fridays"), mem("Deploys happen on Tuesdays")
     cairn.relate(new, "corrects", old)
     for ref in (old, new):
-        rels = cairn.show(ref)["relations"]
-        assert [(r["from"], r["role"], r["to"]) for r in rels] == [(new, "corrects", old)]
+        rels = cairn.show(ref).relations
+        assert [(r.from_id, r.role.value, r.to_id) for r in rels] == [(new, "corrects", old)]
 
 
 def refuse(cairn, db_path, code, *args):
@@ -79,7 +79,7 @@ def test_non_chain_roles_close_no_cycle_and_removed_edges_do_not_count(cairn, me
     event = cairn.relate(b, "corrects", a)
     cairn.undo(event.id)
     cairn.relate(a, "corrects", b)  # the removed b→a edge no longer closes a cycle
-    held = {(r["from"], r["role"], r["to"], r["status"]) for r in cairn.show(a)["relations"]}
+    held = {(r.from_id, r.role.value, r.to_id, r.status.value) for r in cairn.show(a).relations}
     assert held == {(b, "qualifies", a, "active"), (a, "qualifies", b, "active"), (a, "corrects", b, "active")}
 
 
@@ -144,9 +144,9 @@ def test_export_import_carries_relations(cairn, mem, tmp_path, clock):
     a, b = mem("The VPN endpoint is vpn1"), mem("The VPN endpoint is vpn2")
     cairn.relate(b, "supersedes", a)
     out = io.StringIO()
-    assert cairn.export(out)["relations"] == 1
+    assert cairn.export(out).relations == 1
     with Cairn(tmp_path / "other.db", now=clock) as other:
-        assert other.import_(io.StringIO(out.getvalue()))["relations"] == 1
+        assert other.import_(io.StringIO(out.getvalue())).relations == 1
         [r] = other.store.relations(other.space)
         assert (r.from_id, r.role, r.to_id) == (b, Role.SUPERSEDES, a)
         again = io.StringIO()

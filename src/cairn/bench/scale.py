@@ -235,7 +235,7 @@ def measure(size: int, folder: Path, *, budget_s: float | None = None, recall_bu
         for line in gen.lines():
             batch.append(line)
             if len(batch) >= batch_size:
-                written += cairn.import_(batch)["records"]
+                written += cairn.import_(batch).records
                 batch = []
                 if progress:
                     progress(f"size {size}: {written} records in {time.perf_counter() - started:.0f} s")
@@ -244,7 +244,7 @@ def measure(size: int, folder: Path, *, budget_s: float | None = None, recall_bu
                     break
         else:
             if batch:
-                written += cairn.import_(batch)["records"]
+                written += cairn.import_(batch).records
         elapsed = time.perf_counter() - started
         row.update(records=written, ingest_s=round(elapsed, 2), ingest_per_s=round(written / elapsed) if elapsed else 0)
         queries = gen.background_queries(BACKGROUND_QUERIES)

@@ -106,7 +106,8 @@ def cmd_remember(cairn: Cairn, args) -> Output:
 
 
 def cmd_show(cairn: Cairn, args) -> Output:
-    doc = wire.shown(cairn.show(args.id))
+    shown = cairn.show(args.id)
+    doc = wire.shown(shown.memory, shown.quality, shown.relations)
     m, q = doc["memory"], doc["quality"]
     lines = [
         f"{m['id']}  {m['kind']}  {m['status']}  {m['layer']}  revision {m['revision']}",
@@ -191,7 +192,7 @@ def cmd_import(cairn: Cairn, args) -> Output:
 
 
 def cmd_status(cairn: Cairn, args) -> Output:
-    doc = wire.status(cairn.status())
+    doc = cairn.status()
     lines = [
         f"database {doc['path']} (schema {doc['schema']}, integrity {doc['integrity']})",
         f"space {doc['space']}: {doc['memories']} memories "

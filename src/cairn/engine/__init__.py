@@ -1,37 +1,45 @@
-"""The :class:`Cairn` facade: composes store + policy + recall. The only thing
-interfaces (CLI, MCP, bench) call.
+"""The engine: the :class:`Cairn` facade and the parts it composes.
 
-Each concern lives in its own mixin module so that the facade stays one class while
-no file grows past a few hundred lines:
-
-* ``base``       clock, space, id resolution, validation, the mutation context
+* ``facade``     :class:`Cairn`, the one object interfaces call
+* ``scope``      one store, one space, one clock: id resolution and the mutation context
+* ``validate``   limits and the cleaning (redaction) of text about to be stored
+* ``mutation``   one change, one transaction, one event
 * ``records``    remember, show, list, forget/purge, pin, history, status
+* ``relations``  relate, timeline
 * ``undo``       compensating events
 * ``transfer``   export / import (JSONL)
 * ``learning``   apply, correct, feedback (evidence and authority)
-* ``recalling``  recall, search, explain, ingest, traces
-* ``relations``  relate, valid time, known-at, timeline
-* ``ingesting``  ingest conversations as episodes
+* ``recalling``  recall, search, explain, traces
+* ``ingesting``  conversations as episodes
 """
 
 from __future__ import annotations
 
-from .base import LIMITS, default_db_path
-from .ingesting import IngestMixin
-from .learning import LearningMixin
-from .records import Page, RecordsMixin, Remembered
-from .recalling import RecallMixin
-from .relations import RelationsMixin
-from .transfer import TransferMixin
-from .undo import UndoMixin
+from .facade import Cairn
+from .ingesting import Ingested
+from .learning import Applied, Corrected, FeedbackResult
+from .recalling import Recalled
+from .records import Page, Quality, Remembered, Shown
+from .relations import Timeline
+from .scope import Scope, default_db_path
+from .transfer import Transferred
+from .validate import LIMITS, Limits
 
-
-class Cairn(RecordsMixin, UndoMixin, TransferMixin, LearningMixin, RecallMixin, RelationsMixin, IngestMixin):
-    """A memory store for one space of one database file.
-
-    ``Cairn(path, space="default", now=None)``; ``now`` fixes the clock (a datetime, an
-    ISO-8601 string or a callable), which tests and ``--now`` use.
-    """
-
-
-__all__ = ["LIMITS", "Cairn", "Page", "Remembered", "default_db_path"]
+__all__ = [
+    "LIMITS",
+    "Applied",
+    "Cairn",
+    "Corrected",
+    "FeedbackResult",
+    "Ingested",
+    "Limits",
+    "Page",
+    "Quality",
+    "Recalled",
+    "Remembered",
+    "Scope",
+    "Shown",
+    "Timeline",
+    "Transferred",
+    "default_db_path",
+]

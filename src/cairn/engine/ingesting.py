@@ -1,6 +1,6 @@
 """Ingest of conversations as verbatim ``episode`` records.
 
-Contract of :meth:`IngestMixin.ingest`:
+Contract of :meth:`Ingesting.ingest`:
 
 * each turn becomes one ``episode`` record: content = the turn's text verbatim (plus
   ``[shares <caption>]`` when the speaker shared an image), alias = the speaker,
@@ -42,8 +42,9 @@ from ..model import (
     source_to_dict,
 )
 from ..store import ReadView
-from .base import LIMITS, EngineBase
 from .mutation import new_id
+from .scope import Part
+from .validate import LIMITS, clean_content, clean_origin, redact_text
 
 FORMATS = ("jsonl", "locomo")
 PROGRESS_MIN_TURNS = 2000  # below this an ingest takes well under a second: no progress line
@@ -76,7 +77,7 @@ def _stderr_progress(done: int, total: int) -> None:
     print(f"\ringest: {done}/{total} turns", end=end, file=sys.stderr, flush=True)
 
 
-class IngestMixin(EngineBase):
+class Ingesting(Part):
     def ingest(
         self,
         path_or_lines,
@@ -102,7 +103,7 @@ class IngestMixin(EngineBase):
         if not isinstance(actor, Actor) and actor not in {a.value for a in Actor}:
             raise InvalidInput("actor", f"unknown actor {actor!r}")
         default_name, conversations = self._read_conversations(path_or_lines, format, sample)
-        base = self._clean_origin(origin) if origin is not None else ""
+        base = clean_origin(origin) if origin is not None else ""
         planned = self._plan(conversations, base, default_name)
         total = sum(len(c.turns) for _, c in planned)
         report = self._progress(progress, total)
@@ -110,7 +111,7 @@ class IngestMixin(EngineBase):
         actor = Actor(actor)
         written: list[str] = []
         skipped = 0
-        with self._mutation(actor, f"ingest {total} turns ({format})") as m:
+        with self.scope.mutation(actor, f"ingest {total} turns ({format})") as m:
             for place, conversation in planned:
                 present = existing_turn_ids(m.tx, self.space, place)
                 for turn in conversation.turns:
@@ -165,7 +166,7 @@ class IngestMixin(EngineBase):
                 place = base or own
             else:
                 place = f"{base}/{conversation.name or index}" if base else (conversation.name or f"{own}-{index}")
-            planned.append((self._clean_origin(place), conversation))
+            planned.append((clean_origin(place), conversation))
         for place, conversation in planned:
             for turn in conversation.turns:
                 if len(episode_content(turn).strip()) > LIMITS.episode_max:
@@ -185,9 +186,9 @@ class IngestMixin(EngineBase):
             space=self.space,
             origin=origin,
             kind=Kind.EPISODE,
-            content=self._clean_content(episode_content(turn), Kind.EPISODE),
-            aliases=tuple(self._redact(a) for a in aliases),
-            evidence=Evidence(basis=Basis.TRANSCRIPT, method=Method.LOCAL, source_id=self._redact(turn.id), at=turn.time),
+            content=clean_content(episode_content(turn), Kind.EPISODE),
+            aliases=tuple(redact_text(a) for a in aliases),
+            evidence=Evidence(basis=Basis.TRANSCRIPT, method=Method.LOCAL, source_id=redact_text(turn.id), at=turn.time),
             created_at=self.now(),
             updated_at=turn.time,
         )

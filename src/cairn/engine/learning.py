@@ -1,13 +1,13 @@
 """Consolidation batches, literal corrections and explicit feedback (see docs/evidence.md).
 
-* :meth:`LearningMixin.apply` — one batch, one transaction, one event. The host assigns
+* :meth:`Learning.apply` — one batch, one transaction, one event. The host assigns
   the evidence from the batch's source (basis, method, source id, time), never from the
   claims; the engine chooses the candidates the source mentions; the authority policy
   decides each replacement; candidates left standing are confirmed (``reinforced_at``,
   no event).
-* :meth:`LearningMixin.correct` — a literal manual correction (manual_correction/manual
+* :meth:`Learning.correct` — a literal manual correction (manual_correction/manual
   evidence, aliases and feedback cleared); undo restores the exact prior record.
-* :meth:`LearningMixin.feedback` — an explicit verdict with a replay-safe receipt.
+* :meth:`Learning.feedback` — an explicit verdict with a replay-safe receipt.
 """
 
 from __future__ import annotations
@@ -39,8 +39,9 @@ from ..policy.aging import confirmation_anchor
 from ..policy.authority import Incoming, may_correct
 from ..store import ReadView, WriteTx, content_hash
 from ..text import content_terms
-from .base import EngineBase, as_time
 from .mutation import new_id
+from .scope import Part
+from .validate import as_time, clean_aliases, clean_content, clean_origin, redact_text
 
 ACTOR_OF_METHOD = {Method.MODEL: Actor.MODEL, Method.AGENT: Actor.AGENT, Method.MANUAL: Actor.MANUAL, Method.LOCAL: Actor.SYSTEM}
 COUNT_KEYS = ("added", "replaced", "withheld", "conflicted", "confirmed", "reaffirmed", "unchanged")
@@ -72,7 +73,7 @@ class FeedbackResult:
     quarantined: tuple[str, ...] = ()
 
 
-class LearningMixin(EngineBase):
+class Learning(Part):
     # -- batches -------------------------------------------------------------------------
 
     def apply(self, batch: Batch | dict | str) -> Applied:
@@ -90,7 +91,7 @@ class LearningMixin(EngineBase):
         source = self._clean_source(batch.source, now)
         claims = [self._clean_claim(c) for c in batch.claims]
         reason = f"apply {source.kind.value} {source.id}"
-        with self._mutation(ACTOR_OF_METHOD[source.method], reason) as m:
+        with self.scope.mutation(ACTOR_OF_METHOD[source.method], reason) as m:
             if m.tx.get_source(self.space, source.id) is not None:
                 raise Refused(f"source {source.id!r} was already applied; a new source needs a new id")
             candidates = self._candidates(m.tx, source)
@@ -146,16 +147,16 @@ class LearningMixin(EngineBase):
         at = spec.at or now
         if at > now:
             raise InvalidInput("source.at", f"{at.isoformat()} lies after now: evidence cannot come from the future")
-        return replace(spec, id=self._redact(spec.id), origin=self._clean_origin(spec.origin), at=at)
+        return replace(spec, id=redact_text(spec.id), origin=clean_origin(spec.origin), at=at)
 
     def _clean_claim(self, claim: ClaimSpec) -> ClaimSpec:
         where = f"claims[{claim.index}]"
         try:
-            content = self._clean_content(claim.content, claim.kind)
+            content = clean_content(claim.content, claim.kind)
         except InvalidInput as err:
             raise InvalidInput(f"{where}.content", err.reason) from None
         try:
-            aliases = self._clean_aliases(claim.aliases)
+            aliases = clean_aliases(claim.aliases)
         except InvalidInput as err:
             raise InvalidInput(f"{where}.aliases", err.reason) from None
         return replace(claim, content=content, aliases=aliases)
@@ -204,9 +205,9 @@ class LearningMixin(EngineBase):
         that is one of the ways out. Forgotten, retired, purged records and episodes are
         refused.
         """
-        memory = self.get(ref)
-        content = self._clean_content(text, memory.kind)
-        with self._mutation(Actor.MANUAL, "correct") as m:
+        memory = self.scope.get(ref)
+        content = clean_content(text, memory.kind)
+        with self.scope.mutation(Actor.MANUAL, "correct") as m:
             current = m.tx.get_memory(self.space, memory.id)
             if current is None or current.purged_at is not None:
                 raise Refused(f"memory {memory.id} is purged or unreadable")
@@ -243,12 +244,12 @@ class LearningMixin(EngineBase):
         ``incorrect`` quarantines the record and its exact duplicates in its origin.
         """
         verdict = _verdict(verdict)
-        memory_id = self.resolve_id(ref)
+        memory_id = self.scope.resolve_id(ref)
         source_id = self._clean_feedback_source(source)
         when = as_time(at, "at") or self.now()
         if when > self.now():
             raise InvalidInput("at", "a verdict cannot come from the future")
-        with self._mutation(Actor.MANUAL, f"feedback {verdict.value}") as m:
+        with self.scope.mutation(Actor.MANUAL, f"feedback {verdict.value}") as m:
             memory = m.tx.get_memory(self.space, memory_id)
             if memory is None:
                 raise Refused(f"memory {memory_id} is unreadable; see `cairn status`")
@@ -301,7 +302,7 @@ class LearningMixin(EngineBase):
             return f"manual-{new_id()}"
         if not isinstance(source, str) or not 1 <= len(source.strip()) <= 200 or any(ord(c) < 32 for c in source):
             raise InvalidInput("source", "must be 1-200 printable characters")
-        return self._redact(source.strip())
+        return redact_text(source.strip())
 
     def parse_feedback_message(self, text: str) -> verdicts.FeedbackMessage | None:
         """A whole user message that is exactly one verdict statement, else ``None``

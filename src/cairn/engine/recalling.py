@@ -15,10 +15,12 @@ from ..recall.explain import explain_doc, recall_doc
 from ..recall.pack import PACK
 from ..recall.pipeline import LANES, MAX_LIMIT, Outcome, Request, ResultItem, run, validate
 from ..recall.traces import RETENTION_DAYS, write_trace
-from .base import EngineBase, as_time
+from ..wire import ExplainDoc, RecallDoc
+from .scope import Part
+from .validate import as_time
 
 # LANES: the lane names a recall accepts, read from the lane registry on first use.
-__all__ = ["LANES", "SEARCH_BUDGET", "SEARCH_LIMIT", "RecallMixin", "Recalled"]
+__all__ = ["LANES", "SEARCH_BUDGET", "SEARCH_LIMIT", "Recalled", "Recalling"]
 
 SEARCH_LIMIT = 10  # search returns up to 10 (docs/recall.md)
 SEARCH_BUDGET = 8192  # ours: ten excerpts do not fit the 2048-byte digest default
@@ -47,11 +49,14 @@ class Recalled:
     def note(self) -> str | None:
         return self.outcome.note
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> RecallDoc:
+        """The wire form (``recall --json``)."""
         return recall_doc(self.outcome, self.trace)
 
 
-class RecallMixin(EngineBase):
+class Recalling(Part):
+    """recall, search and explain over one read snapshot; a trace written after a recall."""
+
     trace_retention_days: float = RETENTION_DAYS
 
     def recall(
@@ -108,7 +113,7 @@ class RecallMixin(EngineBase):
         include_history: bool = False,
         as_of: datetime | str | None = None,
         known_at: datetime | str | None = None,
-    ) -> dict:
+    ) -> ExplainDoc:
         """Every stage's numbers for ``query``, no memory bodies, at most 8 KB. Writes nothing."""
         request = self._recall_request(query, limit, budget, lane, include_dormant, include_history, as_of, known_at)
         return explain_doc(self._run_recall(request))

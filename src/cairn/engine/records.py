@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import cast
 
 from ..errors import InvalidInput, Refused
 from ..model import (
@@ -24,15 +25,18 @@ from ..model import (
     memory_from_dict,
     memory_to_dict,
     parse_enum,
-    relation_to_dict,
+    Relation,
 )
 from ..model.codec import change_from_dict
 from ..policy.aging import freshness
 from ..policy.priority import record_priority
 from ..recall.rank import rank_factors
 from ..store import WriteTx, content_hash
-from .base import EngineBase, as_time
+from ..wire import ProblemDoc, StatusDoc
 from .mutation import new_id
+from .relations import Relations
+from .scope import Part, Scope
+from .validate import as_time, clean_aliases, clean_content, clean_origin, redact_text
 
 
 def _enum(cls, value, field: str):
@@ -52,6 +56,32 @@ class Remembered:
 
 
 @dataclass(frozen=True, slots=True)
+class Quality:
+    """How far a record counts at read time: freshness and dormancy (from its age, kind and
+    layer), its replacement priority and the ranking weights of its evidence and verdicts."""
+
+    freshness: float
+    aging: bool
+    dormant: bool
+    age_days: float
+    confirmed_at: datetime  # the freshness anchor: max(updated_at, reinforced_at)
+    reinforced: bool  # later evidence confirmed it (the anchor moved past updated_at)
+    priority: int
+    evidence_weight: float
+    utility: float
+    accuracy: float
+
+
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """One record with its read-time quality and every relation touching it."""
+
+    memory: Memory
+    quality: Quality
+    relations: list[Relation]
+
+
+@dataclass(frozen=True, slots=True)
 class Page:
     memories: list[Memory]
     page: int
@@ -59,7 +89,13 @@ class Page:
     total: int
 
 
-class RecordsMixin(EngineBase):
+class Records(Part):
+    """remember, show, list, forget (and purge), pin/unpin, history, status."""
+
+    def __init__(self, scope: Scope, relations: Relations) -> None:
+        super().__init__(scope)
+        self.relations = relations  # remember(relates=...) declares relations through it
+
     def remember(
         self,
         text: str,
@@ -87,21 +123,21 @@ class RecordsMixin(EngineBase):
         older ones, written in the same event (checked as ``relate`` checks them; when the
         content was already stored, they are declared from the standing record)."""
         kind = _enum(Kind, kind, "kind")
-        content = self._clean_content(text, kind)
+        content = clean_content(text, kind)
         now = self.now()
         evidence_at = as_time(at, "at") or now
         memory = Memory(
             id=new_id(),
             space=self.space,
-            origin=self._clean_origin(origin),
+            origin=clean_origin(origin),
             kind=kind,
             content=content,
-            aliases=self._clean_aliases(aliases),
+            aliases=clean_aliases(aliases),
             layer=Layer.PINNED if pin else Layer.DURABLE,
             evidence=Evidence(
                 basis=_enum(Basis, basis, "basis"),
                 method=_enum(Method, method, "method"),
-                source_id=self._redact(source) if source else None,
+                source_id=redact_text(source) if source else None,
                 at=evidence_at,
             ),
             certainty=_enum(Certainty, certainty, "certainty"),
@@ -115,48 +151,43 @@ class RecordsMixin(EngineBase):
         if memory.valid_from and memory.valid_to and memory.valid_to < memory.valid_from:
             raise InvalidInput("valid_to", "lies before valid_from")
         actor = _enum(Actor, actor, "actor")
-        links = self._resolve_relates(relates)
+        links = self.relations.check_relates(relates)
         standing = None
-        with self._mutation(actor, reason or f"remember {kind.value}") as m:
+        with self.scope.mutation(actor, reason or f"remember {kind.value}") as m:
             if kind is not Kind.EPISODE:
                 found = m.tx.memories_with_hash(self.space, memory.origin, content_hash(content))
                 standing = next((s for s in found if s.active and s.kind is kind), None)
             if standing is None:
                 m.put(None, memory)
             for role, to_id in links:
-                m.put_relation(None, self._checked_relation(m.tx, standing or memory, role, to_id))
+                m.put_relation(None, self.relations.checked_relation(m.tx, standing or memory, role, to_id))
         if standing is not None:
             return Remembered(standing, m.event, deduplicated=True)
         return Remembered(memory, m.event)
 
-    def quality(self, memory: Memory) -> dict:
+    def quality(self, memory: Memory) -> Quality:
         """Read-time quality of one record (nothing is written)."""
-        f = freshness(memory, self.now())
-        weights = rank_factors(memory, 1.0, self.now())  # the ranking's own factors, one definition
-        return {
-            "freshness": round(f.freshness, 4),
-            "aging": f.aging,
-            "dormant": f.dormant,
-            "age_days": round(f.age_days, 2),
-            "confirmed_at": format_time(f.anchor),
-            # The anchor moved past the evidence date by later confirmation (seed 001).
-            "reinforced": f.anchor > memory.updated_at,
-            "priority": record_priority(memory),
-            # Ranking weight from the evidence alone: `accurate` has its own factor below.
-            "evidence_weight": round(weights.evidence_weight, 4),
-            "utility": weights.utility,
-            "accuracy": weights.accuracy,
-            "basis": memory.evidence.basis.value,
-            "method": memory.evidence.method.value,
-        }
+        now = self.now()
+        f = freshness(memory, now)
+        weights = rank_factors(memory, 1.0, now)  # the ranking's own factors, one definition
+        return Quality(
+            freshness=round(f.freshness, 4),
+            aging=f.aging,
+            dormant=f.dormant,
+            age_days=round(f.age_days, 2),
+            confirmed_at=f.anchor,
+            # The anchor moved past the evidence date by later confirmation.
+            reinforced=f.anchor > memory.updated_at,
+            priority=record_priority(memory),
+            # Ranking weight from the evidence alone: `accurate` has its own factor.
+            evidence_weight=round(weights.evidence_weight, 4),
+            utility=weights.utility,
+            accuracy=weights.accuracy,
+        )
 
-    def show(self, ref: str) -> dict:
-        memory = self.get(ref)
-        return {
-            "memory": memory_to_dict(memory),
-            "quality": self.quality(memory),
-            "relations": [relation_to_dict(r) for r in self.store.relations(self.space, record_id=memory.id)],
-        }
+    def show(self, ref: str) -> Shown:
+        memory = self.scope.get(ref)
+        return Shown(memory, self.quality(memory), self.store.relations(self.space, record_id=memory.id))
 
     def list(self, *, status: Status | str | None = None, kind: Kind | str | None = None, page: int = 1, per_page: int = 20) -> Page:
         status = _enum(Status, status, "status")
@@ -177,9 +208,9 @@ class RecordsMixin(EngineBase):
     def forget(self, ref: str, *, purge: bool = False, actor: Actor | str = Actor.MANUAL) -> Event:
         """Mark a record forgotten (content kept for history), or with ``purge`` erase its
         content from the record, the full-text index and every event snapshot."""
-        memory_id = self.resolve_id(ref)
+        memory_id = self.scope.resolve_id(ref)
         actor = _enum(Actor, actor, "actor")
-        with self._mutation(actor, "purge" if purge else "forget") as m:
+        with self.scope.mutation(actor, "purge" if purge else "forget") as m:
             current = m.tx.get_memory(self.space, memory_id)
             if current is None:
                 raise Refused(f"memory {memory_id} is unreadable; see `cairn status`")
@@ -215,8 +246,8 @@ class RecordsMixin(EngineBase):
         return self._set_layer(ref, Layer.DURABLE)
 
     def _set_layer(self, ref: str, layer: Layer) -> Event:
-        memory_id = self.resolve_id(ref)
-        with self._mutation(Actor.MANUAL, "pin" if layer is Layer.PINNED else "unpin") as m:
+        memory_id = self.scope.resolve_id(ref)
+        with self.scope.mutation(Actor.MANUAL, "pin" if layer is Layer.PINNED else "unpin") as m:
             current = m.tx.get_memory(self.space, memory_id)
             if current is None:
                 raise Refused(f"memory {memory_id} is unreadable; see `cairn status`")
@@ -231,21 +262,21 @@ class RecordsMixin(EngineBase):
     def history(self, ref: str | None = None, *, limit: int = 20) -> list[Event]:
         if not isinstance(limit, int) or limit < 1:
             raise InvalidInput("limit", "must be a positive integer")
-        record_id = self.resolve_id(ref) if ref else None
+        record_id = self.scope.resolve_id(ref) if ref else None
         return self.store.events(self.space, record_id=record_id, limit=limit)
 
-    def status(self) -> dict:
+    def status(self) -> StatusDoc:
         problems = self.store.problems()
         return {
             "schema": self.store.schema_version(),
-            "path": self.path,
+            "path": self.scope.path,
             "space": self.space,
             "memories": self.store.count_memories(self.space),
             "by_status": {s.value: self.store.count_memories(self.space, statuses=(s.value,)) for s in Status},
             "events": self.store.count_events(self.space),
             "relations": len(self.store.relations(self.space, active_only=False)),
             "integrity": self.store.integrity(),
-            "problems": [p for p in problems if p["space"] == self.space],
+            "problems": [cast(ProblemDoc, p) for p in problems if p["space"] == self.space],
             "problems_elsewhere": sum(1 for p in problems if p["space"] != self.space),
         }
 

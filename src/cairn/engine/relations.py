@@ -1,6 +1,6 @@
 """Declared relations and the history of a subject (see docs/time.md).
 
-* :meth:`RelationsMixin.relate` declares ``FROM ROLE TO`` — from the newer record to the
+* :meth:`Relations.relate` declares ``FROM ROLE TO`` — from the newer record to the
   older one, roles ``corrects``, ``supersedes``, ``contradicts``, ``qualifies`` — as one
   event (undoable, in history, exported). Stored memory rows are never rewritten by a
   relation. Refusals raise :class:`~cairn.errors.RelationRefused` with one code each:
@@ -15,7 +15,7 @@
   duplicate      the same relation is already active (``contradicts`` either way)
   ============== ===========================================================
 
-* :meth:`RelationsMixin.timeline` returns the successive states of one subject in time
+* :meth:`Relations.timeline` returns the successive states of one subject in time
   order, with their validity and the relations between them.
 
 The direction (which record is newer) is the caller's assertion, as every judgement of
@@ -24,6 +24,7 @@ meaning is; the engine checks only consistency.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..errors import InvalidInput, NotFound, RelationRefused
@@ -31,8 +32,8 @@ from ..model import Actor, Event, Memory, Relation, Role, format_time, relation_
 from ..policy.temporal import temporal_status
 from ..store import ReadView, WriteTx
 from ..text import content_terms
-from .base import EngineBase
 from .mutation import new_id
+from .scope import Part
 
 CHAIN_ROLES = frozenset({Role.CORRECTS, Role.SUPERSEDES})  # the roles that replace the older record
 TIMELINE_MAX = 200  # ours: states listed by one timeline
@@ -58,7 +59,7 @@ class Timeline:
         return {"query": self.query, "states": self.states, "relations": self.relations}
 
 
-class RelationsMixin(EngineBase):
+class Relations(Part):
     def relate(self, from_ref: str, role: Role | str, to_ref: str, *, actor: Actor | str = Actor.MANUAL,
                reason: str | None = None) -> Event:
         """Declare ``from_ref ROLE to_ref`` (newer → older) as one event; see the module
@@ -70,15 +71,15 @@ class RelationsMixin(EngineBase):
             raise InvalidInput("actor", f"unknown actor {actor!r}") from None
         from_id = self._relation_end(from_ref)
         to_id = self._relation_end(to_ref)
-        with self._mutation(actor, reason or f"relate {role.value}") as m:
+        with self.scope.mutation(actor, reason or f"relate {role.value}") as m:
             newer = m.tx.get_memory(self.space, from_id)
             if newer is None:
                 raise NotFound("readable memory", from_ref)
-            m.put_relation(None, self._checked_relation(m.tx, newer, role, to_id))
+            m.put_relation(None, self.checked_relation(m.tx, newer, role, to_id))
         assert m.event is not None  # a relation was written, so its event was too
         return m.event
 
-    def _resolve_relates(self, relates) -> list[tuple[Role, str]]:
+    def check_relates(self, relates: Iterable[tuple[Role | str, str]] | None) -> list[tuple[Role, str]]:
         """Validate ``remember(relates=[(role, to_ref), ...])`` before anything is written."""
         if relates is None:
             return []
@@ -93,7 +94,7 @@ class RelationsMixin(EngineBase):
         """Resolve one end in this space; an id that exists only in another space of the
         same database is refused as ``cross-space`` (relations never cross spaces)."""
         try:
-            return self.resolve_id(ref)
+            return self.scope.resolve_id(ref)
         except NotFound:
             elsewhere = self._spaces_holding(ref)
             if elsewhere:
@@ -106,7 +107,7 @@ class RelationsMixin(EngineBase):
         """Other spaces of this database holding a memory whose id starts with ``ref``."""
         return self.store.spaces_holding((ref or "").strip().lower(), besides=self.space)
 
-    def _checked_relation(self, tx: WriteTx, newer: Memory, role: Role, to_id: str) -> Relation:
+    def checked_relation(self, tx: WriteTx, newer: Memory, role: Role, to_id: str) -> Relation:
         """The relation ``newer ROLE to_id`` if the rules allow it, else RelationRefused."""
         if newer.id == to_id:
             raise RelationRefused("self-reference", f"{newer.id} cannot {role.value} itself")

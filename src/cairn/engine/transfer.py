@@ -10,6 +10,8 @@ the importing space. Import restores history verbatim and adds no event of its o
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import IO
 
 from ..errors import BadImportLine
@@ -22,7 +24,7 @@ from ..model import (
     relation_from_dict,
     relation_to_dict,
 )
-from .base import EngineBase
+from .scope import Part
 
 _ORDER = ("memory", "relation", "event")
 
@@ -35,44 +37,57 @@ def _respace(snapshot: dict | None, space: str) -> dict | None:
     return None if snapshot is None else {**snapshot, "space": space}
 
 
-class TransferMixin(EngineBase):
-    def export(self, out: IO[str]) -> dict:
-        counts = {"records": 0, "events": 0, "relations": 0}
+@dataclass(slots=True)
+class Transferred:
+    """How many lines of each type an export wrote or an import took (``skipped``: already
+    present, left as they stood)."""
+
+    records: int = 0
+    events: int = 0
+    relations: int = 0
+    skipped: int = 0
+
+
+class Transfer(Part):
+    """export and import of a space as JSONL."""
+
+    def export(self, out: IO[str]) -> Transferred:
+        counts = Transferred()
         with self.store.snapshot() as view:
             for memory in view.iter_memories(self.space):
                 out.write(_line("memory", memory_to_dict(memory)))
-                counts["records"] += 1
+                counts.records += 1
             for relation in view.relations(self.space, active_only=False):
                 out.write(_line("relation", relation_to_dict(relation)))
-                counts["relations"] += 1
+                counts.relations += 1
             for event in view.events(self.space, newest_first=False):
                 out.write(_line("event", event_to_dict(event)))
-                counts["events"] += 1
+                counts.events += 1
         return counts
 
-    def import_(self, lines) -> dict:
+    def import_(self, lines: Iterable[str]) -> Transferred:
         parsed = [item for item in (self._parse_line(n, raw) for n, raw in enumerate(lines, 1)) if item]
-        counts = {"records": 0, "events": 0, "relations": 0, "skipped": 0}
+        counts = Transferred()
         with self.store.write() as tx:
             for kind, value in parsed:
                 if kind == "memory":
                     if tx.get_memory(self.space, value.id) is not None:
-                        counts["skipped"] += 1
+                        counts.skipped += 1
                         continue
                     tx.put_memory(value)
-                    counts["records"] += 1
+                    counts.records += 1
                 elif kind == "relation":
                     if tx.get_relation(self.space, value.id) is not None:
-                        counts["skipped"] += 1
+                        counts.skipped += 1
                         continue
                     tx.put_relation(value)
-                    counts["relations"] += 1
+                    counts.relations += 1
                 else:
                     if tx.ids_with_prefix("events", self.space, value.id, limit=1) == [value.id]:
-                        counts["skipped"] += 1
+                        counts.skipped += 1
                         continue
                     tx.append_event(value)
-                    counts["events"] += 1
+                    counts.events += 1
         return counts
 
     def _parse_line(self, number: int, raw: str):

@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from ..errors import UndoRefused
 from ..model import Actor, Memory, RelationStatus, Status, memory_from_dict, memory_to_dict, relation_from_dict, relation_to_dict
-from .base import EngineBase
+from .scope import Part
 
 
 def _settled(snapshot: dict | None) -> dict | None:
@@ -26,10 +26,10 @@ def _later(a, b):
     return max(a, b)
 
 
-class UndoMixin(EngineBase):
+class Undo(Part):
     def undo(self, ref: str, *, actor: Actor = Actor.MANUAL):
-        event_id = self.resolve_id(ref, "events")
-        with self._mutation(actor, f"undo {event_id}") as m:
+        event_id = self.scope.resolve_id(ref, "events")
+        with self.scope.mutation(actor, f"undo {event_id}") as m:
             event = m.tx.get_event(self.space, event_id)
             if event is None:
                 raise UndoRefused(event_id, "the event is unreadable; see `cairn status`")

@@ -1,0 +1,327 @@
+"""The :class:`Cairn` facade: the one object every interface (CLI, MCP, HTTP, bench) calls.
+
+It holds a :class:`~.scope.Scope` (one store, one space, one clock) and the parts built on
+it, each given what it needs explicitly:
+
+* :class:`~.relations.Relations` — relate, timeline
+* :class:`~.records.Records` — remember, show, list, forget, pin, history, status
+  (given the relations part: ``remember(relates=...)`` declares relations through it)
+* :class:`~.undo.Undo`, :class:`~.transfer.Transfer`, :class:`~.learning.Learning`,
+  :class:`~.recalling.Recalling`, :class:`~.ingesting.Ingesting`
+
+Every public method below delegates to one part, so the facade holds no logic of its own.
+Results are typed: writes return a result carrying the event they wrote (or the
+:class:`~cairn.model.Event` itself); reads return model values or small frozen dataclasses;
+the two reports (``explain``, ``status``) return their wire documents. :mod:`cairn.wire`
+turns every result into its JSON form.
+
+Threading: an engine belongs to the thread that opened it (see :mod:`.scope`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from datetime import datetime
+from types import TracebackType
+from typing import IO, Any
+
+from ..learn.batch import Batch
+from ..model import Actor, Basis, Certainty, Event, Kind, Memory, Method, Role, Status, Verdict
+from ..policy.feedback import FeedbackMessage
+from ..recall.pack import PACK
+from ..store import Backend
+from ..wire import ExplainDoc, StatusDoc
+from .ingesting import Ingested, Ingesting, Progress
+from .learning import Applied, Corrected, FeedbackResult, Learning
+from .recalling import SEARCH_BUDGET, SEARCH_LIMIT, Recalled, Recalling
+from .records import Page, Quality, Records, Remembered, Shown
+from .relations import TIMELINE_MAX, Relations, Timeline
+from .scope import Clock, Scope
+from .transfer import Transfer, Transferred
+from .undo import Undo
+
+
+class Cairn:
+    """A memory store for one space of one database.
+
+    ``Cairn(path)`` opens (and creates, with its folder) the SQLite database at ``path``,
+    by default ``$CAIRN_DB`` or ``~/.local/share/cairn/cairn.db``. ``Cairn(store=backend)``
+    uses a :class:`cairn.store.Backend` you opened instead. ``space`` is the hard isolation
+    unit; ``now`` fixes the clock (a datetime, an ISO-8601 string or a callable), which
+    tests and ``--now`` use; ``read_only`` opens without writing (recall then writes no
+    trace). Use it as a context manager, or call :meth:`close`.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        space: str = "default",
+        now: datetime | str | Clock | None = None,
+        read_only: bool = False,
+        busy_timeout: float | None = None,
+        store: Backend | None = None,
+    ) -> None:
+        self.scope = Scope.open(path, space=space, now=now, read_only=read_only, busy_timeout=busy_timeout, store=store)
+        self._relations = Relations(self.scope)
+        self._records = Records(self.scope, self._relations)
+        self._undo = Undo(self.scope)
+        self._transfer = Transfer(self.scope)
+        self._learning = Learning(self.scope)
+        self._recalling = Recalling(self.scope)
+        self._ingesting = Ingesting(self.scope)
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str] | None = None, **options: Any) -> Cairn:
+        """The same as ``Cairn(path, **options)``."""
+        return cls(path, **options)
+
+    def close(self) -> None:
+        """Close the store. The engine cannot be used afterwards."""
+        self.scope.close()
+
+    def __enter__(self) -> Cairn:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+    @property
+    def store(self) -> Backend:
+        """The store this engine reads and writes (for diagnostics and benchmarks)."""
+        return self.scope.store
+
+    @property
+    def space(self) -> str:
+        return self.scope.space
+
+    @property
+    def path(self) -> str:
+        return self.scope.path
+
+    @property
+    def trace_retention_days(self) -> float:
+        """How long recall traces are kept before they are pruned (days)."""
+        return self._recalling.trace_retention_days
+
+    @trace_retention_days.setter
+    def trace_retention_days(self, days: float) -> None:
+        self._recalling.trace_retention_days = days
+
+    def now(self) -> datetime:
+        """The engine's clock. Nothing in Cairn reads the machine clock elsewhere."""
+        return self.scope.now()
+
+    # -- ids ---------------------------------------------------------------------------
+
+    def resolve_id(self, ref: str, table: str = "memories") -> str:
+        """The full id for ``ref`` (an id, or a unique prefix of 6+ characters) in this
+        space; ``table`` is ``memories``, ``events`` or ``relations``. Raises
+        :class:`~cairn.errors.NotFound` or :class:`~cairn.errors.AmbiguousId`."""
+        return self.scope.resolve_id(ref, table)
+
+    def get(self, ref: str) -> Memory:
+        """The memory ``ref`` names, as stored."""
+        return self.scope.get(ref)
+
+    # -- records -----------------------------------------------------------------------
+
+    def remember(
+        self,
+        text: str,
+        *,
+        kind: Kind | str,
+        origin: str = "",
+        basis: Basis | str = Basis.USER_STATEMENT,
+        method: Method | str = Method.MANUAL,
+        source: str | None = None,
+        at: datetime | str | None = None,
+        certainty: Certainty | str | None = None,
+        valid_from: datetime | str | None = None,
+        valid_to: datetime | str | None = None,
+        expected_resolution_at: datetime | str | None = None,
+        aliases: Iterable[str] = (),
+        pin: bool = False,
+        actor: Actor | str = Actor.MANUAL,
+        reason: str | None = None,
+        relates: Iterable[tuple[Role | str, str]] | None = None,
+    ) -> Remembered:
+        """Store one claim (or one episode) with its evidence, as one event.
+
+        Identical content in the same origin is not stored twice: the standing record is
+        returned with ``deduplicated=True`` (episodes excepted). Secrets are redacted
+        before anything is written. ``relates`` declares ``[(role, older_ref), ...]``
+        relations from this record in the same event."""
+        return self._records.remember(
+            text, kind=kind, origin=origin, basis=basis, method=method, source=source, at=at, certainty=certainty,
+            valid_from=valid_from, valid_to=valid_to, expected_resolution_at=expected_resolution_at, aliases=aliases,
+            pin=pin, actor=actor, reason=reason, relates=relates,
+        )
+
+    def quality(self, memory: Memory) -> Quality:
+        """Read-time quality of one record: freshness, dormancy, priority, ranking weights."""
+        return self._records.quality(memory)
+
+    def show(self, ref: str) -> Shown:
+        """One record, its read-time quality and every relation touching it."""
+        return self._records.show(ref)
+
+    def list(
+        self, *, status: Status | str | None = None, kind: Kind | str | None = None, page: int = 1, per_page: int = 20
+    ) -> Page:
+        """One page of this space's records, oldest first, optionally of one status/kind."""
+        return self._records.list(status=status, kind=kind, page=page, per_page=per_page)
+
+    def forget(self, ref: str, *, purge: bool = False, actor: Actor | str = Actor.MANUAL) -> Event:
+        """Mark a record forgotten (history keeps it), or with ``purge`` erase its content
+        from the record, the index and every event snapshot (not undoable)."""
+        return self._records.forget(ref, purge=purge, actor=actor)
+
+    def pin(self, ref: str) -> Event:
+        """Pin a record: never dormant, protected from weaker replacement."""
+        return self._records.pin(ref)
+
+    def unpin(self, ref: str) -> Event:
+        """Return a pinned record to the durable layer."""
+        return self._records.unpin(ref)
+
+    def history(self, ref: str | None = None, *, limit: int = 20) -> list[Event]:
+        """Events, newest first: of the whole space, or those touching record ``ref``."""
+        return self._records.history(ref, limit=limit)
+
+    def status(self) -> StatusDoc:
+        """Integrity report: the database's schema version, counts, malformed rows."""
+        return self._records.status()
+
+    def undo(self, ref: str, *, actor: Actor = Actor.MANUAL) -> Event:
+        """Append a compensating event restoring what event ``ref`` changed. Refused
+        (:class:`~cairn.errors.UndoRefused`) when a record it touched changed since."""
+        return self._undo.undo(ref, actor=actor)
+
+    def export(self, out: IO[str]) -> Transferred:
+        """Write this space's records, relations and events to ``out`` as JSONL."""
+        return self._transfer.export(out)
+
+    def import_(self, lines: Iterable[str]) -> Transferred:
+        """Read a JSONL export into this space: all-or-nothing, idempotent (records already
+        present are skipped), history restored verbatim."""
+        return self._transfer.import_(lines)
+
+    # -- evidence and feedback ---------------------------------------------------------
+
+    def apply(self, batch: Batch | dict[str, Any] | str) -> Applied:
+        """Apply one consolidation batch (a :class:`~cairn.learn.batch.Batch`, its wire
+        dict or JSON text) as one event; the authority policy decides each replacement."""
+        return self._learning.apply(batch)
+
+    def candidates_for(self, source: dict[str, Any]) -> list[Memory]:
+        """The records a batch with this source may replace (read-only)."""
+        return self._learning.candidates_for(source)
+
+    def correct(self, ref: str, text: str) -> Corrected:
+        """A literal manual correction of a record (strongest evidence; undoable)."""
+        return self._learning.correct(ref, text)
+
+    def feedback(
+        self, ref: str, verdict: Verdict | str, source: str | None = None, *, at: datetime | str | None = None
+    ) -> FeedbackResult:
+        """An explicit verdict (useful, unhelpful, accurate, incorrect) with a replay-safe
+        receipt keyed by source and memory; ``incorrect`` quarantines the claim."""
+        return self._learning.feedback(ref, verdict, source, at=at)
+
+    def parse_feedback_message(self, text: str) -> FeedbackMessage | None:
+        """A verdict found in a short feedback message (``"that's wrong"``), or None."""
+        return self._learning.parse_feedback_message(text)
+
+    # -- recall ------------------------------------------------------------------------
+
+    def recall(
+        self,
+        query: str,
+        *,
+        limit: int = PACK.limit,
+        budget: int = PACK.budget,
+        lane: str = "claims",
+        include_dormant: bool = False,
+        include_history: bool = False,
+        as_of: datetime | str | None = None,
+        known_at: datetime | str | None = None,
+        trace: bool = True,
+    ) -> Recalled:
+        """The few memories that matter for ``query``, packed in a bounded digest.
+
+        Read-only but for its trace (``trace=False`` writes none)."""
+        return self._recalling.recall(
+            query, limit=limit, budget=budget, lane=lane, include_dormant=include_dormant,
+            include_history=include_history, as_of=as_of, known_at=known_at, trace=trace,
+        )
+
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int = SEARCH_LIMIT,
+        budget: int = SEARCH_BUDGET,
+        lane: str = "claims",
+        include_history: bool = False,
+        as_of: datetime | str | None = None,
+        known_at: datetime | str | None = None,
+        trace: bool = True,
+    ) -> Recalled:
+        """Explicit lookup: like recall, dormant records included, up to 10 results."""
+        return self._recalling.search(
+            query, limit=limit, budget=budget, lane=lane, include_history=include_history,
+            as_of=as_of, known_at=known_at, trace=trace,
+        )
+
+    def explain(
+        self,
+        query: str,
+        *,
+        limit: int = PACK.limit,
+        budget: int = PACK.budget,
+        lane: str = "claims",
+        include_dormant: bool = False,
+        include_history: bool = False,
+        as_of: datetime | str | None = None,
+        known_at: datetime | str | None = None,
+    ) -> ExplainDoc:
+        """Every stage's numbers for ``query`` and each candidate's reason, no memory
+        bodies, at most 8 KB. Writes nothing."""
+        return self._recalling.explain(
+            query, limit=limit, budget=budget, lane=lane, include_dormant=include_dormant,
+            include_history=include_history, as_of=as_of, known_at=known_at,
+        )
+
+    def ingest(
+        self,
+        path_or_lines: Any,
+        format: str = "jsonl",
+        origin: str | None = None,
+        *,
+        sample: str | int | None = None,
+        actor: Actor | str = Actor.MANUAL,
+        progress: Progress | bool | None = None,
+    ) -> Ingested:
+        """Store a conversation's turns as verbatim episodes (``format`` jsonl or locomo).
+
+        ``path_or_lines``: a file path, an iterable of JSONL lines, or a decoded LoCoMo
+        conversation; re-ingesting skips turns already stored. ``progress``: a callback
+        ``(done, total)``, ``False`` for none, ``None`` for a line on a terminal."""
+        return self._ingesting.ingest(path_or_lines, format, origin, sample=sample, actor=actor, progress=progress)
+
+    # -- corrections and time ----------------------------------------------------------
+
+    def relate(
+        self, from_ref: str, role: Role | str, to_ref: str, *, actor: Actor | str = Actor.MANUAL, reason: str | None = None
+    ) -> Event:
+        """Declare ``from_ref ROLE to_ref`` (newer → older: corrects, supersedes,
+        contradicts, qualifies) as one event. Refused (:class:`~cairn.errors.RelationRefused`)
+        on a self-reference, a cycle, a crossing of spaces, a purged end or a duplicate."""
+        return self._relations.relate(from_ref, role, to_ref, actor=actor, reason=reason)
+
+    def timeline(self, query: str, *, limit: int = TIMELINE_MAX) -> Timeline:
+        """The successive states of one subject, oldest first, with their validity and the
+        relations between them. Writes nothing."""
+        return self._relations.timeline(query, limit=limit)
