@@ -220,16 +220,26 @@ def remembered(m: Memory, event: Event | None, *, deduplicated: bool) -> Remembe
 class QualityValues(Protocol):
     """What :func:`shown` reads of the engine's read-time quality of a record."""
 
-    freshness: float
-    aging: bool
-    dormant: bool
-    age_days: float
-    confirmed_at: datetime
-    reinforced: bool
-    priority: int
-    evidence_weight: float
-    utility: float
-    accuracy: float
+    @property
+    def freshness(self) -> float: ...
+    @property
+    def aging(self) -> bool: ...
+    @property
+    def dormant(self) -> bool: ...
+    @property
+    def age_days(self) -> float: ...
+    @property
+    def confirmed_at(self) -> datetime: ...
+    @property
+    def reinforced(self) -> bool: ...
+    @property
+    def priority(self) -> int: ...
+    @property
+    def evidence_weight(self) -> float: ...
+    @property
+    def utility(self) -> float: ...
+    @property
+    def accuracy(self) -> float: ...
 
 
 def quality(q: QualityValues, m: Memory) -> QualityDoc:

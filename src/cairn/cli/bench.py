@@ -62,13 +62,15 @@ def register(sub) -> None:
                     description=_LOCOMO, needs_db=False)
     q.add_argument("--data", help="path of locomo10.json (default: ../shared/data/locomo10.json beside the repository)")
     q.add_argument("--split", choices=tuple(locomo.SPLITS), default="all", help="dev (0-4), heldout (5-9) or all (default)")
-    q.add_argument("--k", type=_k_list, default=(5, 10), help=f"cut-offs, comma-separated, at most {locomo.MAX_K} (default: 5,10)")
+    q.add_argument("--k", type=_k_list, default=(5, 10),
+                   help=f"cut-offs, comma-separated, at most {locomo.MAX_K} (default: 5,10)")
     q.add_argument("--quick", action="store_true", help="two conversations (0 and 5): the CI variant")
     q.add_argument("--report", metavar="FILE", help="also write the LoCoMo section of this benchmarks document")
 
     s = add_command(inner, "scale", "the scale ladder: ingest, latency, needles, size, memory", cmd_scale,
                     description=_SCALE, needs_db=False)
-    s.add_argument("--sizes", type=_int_list, default=scale.SIZES, help="record counts, comma-separated (default: 1000,10000,100000,1000000)")
+    s.add_argument("--sizes", type=_int_list, default=scale.SIZES,
+                   help="record counts, comma-separated (default: 1000,10000,100000,1000000)")
     s.add_argument("--budget", type=float, help="seconds of ingest allowed per size (default: no limit)")
     s.add_argument("--recall-budget", type=float, help="seconds of recall queries allowed per size and lane (default: no limit)")
     s.add_argument("--report", metavar="FILE", help="also write the scale section of this benchmarks document")

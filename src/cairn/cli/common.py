@@ -20,7 +20,9 @@ class Output:
     stderr: list[str] = field(default_factory=list)
 
 
-def add_command(sub, name: str, help_text: str, handler, *, description: str | None = None, needs_db: bool = True) -> argparse.ArgumentParser:
+def add_command(
+    sub, name: str, help_text: str, handler, *, description: str | None = None, needs_db: bool = True
+) -> argparse.ArgumentParser:
     parser = sub.add_parser(
         name,
         help=help_text,

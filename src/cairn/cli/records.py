@@ -123,7 +123,8 @@ def cmd_show(cairn: Cairn, args) -> Output:
     fb = m["feedback"]
     if fb["utility"] or fb["accuracy"]:
         utility, accuracy = fb["utility"], fb["accuracy"]
-        lines.append(f"  feedback: utility {utility['verdict'] if utility else '-'}, accuracy {accuracy['verdict'] if accuracy else '-'}")
+        verdicts = (utility["verdict"] if utility else "-", accuracy["verdict"] if accuracy else "-")
+        lines.append(f"  feedback: utility {verdicts[0]}, accuracy {verdicts[1]}")
     for r in doc["relations"]:
         lines.append(f"  relation: {r['from']} {r['role']} {r['to']} ({r['status']})")
     return Output(doc, "\n".join(lines))
@@ -132,8 +133,10 @@ def cmd_show(cairn: Cairn, args) -> Output:
 def cmd_list(cairn: Cairn, args) -> Output:
     page = cairn.list(status=args.status, kind=args.kind, page=args.page)
     doc = wire.memory_page(page.memories, page=page.page, pages=page.pages, total=page.total)
-    lines = [f"{short(m.id)}  {m.kind.value:<13} {m.status.value:<11} {one_line(m.content, 70) if m.purged_at is None else '(purged)'}"
-             for m in page.memories]
+    lines = [
+        f"{short(m.id)}  {m.kind.value:<13} {m.status.value:<11} {one_line(m.content, 70) if m.purged_at is None else '(purged)'}"
+        for m in page.memories
+    ]
     lines.append(f"page {page.page}/{page.pages} ({page.total} records)")
     return Output(doc, "\n".join(lines))
 
@@ -172,7 +175,8 @@ def cmd_export(cairn: Cairn, args) -> Output:
         with open(tmp, "w", encoding="utf-8") as out:
             counts = wire.exported(cairn.export(out))
         tmp.replace(target)
-        return Output(counts, f"exported {counts['records']} records, {counts['relations']} relations, {counts['events']} events to {target}")
+        summary = f"exported {counts['records']} records, {counts['relations']} relations, {counts['events']} events"
+        return Output(counts, f"{summary} to {target}")
     return Output(wire.exported(cairn.export(sys.stdout)), "")
 
 

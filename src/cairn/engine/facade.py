@@ -20,6 +20,7 @@ Threading: an engine belongs to the thread that opened it (see :mod:`.scope`).
 
 from __future__ import annotations
 
+import builtins
 import os
 from collections.abc import Iterable
 from datetime import datetime
@@ -186,7 +187,7 @@ class Cairn:
         """Return a pinned record to the durable layer."""
         return self._records.unpin(ref)
 
-    def history(self, ref: str | None = None, *, limit: int = 20) -> list[Event]:
+    def history(self, ref: str | None = None, *, limit: int = 20) -> builtins.list[Event]:
         """Events, newest first: of the whole space, or those touching record ``ref``."""
         return self._records.history(ref, limit=limit)
 
@@ -215,8 +216,8 @@ class Cairn:
         dict or JSON text) as one event; the authority policy decides each replacement."""
         return self._learning.apply(batch)
 
-    def candidates_for(self, source: dict[str, Any]) -> list[Memory]:
-        """The records a batch with this source may replace (read-only)."""
+    def candidates_for(self, source: object) -> builtins.list[Memory]:
+        """The records a batch with this source (its wire dict) may replace (read-only)."""
         return self._learning.candidates_for(source)
 
     def correct(self, ref: str, text: str) -> Corrected:

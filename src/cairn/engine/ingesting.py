@@ -44,7 +44,7 @@ from ..model import (
 from ..store import ReadView
 from .mutation import new_id
 from .scope import Part
-from .validate import LIMITS, clean_content, clean_origin, redact_text
+from .validate import LIMITS, choice, clean_content, clean_origin, redact_text
 
 FORMATS = ("jsonl", "locomo")
 PROGRESS_MIN_TURNS = 2000  # below this an ingest takes well under a second: no progress line
@@ -100,15 +100,13 @@ class Ingesting(Part):
             raise InvalidInput("format", f"{format!r} (one of: {', '.join(FORMATS)})")
         if sample is not None and format != "locomo":
             raise InvalidInput("sample", "only the locomo format holds several conversations")
-        if not isinstance(actor, Actor) and actor not in {a.value for a in Actor}:
-            raise InvalidInput("actor", f"unknown actor {actor!r}")
+        actor = choice(Actor, actor, "actor")
         default_name, conversations = self._read_conversations(path_or_lines, format, sample)
         base = clean_origin(origin) if origin is not None else ""
         planned = self._plan(conversations, base, default_name)
         total = sum(len(c.turns) for _, c in planned)
         report = self._progress(progress, total)
         source = self._source(conversations, planned)
-        actor = Actor(actor)
         written: list[str] = []
         skipped = 0
         with self.scope.mutation(actor, f"ingest {total} turns ({format})") as m:
@@ -167,7 +165,7 @@ class Ingesting(Part):
             else:
                 place = f"{base}/{conversation.name or index}" if base else (conversation.name or f"{own}-{index}")
             planned.append((clean_origin(place), conversation))
-        for place, conversation in planned:
+        for _, conversation in planned:
             for turn in conversation.turns:
                 if len(episode_content(turn).strip()) > LIMITS.episode_max:
                     raise InvalidInput(f"ingest turn {turn.id}", f"longer than {LIMITS.episode_max} characters")

@@ -41,7 +41,7 @@ from ..store import ReadView, WriteTx, content_hash
 from ..text import content_terms
 from .mutation import new_id
 from .scope import Part
-from .validate import as_time, clean_aliases, clean_content, clean_origin, redact_text
+from .validate import as_time, choice, clean_aliases, clean_content, clean_origin, redact_text
 
 ACTOR_OF_METHOD = {Method.MODEL: Actor.MODEL, Method.AGENT: Actor.AGENT, Method.MANUAL: Actor.MANUAL, Method.LOCAL: Actor.SYSTEM}
 COUNT_KEYS = ("added", "replaced", "withheld", "conflicted", "confirmed", "reaffirmed", "unchanged")
@@ -127,7 +127,7 @@ class Learning(Part):
                 standing[key] = [s for s in found if s.kind is claim.kind]
         return standing
 
-    def candidates_for(self, source: dict) -> list[Memory]:
+    def candidates_for(self, source: object) -> list[Memory]:
         """The records a source would be offered (read-only): what ``replaces`` may name."""
         spec = self._clean_source(parse_source(source), self.now())
         return self._candidates(self.store, spec)
@@ -237,13 +237,15 @@ class Learning(Part):
 
     # -- explicit feedback -------------------------------------------------------------
 
-    def feedback(self, ref: str, verdict: Verdict | str, source: str | None = None, *, at: datetime | str | None = None) -> FeedbackResult:
+    def feedback(
+        self, ref: str, verdict: Verdict | str, source: str | None = None, *, at: datetime | str | None = None
+    ) -> FeedbackResult:
         """Record an explicit verdict from ``source`` (default: a fresh manual action id).
 
         Replay-safe: a second verdict from the same source on the same memory is ignored.
         ``incorrect`` quarantines the record and its exact duplicates in its origin.
         """
-        verdict = _verdict(verdict)
+        verdict = choice(Verdict, verdict, "verdict")
         memory_id = self.scope.resolve_id(ref)
         source_id = self._clean_feedback_source(source)
         when = as_time(at, "at") or self.now()
@@ -309,13 +311,6 @@ class Learning(Part):
         (see :func:`cairn.policy.feedback.parse_message`). Nothing is written."""
         return verdicts.parse_message(text)
 
-
-def _verdict(value: Verdict | str) -> Verdict:
-    try:
-        return Verdict(value)
-    except ValueError:
-        allowed = ", ".join(v.value for v in Verdict)
-        raise InvalidInput("verdict", f"unknown verdict {value!r} (one of: {allowed})") from None
 
 
 def _with_slot(feedback: Feedback, slot) -> Feedback:

@@ -3,7 +3,9 @@ history and status."""
 
 from __future__ import annotations
 
+import builtins
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import cast
@@ -19,13 +21,11 @@ from ..model import (
     Layer,
     Memory,
     Method,
+    Relation,
+    Role,
     Status,
-    UnknownValue,
-    format_time,
     memory_from_dict,
     memory_to_dict,
-    parse_enum,
-    Relation,
 )
 from ..model.codec import change_from_dict
 from ..policy.aging import freshness
@@ -36,16 +36,7 @@ from ..wire import ProblemDoc, StatusDoc
 from .mutation import new_id
 from .relations import Relations
 from .scope import Part, Scope
-from .validate import as_time, clean_aliases, clean_content, clean_origin, redact_text
-
-
-def _enum(cls, value, field: str):
-    if value is None:
-        return value
-    try:
-        return parse_enum(cls, value, field)
-    except UnknownValue as err:
-        raise InvalidInput(field, str(err)) from None
+from .validate import as_time, choice, clean_aliases, clean_content, clean_origin, optional_choice, redact_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +105,7 @@ class Records(Part):
         pin: bool = False,
         actor: Actor | str = Actor.MANUAL,
         reason: str | None = None,
-        relates: list[tuple[str, str]] | None = None,
+        relates: Iterable[tuple[Role | str, str]] | None = None,
     ) -> Remembered:
         """Store one claim (or one episode). Identical content in the same origin is not
         stored twice: the standing record is returned instead (episodes excepted).
@@ -122,7 +113,7 @@ class Records(Part):
         ``relates``: ``[(role, older_ref), ...]`` relations declared from this record to
         older ones, written in the same event (checked as ``relate`` checks them; when the
         content was already stored, they are declared from the standing record)."""
-        kind = _enum(Kind, kind, "kind")
+        kind = choice(Kind, kind, "kind")
         content = clean_content(text, kind)
         now = self.now()
         evidence_at = as_time(at, "at") or now
@@ -135,12 +126,12 @@ class Records(Part):
             aliases=clean_aliases(aliases),
             layer=Layer.PINNED if pin else Layer.DURABLE,
             evidence=Evidence(
-                basis=_enum(Basis, basis, "basis"),
-                method=_enum(Method, method, "method"),
+                basis=choice(Basis, basis, "basis"),
+                method=choice(Method, method, "method"),
                 source_id=redact_text(source) if source else None,
                 at=evidence_at,
             ),
-            certainty=_enum(Certainty, certainty, "certainty"),
+            certainty=optional_choice(Certainty, certainty, "certainty"),
             valid_from=as_time(valid_from, "valid_from"),
             valid_to=as_time(valid_to, "valid_to"),
             expected_resolution_at=as_time(expected_resolution_at, "expected_resolution_at"),
@@ -150,7 +141,7 @@ class Records(Part):
         )
         if memory.valid_from and memory.valid_to and memory.valid_to < memory.valid_from:
             raise InvalidInput("valid_to", "lies before valid_from")
-        actor = _enum(Actor, actor, "actor")
+        actor = choice(Actor, actor, "actor")
         links = self.relations.check_relates(relates)
         standing = None
         with self.scope.mutation(actor, reason or f"remember {kind.value}") as m:
@@ -189,9 +180,11 @@ class Records(Part):
         memory = self.scope.get(ref)
         return Shown(memory, self.quality(memory), self.store.relations(self.space, record_id=memory.id))
 
-    def list(self, *, status: Status | str | None = None, kind: Kind | str | None = None, page: int = 1, per_page: int = 20) -> Page:
-        status = _enum(Status, status, "status")
-        kind = _enum(Kind, kind, "kind")
+    def list(
+        self, *, status: Status | str | None = None, kind: Kind | str | None = None, page: int = 1, per_page: int = 20
+    ) -> Page:
+        status = optional_choice(Status, status, "status")
+        kind = optional_choice(Kind, kind, "kind")
         if not isinstance(page, int) or page < 1:
             raise InvalidInput("page", "must be a positive integer")
         if not isinstance(per_page, int) or not 1 <= per_page <= 1000:
@@ -209,7 +202,7 @@ class Records(Part):
         """Mark a record forgotten (content kept for history), or with ``purge`` erase its
         content from the record, the full-text index and every event snapshot."""
         memory_id = self.scope.resolve_id(ref)
-        actor = _enum(Actor, actor, "actor")
+        actor = choice(Actor, actor, "actor")
         with self.scope.mutation(actor, "purge" if purge else "forget") as m:
             current = m.tx.get_memory(self.space, memory_id)
             if current is None:
@@ -226,6 +219,7 @@ class Records(Part):
                 if current.status is Status.FORGOTTEN:
                     raise Refused(f"memory {memory_id} is already forgotten")
                 m.put(current, replace(current, status=Status.FORGOTTEN, revision=current.revision + 1))
+        assert m.event is not None  # the record changed, so its event was written
         return m.event
 
     def _erase_from_events(self, tx: WriteTx, memory_id: str) -> None:
@@ -233,9 +227,8 @@ class Records(Part):
             changes = []
             for change in event.changes:
                 if change.table == "memory" and change.id == memory_id:
-                    change = change_from_dict(
-                        {"table": "memory", "id": change.id, "before": _erase_snapshot(change.before), "after": _erase_snapshot(change.after)}
-                    )
+                    erased = {"before": _erase_snapshot(change.before), "after": _erase_snapshot(change.after)}
+                    change = change_from_dict({"table": "memory", "id": change.id, **erased})
                 changes.append(change)
             tx.rewrite_event(replace(event, changes=tuple(changes)))
 
@@ -257,9 +250,10 @@ class Records(Part):
                 raise Refused(f"memory {memory_id} is purged")
             # Pinning is not evidence: updated_at (the authority gate) does not move.
             m.put(current, replace(current, layer=layer, revision=current.revision + 1))
+        assert m.event is not None  # the record changed, so its event was written
         return m.event
 
-    def history(self, ref: str | None = None, *, limit: int = 20) -> list[Event]:
+    def history(self, ref: str | None = None, *, limit: int = 20) -> builtins.list[Event]:
         if not isinstance(limit, int) or limit < 1:
             raise InvalidInput("limit", "must be a positive integer")
         record_id = self.scope.resolve_id(ref) if ref else None

@@ -34,19 +34,15 @@ from ..store import ReadView, WriteTx
 from ..text import content_terms
 from .mutation import new_id
 from .scope import Part
+from .validate import choice
 
 CHAIN_ROLES = frozenset({Role.CORRECTS, Role.SUPERSEDES})  # the roles that replace the older record
 TIMELINE_MAX = 200  # ours: states listed by one timeline
 
 
-def parse_role(value) -> Role:
-    if isinstance(value, Role):
-        return value
-    try:
-        return Role(str(value).strip().lower())
-    except ValueError:
-        allowed = ", ".join(r.value for r in Role)
-        raise InvalidInput("role", f"unknown role {value!r} (one of: {allowed})") from None
+def parse_role(value: object) -> Role:
+    """A role from its member or its spelling (any case, blanks ignored)."""
+    return choice(Role, value if isinstance(value, Role) else str(value).strip().lower(), "role")
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,10 +61,7 @@ class Relations(Part):
         """Declare ``from_ref ROLE to_ref`` (newer → older) as one event; see the module
         docstring for the refusals."""
         role = parse_role(role)
-        try:
-            actor = Actor(actor)
-        except ValueError:
-            raise InvalidInput("actor", f"unknown actor {actor!r}") from None
+        actor = choice(Actor, actor, "actor")
         from_id = self._relation_end(from_ref)
         to_id = self._relation_end(to_ref)
         with self.scope.mutation(actor, reason or f"relate {role.value}") as m:

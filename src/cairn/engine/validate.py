@@ -10,9 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from enum import StrEnum
+from typing import TypeVar
 
 from ..errors import InvalidInput
-from ..model import BadTime, Kind, parse_time
+from ..model import BadTime, Kind, UnknownValue, parse_enum, parse_time
 from ..policy.redaction import redact
 
 
@@ -30,6 +32,22 @@ class Limits:
 
 
 LIMITS = Limits()
+
+E = TypeVar("E", bound=StrEnum)
+
+
+def choice(cls: type[E], value: object, field: str) -> E:
+    """``value`` as a member of the closed vocabulary ``cls`` (a member, or its exact
+    spelling); InvalidInput listing the choices otherwise."""
+    try:
+        return parse_enum(cls, value, field)
+    except UnknownValue as err:
+        raise InvalidInput(field, str(err)) from None
+
+
+def optional_choice(cls: type[E], value: object, field: str) -> E | None:
+    """As :func:`choice`, with None passing through (a field that may be left unset)."""
+    return None if value is None else choice(cls, value, field)
 
 
 def as_time(value: datetime | str | None, field: str) -> datetime | None:
