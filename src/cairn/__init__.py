@@ -1,31 +1,109 @@
 """Cairn: a local-first long-term memory engine for AI agents.
 
-The facade is :class:`Cairn`; errors are in :mod:`cairn.errors`; values in
-:mod:`cairn.model`.
+Everything a Python caller needs is importable from here:
+
+* :class:`Cairn`, the facade (``Cairn(path)``, or ``Cairn(store=backend)``);
+* the typed results its methods return (:class:`Remembered`, :class:`Recalled`,
+  :class:`Shown`, …) — :mod:`cairn.wire` turns each into its JSON form;
+* the domain values (:class:`Memory`, :class:`Event`, :class:`Relation`, …) and their
+  closed vocabularies (:class:`Kind`, :class:`Status`, :class:`Basis`, …);
+* every error, rooted at :class:`CairnError` (the tree is drawn in :mod:`cairn.errors`);
+* :class:`Backend`, the store protocol a second backend implements, and :class:`Batch`,
+  what an extractor produces.
+
+See docs/api.md for a worked session.
 """
 
-from .engine import Cairn
+from .engine import (
+    Applied,
+    Cairn,
+    Corrected,
+    FeedbackResult,
+    Ingested,
+    Page,
+    Quality,
+    Recalled,
+    Remembered,
+    Shown,
+    Timeline,
+    Transferred,
+)
 from .errors import (
     AmbiguousId,
+    BadImportLine,
+    BenchDataMissing,
     CairnError,
     InvalidInput,
     NotFound,
     Refused,
+    RelationRefused,
     SchemaTooNew,
+    StoreError,
     StoreUnavailable,
     UndoRefused,
 )
+from .learn.batch import Batch
+from .model import (
+    Actor,
+    Basis,
+    Certainty,
+    Event,
+    Evidence,
+    Kind,
+    Layer,
+    Marker,
+    Memory,
+    Method,
+    Relation,
+    Role,
+    Status,
+    Verdict,
+)
+from .plugins import PluginError
+from .store import Backend
 
 __all__ = [
+    "Actor",
     "AmbiguousId",
+    "Applied",
+    "Backend",
+    "BadImportLine",
+    "Basis",
+    "Batch",
+    "BenchDataMissing",
     "Cairn",
     "CairnError",
+    "Certainty",
+    "Corrected",
+    "Event",
+    "Evidence",
+    "FeedbackResult",
+    "Ingested",
     "InvalidInput",
+    "Kind",
+    "Layer",
+    "Marker",
+    "Memory",
+    "Method",
     "NotFound",
+    "Page",
+    "PluginError",
+    "Quality",
+    "Recalled",
     "Refused",
+    "Relation",
+    "RelationRefused",
+    "Remembered",
+    "Role",
     "SchemaTooNew",
+    "Shown",
+    "Status",
+    "StoreError",
     "StoreUnavailable",
+    "Timeline",
+    "Transferred",
     "UndoRefused",
+    "Verdict",
 ]
 
 __version__ = "0.1.0"
