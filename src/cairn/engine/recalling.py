@@ -23,7 +23,7 @@ from .validate import as_time
 __all__ = ["LANES", "SEARCH_BUDGET", "SEARCH_LIMIT", "Recalled", "Recalling"]
 
 SEARCH_LIMIT = 10  # search returns up to 10 (docs/recall.md)
-SEARCH_BUDGET = 8192  # ours: ten excerpts do not fit the 2048-byte digest default
+SEARCH_BUDGET = 8192  # ten excerpts do not fit the 2048-byte digest default
 
 
 @dataclass(frozen=True, slots=True)

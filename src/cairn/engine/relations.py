@@ -37,7 +37,7 @@ from .scope import Part
 from .validate import choice
 
 CHAIN_ROLES = frozenset({Role.CORRECTS, Role.SUPERSEDES})  # the roles that replace the older record
-TIMELINE_MAX = 200  # ours: states listed by one timeline
+TIMELINE_MAX = 200  # states listed by one timeline
 
 
 def parse_role(value: object) -> Role:
