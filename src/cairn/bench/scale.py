@@ -27,7 +27,6 @@ import json
 import os
 import random
 import resource
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -37,6 +36,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from ..model import format_time
+from .stats import median_p95
 
 NOW = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 BATCH = 20_000
@@ -161,7 +161,7 @@ class Generator:
                 continue
             kind, text = self._claim()
             roll = self.rng.random()
-            status = "forgotten" if roll < 0.01 else "conflicted" if roll < 0.015 else "confirmed" if roll < 0.1 else "provisional"
+            status = _status_for(roll)
             memory = self._memory(text, kind, age, status=status)
             yield _line("memory", memory)
             if roll > 0.98 and status == "provisional":  # 2 %: corrected later by a newer record
@@ -181,6 +181,15 @@ def _accumulate(values):
     for v in values:
         total += v
         yield total
+
+
+def _status_for(roll: float) -> str:
+    """A record's status from a uniform draw: 1 % forgotten, 0.5 % conflicted, 8.5 % confirmed."""
+    if roll < 0.01:
+        return "forgotten"
+    if roll < 0.015:
+        return "conflicted"
+    return "confirmed" if roll < 0.1 else "provisional"
 
 
 def _line(kind: str, data: dict) -> str:
@@ -278,13 +287,7 @@ def _recall_stats(ask, gen: Generator, budget_s: float | None, queries: list[str
         if number < len(gen.needles):
             hits += gen.needles[number][0] in ids[:3]
             asked += 1
-    return {"queries": len(latencies), "ms": _quantiles(latencies), "needle_hit@3": round(hits / asked, 3) if asked else 0.0}
-
-
-def _quantiles(values: list[float]) -> dict:
-    ordered = sorted(values) or [0.0]
-    return {"median": round(statistics.median(ordered), 2),
-            "p95": round(ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))], 2)}
+    return {"queries": len(latencies), "ms": median_p95(latencies, 2), "needle_hit@3": round(hits / asked, 3) if asked else 0.0}
 
 
 # -- the ladder ----------------------------------------------------------------------------

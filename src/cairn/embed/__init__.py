@@ -80,5 +80,6 @@ def _checked(model: Embedder, vectors: list[Vector], count: int) -> list[Vector]
         raise plugins.PluginError(GROUP, model.name, f"embed_batch returned {len(vectors)} vectors for {count} texts")
     for vector in vectors:
         if len(vector) != model.dimension:
-            raise plugins.PluginError(GROUP, model.name, f"returned a vector of length {len(vector)}, not its dimension {model.dimension}")
+            problem = f"returned a vector of length {len(vector)}, not its dimension {model.dimension}"
+            raise plugins.PluginError(GROUP, model.name, problem)
     return [list(vector) for vector in vectors]

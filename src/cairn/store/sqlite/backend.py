@@ -26,7 +26,7 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from functools import wraps
@@ -232,7 +232,9 @@ class _Reads:
         except (ValueError, MalformedRecord):
             return None
 
-    def events(self, space: str, *, record_id: str | None = None, limit: int | None = None, newest_first: bool = True) -> list[Event]:
+    def events(
+        self, space: str, *, record_id: str | None = None, limit: int | None = None, newest_first: bool = True
+    ) -> list[Event]:
         order = "DESC" if newest_first else "ASC"
         if record_id is None:
             sql = f"SELECT data FROM events WHERE space = ? ORDER BY seq {order}"
@@ -420,8 +422,8 @@ class _Reads:
     def names_speaker(self, space: str, word: str) -> bool:
         # Two small queries rather than one join: FTS5 first, then the rows it found, so
         # the planner never walks the memories table.
-        rows = [r[0] for r in self.conn.execute(
-            "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? LIMIT 16", (fts.in_column("aliases", fts.quote_fts(word)),))]
+        match = fts.in_column("aliases", fts.quote_fts(word))
+        rows = [r[0] for r in self.conn.execute("SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? LIMIT 16", (match,))]
         if not rows:
             return False
         marks = ",".join("?" * len(rows))
@@ -579,7 +581,7 @@ class Tx(_Reads):
             (space, source["id"], source["kind"], source["sha256"], source["at"], dumps(source)),
         )
 
-    def put_trace(self, space: str, trace_id: str, at: str, doc: dict) -> None:
+    def put_trace(self, space: str, trace_id: str, at: str, doc: Mapping[str, object]) -> None:
         self.conn.execute(
             "INSERT INTO traces (space, id, at, data) VALUES (?, ?, ?, ?)",
             (space, trace_id, at, json.dumps(doc, ensure_ascii=False, separators=(",", ":"))),
