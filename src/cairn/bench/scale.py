@@ -34,9 +34,13 @@ import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..model import format_time
 from .stats import median_p95
+
+if TYPE_CHECKING:
+    from ..engine import Cairn
 
 NOW = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 BATCH = 20_000
@@ -199,7 +203,7 @@ def _line(kind: str, data: dict) -> str:
 # -- recall adapters ---------------------------------------------------------------------
 
 
-def recaller(cairn) -> tuple[str, Callable[[str], list[str]]]:
+def recaller(cairn: Cairn) -> tuple[str, Callable[[str], list[str]]]:
     """(lane label, query -> ids) through ``Cairn.recall``."""
 
     def through_recall(query: str) -> list[str]:
@@ -208,7 +212,7 @@ def recaller(cairn) -> tuple[str, Callable[[str], list[str]]]:
     return "Cairn.recall (limit 3)", through_recall
 
 
-def _lexical_lane(cairn) -> Callable[[str], list[str]]:
+def _lexical_lane(cairn: Cairn) -> Callable[[str], list[str]]:
     """The store's index alone: records whose content holds any content term of the
     query, in the store's relevance order, less the inactive and dormant ones."""
     from ..policy.aging import freshness

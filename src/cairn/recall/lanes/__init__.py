@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from ... import plugins
 
 if TYPE_CHECKING:
+    from ...store import ReadView
     from ..pipeline import Candidate, Request
     from ..query import ParsedQuery
 
@@ -47,7 +48,7 @@ class Lane(Protocol):
     name: str
     applies_gates: bool
 
-    def candidates(self, view, request: Request, query: ParsedQuery, scan: dict) -> list[Candidate]:
+    def candidates(self, view: ReadView, request: Request, query: ParsedQuery, scan: dict) -> list[Candidate]:
         """The lane's candidates for ``request``, excluded and scored, not gated."""
         ...
 
