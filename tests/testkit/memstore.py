@@ -113,7 +113,9 @@ class MemStore:
         found.sort(key=lambda m: (format_time(m.created_at), m.id))
         yield from (found[offset : offset + limit] if limit is not None else found)
 
-    def count_memories(self, space: str, *, statuses=None, kinds=None) -> int:
+    def count_memories(
+        self, space: str, *, statuses: tuple[str, ...] | None = None, kinds: tuple[str, ...] | None = None
+    ) -> int:
         return len(list(self.iter_memories(space, statuses=statuses, kinds=kinds)))
 
     def memories_with_hash(self, space: str, origin: str, digest: str) -> list[Memory]:
