@@ -39,7 +39,7 @@ class Embedder(Protocol):
 
 
 def embedder(name: str) -> Embedder:
-    """The installed embedder called ``name`` (a :class:`~cairn.plugins.PluginError` if none)."""
+    """The installed embedder called ``name`` (a :class:`~cairn.errors.PluginError` if none)."""
     found: Embedder = plugins.load(GROUP, name, Embedder)
     return found
 
@@ -58,7 +58,7 @@ def embed_missing(
     ``stored`` holds the hashes that already have a vector from this embedder. Returns
     ``{content_hash: vector}`` for the newly embedded texts only, in the order first
     seen; a hash given twice is embedded once. A vector of the wrong count or length is
-    a :class:`~cairn.plugins.PluginError` naming the embedder: nothing is returned for
+    a :class:`~cairn.errors.PluginError` naming the embedder: nothing is returned for
     a batch that cannot be trusted.
     """
     if batch_size < 1:

@@ -53,7 +53,7 @@ def lane_choices() -> tuple[str, ...]:
     """Every lane name a request may give: the installed lanes, then the compositions.
 
     A plug-in registered under a composition's name is never reached, so not listed.
-    Raises :class:`~cairn.plugins.PluginError` when Cairn's own lanes are not installed."""
+    Raises :class:`~cairn.errors.PluginError` when Cairn's own lanes are not installed."""
     return (*(name for name in lane_names() if name not in COMPOSITIONS), *COMPOSITIONS)
 
 

@@ -54,7 +54,7 @@ class Lane(Protocol):
 
 
 def lane(name: str) -> Lane:
-    """The installed lane called ``name`` (a :class:`~cairn.plugins.PluginError` if none)."""
+    """The installed lane called ``name`` (a :class:`~cairn.errors.PluginError` if none)."""
     found: Lane = plugins.load(GROUP, name, Lane)
     return found
 
