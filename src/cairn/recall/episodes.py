@@ -72,7 +72,6 @@ class EpisodeProfile:
 
 PROFILE = EpisodeProfile()
 
-_MONTHS = MONTH_WORDS
 _YEAR_RE = re.compile(r"^(19|20)\d\d$")
 
 _SUFFIXES = (
@@ -111,7 +110,7 @@ def parse_episode_query(query: str) -> EpisodeQuery:
     the months and years it names, and the terms written as owners."""
     tokens = tokenize(query)
     terms = tuple(dict.fromkeys(t.term for t in tokens if not t.stop))
-    months = frozenset(_MONTHS[t.surface] for t in tokens if t.surface in _MONTHS)
+    months = frozenset(MONTH_WORDS[t.surface] for t in tokens if t.surface in MONTH_WORDS)
     years = frozenset(int(t.surface) for t in tokens if _YEAR_RE.match(t.surface))
     owners = frozenset(a.term for a, b in pairwise(tokens) if b.surface == "s")
     return EpisodeQuery(terms, tuple(t.term for t in tokens), months, years, owners)
