@@ -13,6 +13,7 @@ import pytest
 
 from cairn import Cairn
 from cairn.cli import main
+from cairn.store import Backend
 from testkit import CliResult, Clock
 
 
@@ -36,6 +37,7 @@ def cairn(db_path: Path, clock: Clock) -> Iterator[Cairn]:
 def backend(request, tmp_path: Path):
     """An open, empty store of each backend (the SQLite file, the in-memory fake of
     tests/testkit/memstore.py); a second real store joins the params."""
+    store: Backend
     if request.param == "sqlite":
         from cairn.store import Store
 

@@ -10,6 +10,7 @@ are return values, not exceptions; these are for refused or impossible operation
     ├── Refused                    a valid request the rules do not allow
     │   ├── UndoRefused            the records an event touched changed since
     │   └── RelationRefused        self-reference, cycle, cross-space, purged target
+    ├── PluginError                a lane, extractor or embedder not installed, not loadable, or misbehaving
     └── StoreError                 the database cannot be used as asked
         ├── SchemaTooNew           written by a newer Cairn; refused before any DDL
         └── StoreUnavailable       read-only, locked beyond the timeout, unopenable
@@ -81,6 +82,19 @@ class RelationRefused(Refused):
     def __init__(self, code: str, reason: str) -> None:
         super().__init__(f"relation refused ({code}): {reason}")
         self.code = code  # self-reference | cycle | cross-space | purged | ...
+
+
+class PluginError(CairnError):
+    """A plug-in that cannot be found, loaded or used; names the group, the plug-in
+    and, when known, the distribution that registered it (docs/plugins.md)."""
+
+    def __init__(self, group: str, name: str, reason: str) -> None:
+        # Cairn's entry-point groups are named cairn.<kind>s: "cairn.lanes" -> "lane plug-in".
+        kind = group.removeprefix("cairn.").removesuffix("s")
+        super().__init__(f"{kind} plug-in {name!r}: {reason}")
+        self.group = group
+        self.name = name
+        self.reason = reason
 
 
 class StoreError(CairnError):

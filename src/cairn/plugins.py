@@ -39,27 +39,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import CairnError
+from .errors import PluginError as PluginError  # re-exported: `cairn.plugins.PluginError` keeps working
 
 LANES = "cairn.lanes"
 EXTRACTORS = "cairn.extractors"
 EMBEDDERS = "cairn.embedders"
 
-# What each group is called in messages, and the names Cairn itself registers there.
-KIND = {LANES: "lane", EXTRACTORS: "extractor", EMBEDDERS: "embedder"}
+# The groups (each named cairn.<kind>s, which PluginError's messages rely on), and the
+# names Cairn itself registers there.
+GROUPS = (LANES, EXTRACTORS, EMBEDDERS)
 BUILTINS: dict[str, tuple[str, ...]] = {LANES: ("claims", "episodes"), EXTRACTORS: (), EMBEDDERS: ()}
 INSTALL_HINT = "install Cairn as a package (`pip install -e .` in a checkout, or `make test`)"
-
-
-class PluginError(CairnError):
-    """A plug-in that cannot be found, loaded or used; names the group, the plug-in
-    and, when known, the distribution that registered it."""
-
-    def __init__(self, group: str, name: str, reason: str) -> None:
-        super().__init__(f"{KIND.get(group, group)} plug-in {name!r}: {reason}")
-        self.group = group
-        self.name = name
-        self.reason = reason
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,7 +156,7 @@ def _scan() -> dict[str, dict[str, Registered]]:
     # most commands take to run, and only plug-in lookups need it.
     from importlib.metadata import distributions
 
-    scanned: dict[str, dict[str, Registered]] = {group: {} for group in KIND}
+    scanned: dict[str, dict[str, Registered]] = {group: {} for group in GROUPS}
     seen: set[str] = set()
     for dist in distributions():
         try:

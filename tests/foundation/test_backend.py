@@ -9,11 +9,11 @@ import sqlite3
 import threading
 
 import pytest
-from testkit.memstore import MemStore
 
 from cairn import Cairn
 from cairn.errors import InvalidInput, StoreError
 from cairn.store import Backend, ReadView, Store, Tx, WriteTx
+from testkit.memstore import MemStore
 
 
 def test_cairn_remembers_shows_and_recalls_on_each_backend(backend, clock):

@@ -54,7 +54,7 @@ def test_reopening_does_not_rerun_migrations(db_path):
 def test_failed_migration_leaves_no_trace(db_path, monkeypatch):
     from cairn.store import migrations
 
-    def broken(conn):
+    def broken(conn: sqlite3.Connection) -> None:
         conn.execute("CREATE TABLE half_done (x)")
         raise RuntimeError("boom")
 

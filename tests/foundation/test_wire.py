@@ -299,7 +299,8 @@ def test_explain_and_the_trace_serialise_the_request_alike(cairn, clock, ids):
         recalled = cairn.recall("PostgreSQL billing service", include_history=history, as_of="2026-06-01T00:00:00Z",
                                 trace=False)
         body = trace_doc(recalled.outcome, "0" * 24, datetime(2026, 11, 10, tzinfo=UTC))
-        request = {key: body[key] for key in wire.RecallRequestDoc.__required_keys__}
+        fields: dict[str, object] = dict(body)
+        request = {key: fields[key] for key in wire.RecallRequestDoc.__required_keys__}
         assert request["include_history"] is history and request["as_of"] == "2026-06-01T00:00:00Z"
         assert {key: explained["query"][key] for key in request} == request
         assert shape_errors(body, wire.TraceDoc) == []

@@ -20,6 +20,7 @@ from cairn import plugins
 # The plug-ins a third party might ship; each test installs the ones it needs.
 TOY_LANES = """
 from cairn.recall.pipeline import Candidate
+from cairn.store import ReadView
 
 PINNED = []  # the ids the lanes return, set by the test
 
@@ -30,7 +31,7 @@ class PinnedLane:
     name = "pinned"
     applies_gates = False
 
-    def candidates(self, view, request, query, scan):
+    def candidates(self, view: ReadView, request, query, scan):
         memories = view.get_memories(request.space, PINNED)
         return [Candidate(i, self.name, memories.get(i), raw=1.0) for i in PINNED]
 

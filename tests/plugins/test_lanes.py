@@ -4,6 +4,7 @@ reports the gates as the lane declares."""
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 import pytest
@@ -16,7 +17,9 @@ LANES = {"cairn.lanes": {"pinned": "toy_lanes:PinnedLane", "gated": "toy_lanes:G
 @pytest.fixture
 def pinned(install):
     install("toy-lanes", LANES, ("toy_lanes",))
-    import toy_lanes  # the module the entry points load, from the fake distribution
+    # The module the entry points load, from the fake distribution (written at run time,
+    # so imported by name).
+    toy_lanes = importlib.import_module("toy_lanes")
 
     toy_lanes.PINNED.clear()
     return toy_lanes.PINNED

@@ -25,7 +25,7 @@ def test_named_attribute_positive_the_named_answer_is_recalled(cairn, auth):
     assert cairn.recall("SQLite authentication").ids == [auth["sqlite_auth"]]
 
 
-def test_named_attribute_seed_000_no_substitute_once_the_answer_is_suppressed(cairn, auth):
+def test_named_attribute_no_substitute_once_the_answer_is_suppressed(cairn, auth):
     """After SQLite authentication is suppressed, neither PostgreSQL authentication nor
     SQLite timeout may answer for it."""
     cairn.forget(auth["sqlite_auth"])

@@ -4,7 +4,7 @@ search, time (as_of / known_at through the contracts), relation resolution, lane
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 
@@ -12,6 +12,7 @@ from cairn.model import Feedback, Status, Verdict, VerdictSlot
 from cairn.policy.temporal import TemporalStatus
 from cairn.recall.gates import EXCLUSIONS, GATES, Reason
 from cairn.recall.resolve import Resolved
+from cairn.store import ReadView
 
 
 def reasons(cairn, query: str, **options) -> dict[str, str]:
@@ -24,7 +25,7 @@ def overwrite(cairn, memory_id: str, **changes) -> None:
         tx.put_memory(replace(tx.get_memory(cairn.space, memory_id), **changes))
 
 
-def test_reason_set_is_closed_and_covers_design_5_3():
+def test_reason_set_is_closed():
     assert {r.value for r in EXCLUSIONS} == {
         "forgotten", "conflicted", "retired", "disputed", "dormant", "other-space", "not-valid-at", "not-yet-recorded",
     }
@@ -129,7 +130,7 @@ def test_resolution_replaces_a_corrected_hit_and_carries_refs(cairn, mem, monkey
     old = mem("The API listens on port 8080")
     new = mem("Correction: the service binds 9090 now")  # does not match the query itself
 
-    def fake(view, space, ranked_ids, *, include_history, now, **_):
+    def fake(view: ReadView, space: str, ranked_ids: list[str], *, include_history: bool, now: datetime, **_) -> list[Resolved]:
         return [Resolved(new, ("corrected",), corrects=(old,), matched=old) if i == old else Resolved(i) for i in ranked_ids]
 
     monkeypatch.setattr("cairn.recall.pipeline.resolve", fake)
@@ -145,7 +146,7 @@ def test_resolution_keeps_historical_rationale_after_its_successor(cairn, mem, m
     old = mem("Decision: use a paper log for field observations", kind="decision")
     calls = {}
 
-    def fake(view, space, ranked_ids, *, include_history, now, **_):
+    def fake(view: ReadView, space: str, ranked_ids: list[str], *, include_history: bool, now: datetime, **_) -> list[Resolved]:
         calls["include_history"] = include_history
         out = [Resolved(i) for i in ranked_ids if i != old]
         if include_history:
@@ -252,7 +253,7 @@ def test_historical_rationale_invariant_on_the_final_results_at_tight_budgets(ca
     d2 = mem("Decision: field observations sync nightly", kind="decision")
     h2 = mem("Decision: field observations synced weekly " + long, kind="decision")
 
-    def fake(view, space, ids, *, include_history, now, **_):
+    def fake(view: ReadView, space: str, ids: list[str], *, include_history: bool, now: datetime, **_) -> list[Resolved]:
         return [
             Resolved(d1), Resolved(h1, ("historical-rationale",), superseded_by=d1),
             Resolved(d2), Resolved(h2, ("historical-rationale",), superseded_by=d2),

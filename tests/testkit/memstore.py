@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -113,7 +113,9 @@ class MemStore:
         found.sort(key=lambda m: (format_time(m.created_at), m.id))
         yield from (found[offset : offset + limit] if limit is not None else found)
 
-    def count_memories(self, space: str, *, statuses=None, kinds=None) -> int:
+    def count_memories(
+        self, space: str, *, statuses: tuple[str, ...] | None = None, kinds: tuple[str, ...] | None = None
+    ) -> int:
         return len(list(self.iter_memories(space, statuses=statuses, kinds=kinds)))
 
     def memories_with_hash(self, space: str, origin: str, digest: str) -> list[Memory]:
@@ -163,7 +165,8 @@ class MemStore:
         return self._s.receipts.get((space, source_id, memory_id))
 
     def latest_receipt(self, space: str, memory_id: str, verdicts: Sequence[str]) -> datetime | None:
-        times = [parse_time(at) for (s, _, m), (v, at) in self._s.receipts.items() if s == space and m == memory_id and v in verdicts]
+        receipts = self._s.receipts.items()
+        times = [parse_time(at) for (s, _, m), (v, at) in receipts if s == space and m == memory_id and v in verdicts]
         return max(times, default=None)
 
     def get_source(self, space: str, source_id: str) -> dict | None:
@@ -303,7 +306,7 @@ class MemStore:
     def put_source(self, space: str, source: dict) -> None:
         self._s.sources[(space, source["id"])] = dict(source)
 
-    def put_trace(self, space: str, trace_id: str, at: str, doc: dict) -> None:
+    def put_trace(self, space: str, trace_id: str, at: str, doc: Mapping[str, object]) -> None:
         self._s.traces[(space, trace_id)] = (at, json.dumps(doc, ensure_ascii=False))
 
     def prune_traces(self, space: str, before: str, expired: Callable[[str, str, str], bool]) -> int:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import re
-import statistics
 import tempfile
 import time
 from collections.abc import Callable
@@ -29,6 +28,7 @@ from pathlib import Path
 
 from ..errors import BenchDataMissing
 from ..store.sqlite.fts import BaselineIndex
+from .stats import median_p95
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 SPLITS = {"dev": range(0, 5), "heldout": range(5, 10), "all": range(0, 10)}
@@ -193,16 +193,8 @@ class Side:
             out[f"any@{k}"] = round(self.any_hits.get(k, 0) / self.asked, 3) if self.asked else 0.0
             out[f"all@{k}"] = round(self.all_hits.get(k, 0) / self.asked, 3) if self.asked else 0.0
         if latency:
-            out["latency_ms"] = latency_doc(self.latencies_ms)
+            out["latency_ms"] = median_p95(self.latencies_ms, 3)
         return out
-
-
-def latency_doc(values: list[float]) -> dict:
-    if not values:
-        return {"median": 0.0, "p95": 0.0}
-    ordered = sorted(values)
-    p95 = ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
-    return {"median": round(statistics.median(ordered), 3), "p95": round(p95, 3)}
 
 
 @dataclass

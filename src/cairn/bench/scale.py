@@ -27,7 +27,6 @@ import json
 import os
 import random
 import resource
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -35,8 +34,13 @@ import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..model import format_time
+from .stats import median_p95
+
+if TYPE_CHECKING:
+    from ..engine import Cairn
 
 NOW = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 BATCH = 20_000
@@ -161,7 +165,7 @@ class Generator:
                 continue
             kind, text = self._claim()
             roll = self.rng.random()
-            status = "forgotten" if roll < 0.01 else "conflicted" if roll < 0.015 else "confirmed" if roll < 0.1 else "provisional"
+            status = _status_for(roll)
             memory = self._memory(text, kind, age, status=status)
             yield _line("memory", memory)
             if roll > 0.98 and status == "provisional":  # 2 %: corrected later by a newer record
@@ -183,6 +187,15 @@ def _accumulate(values):
         yield total
 
 
+def _status_for(roll: float) -> str:
+    """A record's status from a uniform draw: 1 % forgotten, 0.5 % conflicted, 8.5 % confirmed."""
+    if roll < 0.01:
+        return "forgotten"
+    if roll < 0.015:
+        return "conflicted"
+    return "confirmed" if roll < 0.1 else "provisional"
+
+
 def _line(kind: str, data: dict) -> str:
     return json.dumps({"type": kind, "data": data}, separators=(",", ":"))
 
@@ -190,7 +203,7 @@ def _line(kind: str, data: dict) -> str:
 # -- recall adapters ---------------------------------------------------------------------
 
 
-def recaller(cairn) -> tuple[str, Callable[[str], list[str]]]:
+def recaller(cairn: Cairn) -> tuple[str, Callable[[str], list[str]]]:
     """(lane label, query -> ids) through ``Cairn.recall``."""
 
     def through_recall(query: str) -> list[str]:
@@ -199,7 +212,7 @@ def recaller(cairn) -> tuple[str, Callable[[str], list[str]]]:
     return "Cairn.recall (limit 3)", through_recall
 
 
-def _lexical_lane(cairn) -> Callable[[str], list[str]]:
+def _lexical_lane(cairn: Cairn) -> Callable[[str], list[str]]:
     """The store's index alone: records whose content holds any content term of the
     query, in the store's relevance order, less the inactive and dormant ones."""
     from ..policy.aging import freshness
@@ -278,13 +291,7 @@ def _recall_stats(ask, gen: Generator, budget_s: float | None, queries: list[str
         if number < len(gen.needles):
             hits += gen.needles[number][0] in ids[:3]
             asked += 1
-    return {"queries": len(latencies), "ms": _quantiles(latencies), "needle_hit@3": round(hits / asked, 3) if asked else 0.0}
-
-
-def _quantiles(values: list[float]) -> dict:
-    ordered = sorted(values) or [0.0]
-    return {"median": round(statistics.median(ordered), 2),
-            "p95": round(ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))], 2)}
+    return {"queries": len(latencies), "ms": median_p95(latencies, 2), "needle_hit@3": round(hits / asked, 3) if asked else 0.0}
 
 
 # -- the ladder ----------------------------------------------------------------------------

@@ -39,7 +39,7 @@ class Embedder(Protocol):
 
 
 def embedder(name: str) -> Embedder:
-    """The installed embedder called ``name`` (a :class:`~cairn.plugins.PluginError` if none)."""
+    """The installed embedder called ``name`` (a :class:`~cairn.errors.PluginError` if none)."""
     found: Embedder = plugins.load(GROUP, name, Embedder)
     return found
 
@@ -58,7 +58,7 @@ def embed_missing(
     ``stored`` holds the hashes that already have a vector from this embedder. Returns
     ``{content_hash: vector}`` for the newly embedded texts only, in the order first
     seen; a hash given twice is embedded once. A vector of the wrong count or length is
-    a :class:`~cairn.plugins.PluginError` naming the embedder: nothing is returned for
+    a :class:`~cairn.errors.PluginError` naming the embedder: nothing is returned for
     a batch that cannot be trusted.
     """
     if batch_size < 1:
@@ -80,5 +80,6 @@ def _checked(model: Embedder, vectors: list[Vector], count: int) -> list[Vector]
         raise plugins.PluginError(GROUP, model.name, f"embed_batch returned {len(vectors)} vectors for {count} texts")
     for vector in vectors:
         if len(vector) != model.dimension:
-            raise plugins.PluginError(GROUP, model.name, f"returned a vector of length {len(vector)}, not its dimension {model.dimension}")
+            problem = f"returned a vector of length {len(vector)}, not its dimension {model.dimension}"
+            raise plugins.PluginError(GROUP, model.name, problem)
     return [list(vector) for vector in vectors]

@@ -37,6 +37,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import pairwise
 
 from ..store import EpisodeTurn, ReadView
 from ..text import MONTH_WORDS, STOPWORDS, tokenize
@@ -71,12 +72,12 @@ class EpisodeProfile:
 
 PROFILE = EpisodeProfile()
 
-_MONTHS = MONTH_WORDS
 _YEAR_RE = re.compile(r"^(19|20)\d\d$")
 
 _SUFFIXES = (
     "ations", "ation", "ings", "ness", "ments", "ment", "ities", "ity", "fully", "ful", "ists", "ist",
-    "isms", "ism", "ships", "ship", "hood", "ance", "ence", "ers", "er", "ors", "or", "ical", "ic", "als", "al", "ive", "ous", "able", "ible", "ies", "y", "e",
+    "isms", "ism", "ships", "ship", "hood", "ance", "ence", "ers", "er", "ors", "or", "ical", "ic", "als", "al",
+    "ive", "ous", "able", "ible", "ies", "y", "e",
 )
 
 
@@ -109,9 +110,9 @@ def parse_episode_query(query: str) -> EpisodeQuery:
     the months and years it names, and the terms written as owners."""
     tokens = tokenize(query)
     terms = tuple(dict.fromkeys(t.term for t in tokens if not t.stop))
-    months = frozenset(_MONTHS[t.surface] for t in tokens if t.surface in _MONTHS)
+    months = frozenset(MONTH_WORDS[t.surface] for t in tokens if t.surface in MONTH_WORDS)
     years = frozenset(int(t.surface) for t in tokens if _YEAR_RE.match(t.surface))
-    owners = frozenset(a.term for a, b in zip(tokens, tokens[1:]) if b.surface == "s")
+    owners = frozenset(a.term for a, b in pairwise(tokens) if b.surface == "s")
     return EpisodeQuery(terms, tuple(t.term for t in tokens), months, years, owners)
 
 
@@ -226,7 +227,7 @@ def lexical_pass(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], n_d
     total_idf = sum(idf[w] for w in dict.fromkeys(wanted)) or 1.0
     avg_len = sum(len(t.terms) for t in turns) / len(turns)
     pairs = _query_pairs(q, named)
-    for turn, doc in zip(turns, stems):
+    for turn, doc in zip(turns, stems, strict=True):
         _lexical(turn, doc, wanted, idf, total_idf, avg_len, p)
         turn.phrase = _phrase(doc, pairs, idf, total_idf, p)
 
@@ -278,7 +279,7 @@ def _query_pairs(q: EpisodeQuery, named: frozenset[str]) -> list[tuple[str, str]
     """Adjacent query words, neither a stopword nor a speaker's name."""
     seq = q.sequence
     out = []
-    for a, b in zip(seq, seq[1:]):
+    for a, b in pairwise(seq):
         if a in STOPWORDS or b in STOPWORDS or a in named or b in named:
             continue
         out.append((strong_stem(a), strong_stem(b)))
@@ -288,7 +289,7 @@ def _query_pairs(q: EpisodeQuery, named: frozenset[str]) -> list[tuple[str, str]
 def _phrase(doc: list[str], pairs, idf: dict, total_idf: float, p) -> float:
     if not pairs:
         return 0.0
-    adjacent = set(zip(doc, doc[1:]))
+    adjacent = set(pairwise(doc))
     bonus = sum(p.phrase_bonus * (idf.get(a, 0) + idf.get(b, 0)) / total_idf for a, b in pairs if (a, b) in adjacent)
     return min(bonus, p.phrase_cap)
 

@@ -53,7 +53,7 @@ def lane_choices() -> tuple[str, ...]:
     """Every lane name a request may give: the installed lanes, then the compositions.
 
     A plug-in registered under a composition's name is never reached, so not listed.
-    Raises :class:`~cairn.plugins.PluginError` when Cairn's own lanes are not installed."""
+    Raises :class:`~cairn.errors.PluginError` when Cairn's own lanes are not installed."""
     return (*(name for name in lane_names() if name not in COMPOSITIONS), *COMPOSITIONS)
 
 
@@ -196,16 +196,20 @@ def run(view: ReadView, request: Request) -> Outcome:
     """Run every stage for ``request`` over the read view ``view``. Writes nothing."""
     query = parse_query(request.query)
     if query.context_free:
-        return Outcome(request, query, note="context-free query: no topic to recall, so nothing is returned (no recency fallback)")
+        why = "context-free query: no topic to recall, so nothing is returned (no recency fallback)"
+        return Outcome(request, query, note=why)
     scan: dict = {}
     names = COMPOSITIONS.get(request.lane, (request.lane,))
     per_lane = [_lane_candidates(lane(name), view, request, query, scan) for name in names]
     ranked = _interleave([[c for c in found if c.reason is None] for found in per_lane])
     candidates = [c for found in per_lane for c in found]
     results, digest = _resolve_and_pack(view, request, ranked, candidates)
-    note = None
+    note: str | None = None
     if not results:
-        note = "nothing relevant: every candidate was excluded or rejected (see explain)" if candidates else "nothing matched the query"
+        if candidates:
+            note = "nothing relevant: every candidate was excluded or rejected (see explain)"
+        else:
+            note = "nothing matched the query"
     return Outcome(request, query, results, digest, candidates, note, scan)
 
 

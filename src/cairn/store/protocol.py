@@ -8,7 +8,7 @@ Three protocols, structural (``typing.Protocol``), so a backend needs no base cl
 * :class:`Backend` — a read view over the committed state, plus opening a consistent
   read snapshot, one write transaction at a time, and maintenance.
 
-``cairn.store.sqlite.Store`` is the embedded default; ``tests/support/memstore.py`` holds a
+``cairn.store.sqlite.Store`` is the embedded default; ``tests/testkit/memstore.py`` holds a
 pure-Python one that the engine tests drive through these protocols alone.
 
 Keys and order. Records carry a backend-chosen **key** (opaque to callers, hashable,
@@ -33,7 +33,7 @@ share the file safely) or funnels every call of that engine through one worker t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
@@ -153,7 +153,7 @@ class WriteTx(ReadView, Protocol):
     def put_relation(self, relation: Relation) -> None: ...
     def put_receipt(self, space: str, source_id: str, memory_id: str, verdict: str, at: datetime) -> None: ...
     def put_source(self, space: str, source: dict) -> None: ...
-    def put_trace(self, space: str, trace_id: str, at: str, doc: dict) -> None: ...
+    def put_trace(self, space: str, trace_id: str, at: str, doc: Mapping[str, object]) -> None: ...
     def prune_traces(self, space: str, before: str, expired: Callable[[str, str, str], bool]) -> int:
         """Delete the traces of ``space`` stored with ``at < before`` for which
         ``expired(id, at, raw_body)`` holds; returns how many."""

@@ -20,7 +20,7 @@ What an extractor may set, and what it may not:
   already held. Content limits and redaction are applied by the engine too.
 
 :func:`extract` runs an extractor and refuses, with a
-:class:`~cairn.plugins.PluginError` naming it, a result that breaks these rules.
+:class:`~cairn.errors.PluginError` naming it, a result that breaks these rules.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ class Extractor(Protocol):
 
 
 def extractor(name: str) -> Extractor:
-    """The installed extractor called ``name`` (a :class:`~cairn.plugins.PluginError` if none)."""
+    """The installed extractor called ``name`` (a :class:`~cairn.errors.PluginError` if none)."""
     found: Extractor = plugins.load(GROUP, name, Extractor)
     return found
 

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from ... import plugins
 
 if TYPE_CHECKING:
+    from ...store import ReadView
     from ..pipeline import Candidate, Request
     from ..query import ParsedQuery
 
@@ -47,13 +48,13 @@ class Lane(Protocol):
     name: str
     applies_gates: bool
 
-    def candidates(self, view, request: Request, query: ParsedQuery, scan: dict) -> list[Candidate]:
+    def candidates(self, view: ReadView, request: Request, query: ParsedQuery, scan: dict) -> list[Candidate]:
         """The lane's candidates for ``request``, excluded and scored, not gated."""
         ...
 
 
 def lane(name: str) -> Lane:
-    """The installed lane called ``name`` (a :class:`~cairn.plugins.PluginError` if none)."""
+    """The installed lane called ``name`` (a :class:`~cairn.errors.PluginError` if none)."""
     found: Lane = plugins.load(GROUP, name, Lane)
     return found
 

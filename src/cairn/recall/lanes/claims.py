@@ -10,6 +10,7 @@ instead, and current matches that did not exist then are excluded as
 from __future__ import annotations
 
 from ...model import Kind
+from ...store import ReadView
 from ...store.timetravel import records_known_at
 from ..candidates import IndexStats, fetch, index_frequency
 from ..gates import Reason
@@ -23,7 +24,7 @@ class ClaimsLane:
     name = "claims"
     applies_gates = True
 
-    def candidates(self, view, request: Request, query: ParsedQuery, scan: dict) -> list[Candidate]:
+    def candidates(self, view: ReadView, request: Request, query: ParsedQuery, scan: dict) -> list[Candidate]:
         """Index (or ``known_at``) matches, excluded, then scored with the phrase bonus."""
         stats: CorpusStats
         if request.known_at is not None:

@@ -9,6 +9,7 @@ computed and reported (explain's ``gate_reported``) but decide nothing.
 
 from __future__ import annotations
 
+from ...store import ReadView
 from ..candidates import IndexStats
 from ..episodes import rank_episodes
 from ..gates import Reason
@@ -23,7 +24,7 @@ class EpisodesLane:
     name = "episodes"
     applies_gates = False
 
-    def candidates(self, view, request: Request, query: ParsedQuery, scan: dict) -> list[Candidate]:
+    def candidates(self, view: ReadView, request: Request, query: ParsedQuery, scan: dict) -> list[Candidate]:
         """The episode ranker's pool (at least :data:`POOL_MIN`), excluded, with lexical evidence."""
         pool = max(POOL_MIN, request.limit * 4)
         scored = rank_episodes(view, request.space, request.query, limit=pool)

@@ -26,12 +26,13 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from functools import wraps
 from inspect import isgeneratorfunction
 from pathlib import Path
+from typing import Any, TypeVar
 
 from ...errors import StoreError, StoreUnavailable
 from ...model import (
@@ -53,6 +54,8 @@ from ..migrations import check_version, migrate
 from ..protocol import EpisodeTurn, Key
 from . import fts
 
+T = TypeVar("T")
+
 DEFAULT_BUSY_TIMEOUT = 30.0
 MENTION_CHUNK = 200  # terms per OR query: long sources stay within FTS5's expression limits
 
@@ -61,6 +64,15 @@ def content_hash(text: str) -> str:
     """Hash of the normalised content: the dedup key within one origin."""
     canonical = " ".join(normalize(text).split())
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:32]
+
+
+def _decoded(data: str, parse: Callable[[Any], T]) -> T | None:
+    """The value a stored JSON row holds, or None when the row is malformed: such rows are
+    reported by ``problems()`` and never fatal to a reader."""
+    try:
+        return parse(json.loads(data))
+    except (ValueError, MalformedRecord):
+        return None
 
 
 def dumps(value: object) -> str:
@@ -126,11 +138,8 @@ class _Reads:
 
     # -- memories ----------------------------------------------------------------------
 
-    def _memory_row(self, row) -> Memory | None:
-        try:
-            return memory_from_dict(json.loads(row[0]))
-        except (ValueError, MalformedRecord):
-            return None  # reported by problems(); never fatal to the reader
+    def _memory_row(self, row: tuple[str]) -> Memory | None:
+        return _decoded(row[0], memory_from_dict)
 
     def get_memory(self, space: str, memory_id: str) -> Memory | None:
         row = self.conn.execute("SELECT data FROM memories WHERE space = ? AND id = ?", (space, memory_id)).fetchone()
@@ -166,12 +175,14 @@ class _Reads:
             if memory is not None:
                 yield memory
 
-    def count_memories(self, space: str, *, statuses=None, kinds=None) -> int:
+    def count_memories(
+        self, space: str, *, statuses: tuple[str, ...] | None = None, kinds: tuple[str, ...] | None = None
+    ) -> int:
         sql, args = self._filter(space, statuses, kinds)
         return int(self.conn.execute(f"SELECT COUNT(*) FROM memories WHERE {sql}", args).fetchone()[0])
 
     @staticmethod
-    def _filter(space, statuses, kinds) -> tuple[str, list]:
+    def _filter(space: str, statuses: tuple[str, ...] | None, kinds: tuple[str, ...] | None) -> tuple[str, list]:
         clauses, args = ["space = ?"], [space]
         if statuses:
             clauses.append(f"status IN ({','.join('?' * len(statuses))})")
@@ -225,14 +236,11 @@ class _Reads:
 
     def get_event(self, space: str, event_id: str) -> Event | None:
         row = self.conn.execute("SELECT data FROM events WHERE space = ? AND id = ?", (space, event_id)).fetchone()
-        if row is None:
-            return None
-        try:
-            return event_from_dict(json.loads(row[0]))
-        except (ValueError, MalformedRecord):
-            return None
+        return None if row is None else _decoded(row[0], event_from_dict)
 
-    def events(self, space: str, *, record_id: str | None = None, limit: int | None = None, newest_first: bool = True) -> list[Event]:
+    def events(
+        self, space: str, *, record_id: str | None = None, limit: int | None = None, newest_first: bool = True
+    ) -> list[Event]:
         order = "DESC" if newest_first else "ASC"
         if record_id is None:
             sql = f"SELECT data FROM events WHERE space = ? ORDER BY seq {order}"
@@ -246,13 +254,8 @@ class _Reads:
         if limit is not None:
             sql += " LIMIT ?"
             args.append(limit)
-        out: list[Event] = []
-        for (data,) in self.conn.execute(sql, args):
-            try:
-                out.append(event_from_dict(json.loads(data)))
-            except (ValueError, MalformedRecord):
-                continue
-        return out
+        found = (_decoded(data, event_from_dict) for (data,) in self.conn.execute(sql, args))
+        return [event for event in found if event is not None]
 
     def count_events(self, space: str) -> int:
         return int(self.conn.execute("SELECT COUNT(*) FROM events WHERE space = ?", (space,)).fetchone()[0])
@@ -261,12 +264,7 @@ class _Reads:
 
     def get_relation(self, space: str, relation_id: str) -> Relation | None:
         row = self.conn.execute("SELECT data FROM relations WHERE space = ? AND id = ?", (space, relation_id)).fetchone()
-        if row is None:
-            return None
-        try:
-            return relation_from_dict(json.loads(row[0]))
-        except (ValueError, MalformedRecord):
-            return None
+        return None if row is None else _decoded(row[0], relation_from_dict)
 
     def relations(self, space: str, *, record_id: str | None = None, active_only: bool = True) -> list[Relation]:
         sql, args = "SELECT data FROM relations WHERE space = ?", [space]
@@ -275,13 +273,8 @@ class _Reads:
             args += [record_id, record_id]
         if active_only:
             sql += " AND status = 'active'"
-        out = []
-        for (data,) in self.conn.execute(sql + " ORDER BY created_at, id", args):
-            try:
-                out.append(relation_from_dict(json.loads(data)))
-            except (ValueError, MalformedRecord):
-                continue
-        return out
+        found = (_decoded(data, relation_from_dict) for (data,) in self.conn.execute(sql + " ORDER BY created_at, id", args))
+        return [relation for relation in found if relation is not None]
 
     # -- receipts and sources ----------------------------------------------------------
 
@@ -373,11 +366,9 @@ class _Reads:
                 if row_space == space and not (claims_only and kind == "episode")
             }
             for key in chunk:
-                if key in rows:
-                    try:
-                        out.append(memory_from_dict(json.loads(rows[key])))
-                    except (ValueError, MalformedRecord):
-                        continue  # malformed rows are reported by problems(), never fatal here
+                memory = _decoded(rows[key], memory_from_dict) if key in rows else None
+                if memory is not None:
+                    out.append(memory)
                     if len(out) >= limit:
                         return out
         return out
@@ -420,8 +411,8 @@ class _Reads:
     def names_speaker(self, space: str, word: str) -> bool:
         # Two small queries rather than one join: FTS5 first, then the rows it found, so
         # the planner never walks the memories table.
-        rows = [r[0] for r in self.conn.execute(
-            "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? LIMIT 16", (fts.in_column("aliases", fts.quote_fts(word)),))]
+        match = fts.in_column("aliases", fts.quote_fts(word))
+        rows = [r[0] for r in self.conn.execute("SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? LIMIT 16", (match,))]
         if not rows:
             return False
         marks = ",".join("?" * len(rows))
@@ -579,7 +570,7 @@ class Tx(_Reads):
             (space, source["id"], source["kind"], source["sha256"], source["at"], dumps(source)),
         )
 
-    def put_trace(self, space: str, trace_id: str, at: str, doc: dict) -> None:
+    def put_trace(self, space: str, trace_id: str, at: str, doc: Mapping[str, object]) -> None:
         self.conn.execute(
             "INSERT INTO traces (space, id, at, data) VALUES (?, ?, ?, ?)",
             (space, trace_id, at, json.dumps(doc, ensure_ascii=False, separators=(",", ":"))),
