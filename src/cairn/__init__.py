@@ -35,6 +35,7 @@ from .errors import (
     CairnError,
     InvalidInput,
     NotFound,
+    PluginError,
     Refused,
     RelationRefused,
     SchemaTooNew,
@@ -59,7 +60,6 @@ from .model import (
     Status,
     Verdict,
 )
-from .plugins import PluginError
 from .store import Backend
 
 __all__ = [

@@ -11,6 +11,7 @@ import stat
 import pytest
 
 from cairn import Cairn, SchemaTooNew
+from cairn.model import memory_to_dict
 from cairn.store import MIGRATIONS, SCHEMA_VERSION, Store
 from cairn.store.migrations import check_version
 
@@ -118,7 +119,7 @@ def test_malformed_row_is_reported_and_skipped(db_path, clock, mutate, expected)
     with Cairn(db_path, now=clock) as c:
         good = c.remember("The staging host runs Debian 12", kind="fact").memory
         bad = c.remember("The build uses make and Python 3.11", kind="fact").memory
-        original = json.loads(c.store.conn.execute("SELECT data FROM memories WHERE id = ?", (bad.id,)).fetchone()[0])
+        original = memory_to_dict(bad)
     _corrupt(db_path, bad.id, mutate(original))
     with Cairn(db_path, now=clock) as c:
         report = c.status()

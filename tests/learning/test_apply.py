@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from cairn import InvalidInput, Refused
-from cairn.model import Basis, Method, Status, Verdict, format_time
+from cairn.model import Basis, Method, Status, Verdict
 from testkit.batches import batch, claim, day, source
 from testkit.db import db_fingerprint
 

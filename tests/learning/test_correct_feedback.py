@@ -105,6 +105,7 @@ def test_replay_from_the_same_source_is_ignored_even_after_restart_and_undo(db_p
         assert first.applied and first.reason == "applied"
     with Cairn(db_path, now=clock) as cairn:  # restart
         assert cairn.feedback(old.id, "useful", source="turn-9").reason == "replayed"
+        assert first.event is not None
         cairn.undo(first.event.id)
         before = db_fingerprint(db_path)
         again = cairn.feedback(old.id, "useful", source="turn-9")
