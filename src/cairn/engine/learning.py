@@ -18,7 +18,7 @@ from datetime import datetime
 
 from ..errors import InvalidInput, Refused
 from ..learn.batch import Batch, ClaimSpec, SourceSpec, load_batch, parse_batch, parse_source
-from ..learn.consolidate import ClaimOutcome, Context, fingerprint, may_mention, plan_batch, select_mentioned
+from ..learn.consolidate import ClaimOutcome, Context, Plan, fingerprint, may_mention, plan_batch, select_mentioned
 from ..model import (
     NO_FEEDBACK,
     Actor,
@@ -32,6 +32,7 @@ from ..model import (
     Source,
     Status,
     Verdict,
+    VerdictSlot,
     source_to_dict,
 )
 from ..policy import feedback as verdicts
@@ -39,7 +40,7 @@ from ..policy.aging import confirmation_anchor
 from ..policy.authority import Incoming, may_correct
 from ..store import ReadView, WriteTx, content_hash
 from ..text import content_terms
-from .mutation import new_id
+from .mutation import Mutation, new_id
 from .scope import Part
 from .validate import as_time, choice, clean_aliases, clean_content, clean_origin, redact_text
 
@@ -103,7 +104,7 @@ class Learning(Part):
             m.tx.put_source(self.space, source_to_dict(_source_value(self.space, source, batch.source.text)))
         return Applied(m.event, source.id, counts, plan.outcomes, [c.id for c in candidates], confirmed)
 
-    def _write_plan(self, m, plan, source: SourceSpec) -> tuple[dict[str, int], list[str]]:
+    def _write_plan(self, m: Mutation, plan: Plan, source: SourceSpec) -> tuple[dict[str, int], list[str]]:
         """Write the planned changes, then the confirmations (after: a record this batch
         changed is confirmed on top of that change), and describe both in the event."""
         for before, after in plan.writes.values():
@@ -275,7 +276,7 @@ class Learning(Part):
                     m.data.update(verdict=verdict.value, source=source_id, quarantined=list(quarantined))
         return FeedbackResult(True, "applied", m.event, quarantined)
 
-    def _apply_verdict(self, m, memory: Memory, slot, quarantine: bool) -> tuple[str, ...]:
+    def _apply_verdict(self, m: Mutation, memory: Memory, slot: VerdictSlot, quarantine: bool) -> tuple[str, ...]:
         """Write the slot; on `incorrect` quarantine the record and its exact duplicates
         (same origin, same kind, same normalised text) — never another origin's."""
         targets = [memory]

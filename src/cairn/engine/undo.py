@@ -10,7 +10,19 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..errors import UndoRefused
-from ..model import Actor, Memory, RelationStatus, Status, memory_from_dict, memory_to_dict, relation_from_dict, relation_to_dict
+from ..model import (
+    Actor,
+    Change,
+    Event,
+    Memory,
+    RelationStatus,
+    Status,
+    memory_from_dict,
+    memory_to_dict,
+    relation_from_dict,
+    relation_to_dict,
+)
+from .mutation import Mutation
 from .scope import Part
 
 
@@ -27,7 +39,7 @@ def _later(a, b):
 
 
 class Undo(Part):
-    def undo(self, ref: str, *, actor: Actor = Actor.MANUAL):
+    def undo(self, ref: str, *, actor: Actor = Actor.MANUAL) -> Event:
         event_id = self.scope.resolve_id(ref, "events")
         with self.scope.mutation(actor, f"undo {event_id}") as m:
             event = m.tx.get_event(self.space, event_id)
@@ -41,9 +53,10 @@ class Undo(Part):
                 else:
                     self._undo_relation(m, event_id, change)
             m.data["undoes"] = event_id
+        assert m.event is not None  # an undo restores at least one record, so it wrote its event
         return m.event
 
-    def _undo_memory(self, m, event_id: str, change) -> None:
+    def _undo_memory(self, m: Mutation, event_id: str, change: Change) -> None:
         current = m.tx.get_memory(self.space, change.id)
         if current is None:
             raise UndoRefused(event_id, f"memory {change.id} is missing or unreadable")
@@ -65,7 +78,7 @@ class Undo(Part):
         )
         m.put(current, restored)
 
-    def _undo_relation(self, m, event_id: str, change) -> None:
+    def _undo_relation(self, m: Mutation, event_id: str, change: Change) -> None:
         current = m.tx.get_relation(self.space, change.id)
         if current is None:
             raise UndoRefused(event_id, f"relation {change.id} is missing or unreadable")
