@@ -31,13 +31,17 @@ def parse_enum(cls: type[E], value: object, field: str, *, allowed: Iterable[E] 
     """``value`` as a member of ``cls``: a member passes through, a spelling is looked up by
     value. ``allowed`` narrows the members accepted (default: all of them); ``field`` names
     the value in the error."""
-    choices = tuple(cls) if allowed is None else tuple(allowed)
     member: E | None = None
     if isinstance(value, str):  # members are strings too; no other type spells a value
         try:
             member = cls(value)
         except ValueError:
             pass
+    # Stored records are decoded through here, so the common case (a known value, every
+    # member allowed) returns without building the list of choices.
+    if member is not None and allowed is None:
+        return member
+    choices = tuple(cls) if allowed is None else tuple(allowed)
     if member is None or member not in choices:
         raise UnknownValue(field, value, tuple(c.value for c in choices))
     return member

@@ -111,6 +111,7 @@ class Candidate:
     reason: Reason | None = None
     gate: Reason | None = None  # episodes: the gate verdict, reported not applied
     markers: tuple[str, ...] = ()
+    judged: bool = False  # exclude() has looked at it (lanes exclude early; the pipeline checks what they did not)
 
     def explain(self) -> dict:
         """Numbers only, never the memory body."""
@@ -216,7 +217,7 @@ def run(view: ReadView, request: Request) -> Outcome:
 def _lane_candidates(source: Lane, view: ReadView, request: Request, query: ParsedQuery, scan: dict) -> list[Candidate]:
     """One lane's candidates, excluded, scored, then gated (or only judged) and ordered."""
     candidates = source.candidates(view, request, query, scan)
-    exclude(candidates, request)  # again: no lane can let an excluded record through
+    exclude(candidates, request)  # what the lane did not judge: no lane can let an excluded record through
     live = [c for c in candidates if c.reason is None]
     missing = [c for c in live if c.lexical is None]
     if missing:
@@ -264,8 +265,9 @@ def exclude(candidates: list[Candidate], request: Request) -> None:
     conflicted, retired, disputed, not valid at ``as_of``, dormant unless asked for);
     a candidate without a readable record is out as ``other-space``."""
     for c in candidates:
-        if c.reason is not None:
+        if c.reason is not None or c.judged:
             continue
+        c.judged = True
         if c.memory is None:
             c.reason = Reason.OTHER_SPACE
             continue
