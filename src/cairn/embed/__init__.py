@@ -21,7 +21,7 @@ from typing import Protocol, runtime_checkable
 from .. import plugins
 
 GROUP = plugins.EMBEDDERS
-BATCH_SIZE = 64  # ours: texts per embed_batch call
+BATCH_SIZE = 64  # texts per embed_batch call
 
 Vector = list[float]
 

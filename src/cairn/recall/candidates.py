@@ -28,9 +28,9 @@ from .phrase import PHRASE, Span, holds
 from .query import ParsedQuery
 from .score import idf
 
-SCAN_PER_TERM = 3000  # ours: postings read per term (its newest matches)
-POOL = 48  # ours: candidates handed to Cairn's own scoring
-PHRASE_SCAN = 64  # ours: FTS phrase hits verified per span
+SCAN_PER_TERM = 3000  # postings read per term (its newest matches)
+POOL = 48  # candidates handed to Cairn's own scoring
+PHRASE_SCAN = 64  # FTS phrase hits verified per span
 
 
 class IndexStats:

@@ -43,8 +43,8 @@ __all__ = [
     "validate",
 ]
 
-MAX_LIMIT = 20  # ours: a digest is for a few memories; search caps at 10
-MAX_BUDGET = 65536  # ours
+MAX_LIMIT = 20  # a digest is for a few memories; search caps at 10
+MAX_BUDGET = 65536
 # Lane names that stand for several lanes, interleaved in this order.
 COMPOSITIONS: dict[str, tuple[str, ...]] = {"all": ("claims", "episodes")}
 

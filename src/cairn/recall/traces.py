@@ -28,7 +28,7 @@ from .pipeline import Outcome
 from .query import parse_query
 
 RETENTION_DAYS = 14.0  # traces are kept for a window, then pruned
-MAX_REJECTED = 200  # ours: bounds one trace row
+MAX_REJECTED = 200  # bounds one trace row
 TRACE_KIND = "recall"
 _ID_RE = re.compile(r"^[0-9a-f]{24}$")
 

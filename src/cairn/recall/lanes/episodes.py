@@ -17,7 +17,7 @@ from ..pipeline import Candidate, Request, exclude
 from ..query import ParsedQuery
 from ..score import lexical
 
-POOL_MIN = 48  # ours: episode-lane candidates asked for
+POOL_MIN = 48  # episode-lane candidates asked for
 
 
 class EpisodesLane:
