@@ -347,6 +347,11 @@ class FeedbackDoc(TypedDict):
     quarantined: NotRequired[list[str]]
 
 
+def claim_outcome(c: ClaimOutcome) -> ClaimOutcomeDoc:
+    """One claim's outcome: in the apply document and in the event an apply writes."""
+    return {"index": c.index, "outcome": c.outcome, "id": c.id, "reason": c.reason}
+
+
 def applied(event: Event | None, *, source: str, counts: Mapping[str, int], claims: Iterable[ClaimOutcome],
             candidates: Iterable[str]) -> ApplyDoc:
     return {
@@ -359,7 +364,7 @@ def applied(event: Event | None, *, source: str, counts: Mapping[str, int], clai
         "reaffirmed": counts["reaffirmed"],
         "unchanged": counts["unchanged"],
         "source": source,
-        "claims": [{"index": c.index, "outcome": c.outcome, "id": c.id, "reason": c.reason} for c in claims],
+        "claims": [claim_outcome(c) for c in claims],
         "candidates": list(candidates),
     }
 

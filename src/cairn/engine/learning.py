@@ -16,6 +16,7 @@ import hashlib
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from .. import wire
 from ..errors import InvalidInput, Refused
 from ..learn.batch import Batch, ClaimSpec, SourceSpec, load_batch, parse_batch, parse_source
 from ..learn.consolidate import ClaimOutcome, Context, Plan, fingerprint, may_mention, plan_batch, select_mentioned
@@ -45,7 +46,7 @@ from .scope import Part
 from .validate import as_time, choice, clean_aliases, clean_content, clean_origin, redact_text
 
 ACTOR_OF_METHOD = {Method.MODEL: Actor.MODEL, Method.AGENT: Actor.AGENT, Method.MANUAL: Actor.MANUAL, Method.LOCAL: Actor.SYSTEM}
-COUNT_KEYS = ("added", "replaced", "withheld", "conflicted", "confirmed", "reaffirmed", "unchanged")
+COUNT_KEYS = wire.APPLY_COUNTS  # the counts an apply reports, as its wire document lists them
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +113,7 @@ class Learning(Part):
         assert source.at is not None  # set by _clean_source
         confirmed = self._confirm(m.tx, plan.confirm, source.at)
         counts = {**dict.fromkeys(COUNT_KEYS, 0), **plan.counts, "confirmed": len(confirmed)}
-        outcomes = [{"index": o.index, "outcome": o.outcome, "id": o.id, "reason": o.reason} for o in plan.outcomes]
+        outcomes = [wire.claim_outcome(o) for o in plan.outcomes]
         m.data.update(counts, source=source.id, withheld_reasons=plan.withheld_reasons, claims=outcomes)
         if counts["withheld"]:
             m.reason += f"; weaker replacements withheld={counts['withheld']}"
