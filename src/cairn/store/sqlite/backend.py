@@ -75,6 +75,11 @@ def _decoded(data: str, parse: Callable[[Any], T]) -> T | None:
         return None
 
 
+def _as_stored(value: Any) -> Any:
+    """A row kept as the JSON it was written as (sources, traces): no model to parse into."""
+    return value
+
+
 def dumps(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=False)
 
@@ -287,10 +292,7 @@ class _Reads:
 
     def get_source(self, space: str, source_id: str) -> dict | None:
         row = self.conn.execute("SELECT data FROM sources WHERE space = ? AND id = ?", (space, source_id)).fetchone()
-        try:
-            return None if row is None else json.loads(row[0])
-        except ValueError:
-            return None
+        return None if row is None else _decoded(row[0], _as_stored)
 
     def latest_receipt(self, space: str, memory_id: str, verdicts: Sequence[str]) -> datetime | None:
         if not verdicts:
@@ -305,22 +307,13 @@ class _Reads:
     # -- traces ------------------------------------------------------------------------
 
     def recent_traces(self, space: str, limit: int) -> list[dict]:
-        out = []
-        for (data,) in self.conn.execute("SELECT data FROM traces WHERE space = ? ORDER BY at DESC, id LIMIT ?", (space, limit)):
-            try:
-                out.append(json.loads(data))
-            except ValueError:
-                continue
-        return out
+        rows = self.conn.execute("SELECT data FROM traces WHERE space = ? ORDER BY at DESC, id LIMIT ?", (space, limit))
+        found = (_decoded(data, _as_stored) for (data,) in rows)
+        return [trace for trace in found if trace is not None]
 
     def get_trace(self, space: str, trace_id: str) -> dict | None:
         row = self.conn.execute("SELECT data FROM traces WHERE space = ? AND id = ?", (space, trace_id)).fetchone()
-        if row is None:
-            return None
-        try:
-            return json.loads(row[0])
-        except ValueError:
-            return None
+        return None if row is None else _decoded(row[0], _as_stored)
 
     # -- lexical index: statistics -----------------------------------------------------
 
@@ -573,7 +566,7 @@ class Tx(_Reads):
     def put_trace(self, space: str, trace_id: str, at: str, doc: Mapping[str, object]) -> None:
         self.conn.execute(
             "INSERT INTO traces (space, id, at, data) VALUES (?, ?, ?, ?)",
-            (space, trace_id, at, json.dumps(doc, ensure_ascii=False, separators=(",", ":"))),
+            (space, trace_id, at, dumps(doc)),
         )
 
     def prune_traces(self, space: str, before: str, expired: Callable[[str, str, str], bool]) -> int:
