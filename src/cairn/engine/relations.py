@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from .. import wire
 from ..errors import InvalidInput, NotFound, RelationRefused
 from ..model import Actor, Event, Memory, Relation, Role, format_time, relation_to_dict
 from ..policy.temporal import temporal_status
@@ -51,8 +52,9 @@ class Timeline:
     states: list[dict]
     relations: list[dict]
 
-    def to_dict(self) -> dict:
-        return {"query": self.query, "states": self.states, "relations": self.relations}
+    def to_dict(self) -> wire.TimelineDoc:
+        """The wire form (``timeline --json``)."""
+        return wire.timeline(self.query, self.states, self.relations)
 
 
 class Relations(Part):
