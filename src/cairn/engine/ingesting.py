@@ -41,7 +41,6 @@ from ..model import (
     SourceKind,
     source_to_dict,
 )
-from ..store import ReadView
 from .mutation import new_id
 from .scope import Part
 from .validate import LIMITS, choice, clean_content, clean_origin, redact_text
@@ -65,11 +64,6 @@ class Ingested:
 def episode_content(turn: Turn) -> str:
     """The stored text of a turn: verbatim, with the shared image's caption kept beside it."""
     return turn.text if turn.caption is None else f"{turn.text} [shares {turn.caption}]"
-
-
-def existing_turn_ids(view: ReadView, space: str, origin: str) -> set[str]:
-    """Turn ids that already have an episode in ``origin`` (any status)."""
-    return view.episode_source_ids(space, origin)
 
 
 def _stderr_progress(done: int, total: int) -> None:
@@ -111,7 +105,7 @@ class Ingesting(Part):
         skipped = 0
         with self.scope.mutation(actor, f"ingest {total} turns ({format})") as m:
             for place, conversation in planned:
-                present = existing_turn_ids(m.tx, self.space, place)
+                present = m.tx.episode_source_ids(self.space, place)  # turn ids already stored here
                 for turn in conversation.turns:
                     if turn.id in present:
                         skipped += 1
