@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from ..errors import InvalidInput
 from ..recall.explain import explain_doc, recall_doc
 from ..recall.pack import PACK
 from ..recall.pipeline import LANES, MAX_LIMIT, Outcome, Request, ResultItem, run, validate
@@ -94,8 +95,6 @@ class Recalling(Part):
     ) -> Recalled:
         """Explicit lookup: like recall, dormant records included, up to 10 results."""
         if isinstance(limit, int) and not isinstance(limit, bool) and limit > SEARCH_LIMIT:
-            from ..errors import InvalidInput
-
             raise InvalidInput("limit", f"{limit}; search returns at most {SEARCH_LIMIT}")
         return self.recall(
             query, limit=limit, budget=budget, lane=lane, include_dormant=True, include_history=include_history,
