@@ -19,11 +19,12 @@ MCP tools and the HTTP API are to return the very same documents. The contract:
 The builders turn model values and the plain fields of engine results into these
 documents. This module imports nothing of Cairn's but ``cairn.model`` (and may import
 ``cairn.errors``); values of other layers reach it through the small protocols below
-(``RecallRequest``, ``ClaimOutcome``) or as plain fields.
-Some documents are still assembled by their producer (``show`` and ``status`` by the
-engine, a recall result and an explain candidate by ``recall``, the benchmark tables by
-``bench``); for those this module declares the shape, and the builder only marks the value
-as that shape for the type checker.
+(``QualityValues``, ``TransferCounts``, ``ClaimOutcome``, ``RecallRequest``) or as plain
+fields. Some documents are still assembled by their producer (``status`` and a
+timeline's states by the engine, a recall result, an explain candidate and the query
+features by ``recall``, the benchmark tables by ``bench``); for those this module
+declares the shape, and the builder only marks the value as that shape for the type
+checker.
 """
 
 # No ``from __future__ import annotations`` here: on Python 3.11 string annotations hide
