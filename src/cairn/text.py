@@ -116,7 +116,8 @@ def content_terms(text: str) -> list[str]:
 
 
 def index_text(text: str) -> str:
-    """The space-joined terms stored in the FTS5 index (tokenizer ``unicode61``)."""
+    """The space-joined terms a store indexes for a text (the SQLite store keeps them in
+    its FTS5 table, tokenizer ``unicode61``)."""
     return " ".join(terms(text))
 
 

@@ -2,8 +2,8 @@
 
 BM25F over two fields — content weight 1, aliases 0.8 — with per-field length
 normalisation, IDF from corpus statistics, and query-feature weights (literals weigh
-more). The same function scores a record whether it came from the FTS5 candidate query
-or from an in-memory list (``known_at`` recall scores the records rebuilt from the event
+more). The same function scores a record whether it came from the store's index
+(:func:`cairn.recall.candidates.fetch`) or from an in-memory list (``known_at`` recall scores the records rebuilt from the event
 log): only the :class:`CorpusStats` differ.
 
 Besides the score, :class:`Lexical` reports which features matched where, the
@@ -27,7 +27,7 @@ from .query import ParsedQuery
 @dataclass(frozen=True, slots=True)
 class ScoreProfile:
     """BM25F constants. Average field lengths are fixed reference lengths rather
-    than corpus averages, so the FTS path and the in-memory path score a record the same."""
+    than corpus averages, so the index path and the in-memory path score a record the same."""
 
     k1: float = 1.2
     b: float = 0.75
