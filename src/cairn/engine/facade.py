@@ -95,10 +95,12 @@ class Cairn:
 
     @property
     def space(self) -> str:
+        """The space this engine reads and writes (the hard isolation unit)."""
         return self.scope.space
 
     @property
     def path(self) -> str:
+        """Where the store lives: the SQLite file's path, or the given backend's ``path``."""
         return self.scope.path
 
     @property
