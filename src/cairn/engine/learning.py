@@ -42,7 +42,7 @@ from ..policy.authority import Incoming, may_correct
 from ..store import ReadView, WriteTx, content_hash
 from ..text import content_terms
 from .mutation import Mutation, new_id
-from .scope import Part
+from .scope import MIN_PREFIX, Part
 from .validate import as_time, choice, clean_aliases, clean_content, clean_origin, redact_text
 
 ACTOR_OF_METHOD = {Method.MODEL: Actor.MODEL, Method.AGENT: Actor.AGENT, Method.MANUAL: Actor.MANUAL, Method.LOCAL: Actor.SYSTEM}
@@ -170,12 +170,12 @@ class Learning(Part):
             return claim
         field = f"claims[{claim.index}].replaces"
         ids = [c.id for c in candidates]
-        matches = [i for i in ids if i == ref] or ([i for i in ids if i.startswith(ref)] if len(ref) >= 6 else [])
+        matches = [i for i in ids if i == ref] or ([i for i in ids if i.startswith(ref)] if len(ref) >= MIN_PREFIX else [])
         if len(matches) == 1:
             return replace(claim, replaces=matches[0])
         if len(matches) > 1:
             raise InvalidInput(field, f"prefix {ref!r} matches several candidates")
-        found = tx.ids_with_prefix("memories", self.space, ref, limit=2) if len(ref) >= 6 else []
+        found = tx.ids_with_prefix("memories", self.space, ref, limit=2) if len(ref) >= MIN_PREFIX else []
         record = tx.get_memory(self.space, found[0]) if len(found) == 1 else None
         if record is None:
             raise InvalidInput(field, f"no memory {ref!r} in this space")
