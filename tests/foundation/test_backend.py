@@ -129,6 +129,23 @@ def test_a_failing_read_is_one_line_through_the_cli_exit_1(cli, db_path):
     assert "internal error" not in result.err
 
 
+def test_an_error_after_sqlite_rolled_back_by_itself_is_the_one_raised(db_path):
+    # On a full disk or an I/O error SQLite ends the transaction itself; the store's own
+    # ROLLBACK must not then fail and put a raw sqlite3 error in place of the real one.
+    store = Store.open(db_path)
+    try:
+        with pytest.raises(StoreError, match="disk is full"), store.write() as tx:
+            tx.conn.execute("ROLLBACK")  # what SQLite does itself on SQLITE_FULL
+            raise StoreError("database or disk is full")
+        with pytest.raises(RuntimeError), store.write():  # control: an ordinary failure still rolls back
+            raise RuntimeError("rolled back")
+        with store.snapshot() as view:
+            view.conn.execute("ROLLBACK")  # a read transaction ended under the snapshot
+        assert store.count_memories("default") == 0
+    finally:
+        store.close()
+
+
 # -- threads ----------------------------------------------------------------------------
 
 

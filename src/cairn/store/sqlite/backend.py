@@ -660,12 +660,12 @@ class Store(_Reads):
             try:
                 yield Tx(self.conn, self.path)
             except BaseException:
-                self.conn.execute("ROLLBACK")
+                _rollback(self.conn)
                 raise
             try:
                 self.conn.execute("COMMIT")
             except sqlite3.Error as err:
-                self.conn.execute("ROLLBACK")
+                _rollback(self.conn)
                 raise _translate(self.path, err) from None
         finally:
             if not durable:
@@ -682,7 +682,8 @@ class Store(_Reads):
             yield self
         finally:
             try:
-                self.conn.execute("COMMIT")
+                if self.conn.in_transaction:  # see _rollback: SQLite may have ended it already
+                    self.conn.execute("COMMIT")
             except sqlite3.Error as err:
                 raise _translate(self.path, err) from None
 
@@ -711,6 +712,14 @@ class Store(_Reads):
     def integrity(self) -> str:
         return str(self.conn.execute("PRAGMA quick_check").fetchone()[0])
 
+
+
+def _rollback(conn: sqlite3.Connection) -> None:
+    """Roll back the open transaction unless SQLite already has: on a full disk, an I/O
+    error or an interrupt it rolls back by itself, and a second ROLLBACK would fail with
+    a raw ``sqlite3.Error`` that hides the error being raised."""
+    if conn.in_transaction:
+        conn.execute("ROLLBACK")
 
 
 def _prepare_file(target: Path) -> None:
