@@ -58,6 +58,16 @@ def test_a_path_and_a_store_together_are_refused(tmp_path):
         Cairn(tmp_path / "c.db", store=MemStore())
 
 
+@pytest.mark.parametrize("option", [{"read_only": True}, {"busy_timeout": 1.0}])
+def test_opening_options_with_a_store_are_refused_not_ignored(option):
+    # read_only would otherwise promise a recall that writes no trace, and not keep it.
+    store = MemStore()
+    with pytest.raises(InvalidInput, match="open the store with them"):
+        Cairn(store=store, **option)
+    with Cairn(store=store) as cairn:  # control: the store alone is accepted
+        assert cairn.status()["memories"] == 0
+
+
 # -- every backend implements every protocol method ---------------------------------
 
 

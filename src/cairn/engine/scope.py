@@ -88,6 +88,9 @@ class Scope:
         if store is not None:
             if path is not None:
                 raise InvalidInput("store", "give a path or a store, not both")
+            # How a store is opened is its opener's choice: these would be silently ignored.
+            if read_only or busy_timeout is not None:
+                raise InvalidInput("store", "read_only and busy_timeout apply to a path; open the store with them instead")
             return cls(store, space, clock)
         timeout = busy_timeout
         if timeout is None and os.environ.get("CAIRN_BUSY_TIMEOUT"):
