@@ -41,14 +41,14 @@ from typing import Any
 
 from .errors import PluginError as PluginError  # re-exported: `cairn.plugins.PluginError` keeps working
 
-LANES = "cairn.lanes"
-EXTRACTORS = "cairn.extractors"
-EMBEDDERS = "cairn.embedders"
+LANE_GROUP = "cairn.lanes"
+EXTRACTOR_GROUP = "cairn.extractors"
+EMBEDDER_GROUP = "cairn.embedders"
 
 # The groups (each named cairn.<kind>s, which PluginError's messages rely on), and the
 # names Cairn itself registers there.
-GROUPS = (LANES, EXTRACTORS, EMBEDDERS)
-BUILTINS: dict[str, tuple[str, ...]] = {LANES: ("claims", "episodes"), EXTRACTORS: (), EMBEDDERS: ()}
+GROUPS = (LANE_GROUP, EXTRACTOR_GROUP, EMBEDDER_GROUP)
+BUILTINS: dict[str, tuple[str, ...]] = {LANE_GROUP: ("claims", "episodes"), EXTRACTOR_GROUP: (), EMBEDDER_GROUP: ()}
 INSTALL_HINT = "install Cairn as a package (`pip install -e .` in a checkout, or `make test`)"
 
 

@@ -324,14 +324,15 @@ class ApplyDoc(TypedDict):
     unchanged: int
     source: str
     claims: list[ClaimOutcomeDoc]
-    candidates: list[str]
+    candidates: list[str]  # ids of the records the source mentions (``Applied.mentioned``)
 
 
 APPLY_COUNTS = ("added", "replaced", "withheld", "conflicted", "confirmed", "reaffirmed", "unchanged")
 
 
-class BatchCandidatesDoc(TypedDict):
-    """The records a batch's source may name in ``replaces``."""
+class MentionedDoc(TypedDict):
+    """``cairn candidates``: the records a batch's source mentions, which its claims may
+    name in ``replaces`` (``Cairn.mentioned_by``)."""
 
     candidates: list[MemoryDoc]
 
@@ -370,7 +371,7 @@ def applied(event: Event | None, *, source: str, counts: Mapping[str, int], clai
     }
 
 
-def batch_candidates(memories: Iterable[Memory]) -> BatchCandidatesDoc:
+def mentioned_records(memories: Iterable[Memory]) -> MentionedDoc:
     return {"candidates": [memory(m) for m in memories]}
 
 

@@ -45,7 +45,7 @@ def test_the_benchmark_data_error_is_an_invalid_input_that_names_the_file(tmp_pa
 def test_the_plugin_error_names_the_kind_and_the_plugin_and_is_the_one_plugins_raises():
     from cairn import plugins
 
-    err = errors.PluginError(plugins.EMBEDDERS, "short", "returned a vector of length 1")
+    err = errors.PluginError(plugins.EMBEDDER_GROUP, "short", "returned a vector of length 1")
     assert str(err) == "embedder plug-in 'short': returned a vector of length 1"
     assert (err.group, err.name, err.reason) == ("cairn.embedders", "short", "returned a vector of length 1")
     assert plugins.PluginError is errors.PluginError  # the old import path keeps working

@@ -166,7 +166,7 @@ def case_apply(cli, ids, tmp_path):
 def case_candidates(cli, ids, tmp_path):
     doc = run(cli, "candidates", _batch(tmp_path, ids["port"]))
     assert doc["candidates"]
-    return [(doc, wire.BatchCandidatesDoc)]
+    return [(doc, wire.MentionedDoc)]
 
 
 def case_correct(cli, ids, tmp_path):

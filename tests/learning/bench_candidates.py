@@ -38,7 +38,7 @@ def main(records: int) -> None:
         for words in SOURCE_WORDS:
             text = " ".join(rng.choices(VOCABULARY, k=words))
             started = time.perf_counter()
-            found = cairn.candidates_for({"id": "x", "text": text, "kind": "summary", "origin": "acme"})
+            found = cairn.mentioned_by({"id": "x", "text": text, "kind": "summary", "origin": "acme"})
             elapsed = time.perf_counter() - started
             print(f"{records} records, source of {words} words: {elapsed:.3f}s, {len(found)} mentioned")
 

@@ -278,7 +278,7 @@ def test_candidates_are_measured_same_origin_active_and_include_dormant(cairn, a
     cairn.forget(forgotten.id)
     at(1)
     assert cairn.show(old.id).quality.dormant is True
-    found = {m.id for m in cairn.candidates_for(source("The staging database listens on port 5433 and runs PostgreSQL 16"))}
+    found = {m.id for m in cairn.mentioned_by(source("The staging database listens on port 5433 and runs PostgreSQL 16"))}
     assert mentioned.id in found and old.id in found
     assert not {barely.id, other_origin.id, forgotten.id} & found
 
@@ -287,7 +287,7 @@ def test_candidates_are_capped_at_the_32_most_recent(cairn, at):
     ids = [remember(cairn, f"Service number {n} listens on staging port {n}", at=day(n / 100)).id for n in range(40)]
     at(1)
     text = " ".join(f"service number {n} listens on staging port {n}" for n in range(40))
-    found = [m.id for m in cairn.candidates_for(source(text))]
+    found = [m.id for m in cairn.mentioned_by(source(text))]
     assert len(found) == 32 and found == list(reversed(ids))[:32]
 
 
@@ -295,7 +295,7 @@ def test_progress_sources_are_offered_project_states_only(cairn, at):
     state = remember(cairn, "The staging database migration is running", kind="project_state", at=day(0))
     fact = remember(cairn, "The staging database migration uses Flyway", at=day(0))
     at(0.5)
-    found = {m.id for m in cairn.candidates_for(source("staging database migration running, uses Flyway", kind="progress"))}
+    found = {m.id for m in cairn.mentioned_by(source("staging database migration running, uses Flyway", kind="progress"))}
     assert state.id in found and fact.id not in found
 
 

@@ -44,7 +44,7 @@ def test_progress_sources_never_confirm(cairn, at):
     state = fact(cairn, "The staging database migration is running", kind="project_state")
     at(3)
     result = cairn.apply(batch(source("staging database migration is running", kind="progress", at=day(2))))
-    assert state.id in result.candidates and result.confirmed == []
+    assert state.id in result.mentioned and result.confirmed == []
 
 
 def test_confirmation_never_moves_backwards(cairn, at):
@@ -119,7 +119,7 @@ def test_pinned_candidates_are_not_stamped(cairn, at):
     pinned = fact(cairn, pin=True)
     at(10)
     result = cairn.apply(batch(source(MENTION, at=day(9))))
-    assert pinned.id in result.candidates and result.confirmed == [] and cairn.get(pinned.id).reinforced_at is None
+    assert pinned.id in result.mentioned and result.confirmed == [] and cairn.get(pinned.id).reinforced_at is None
 
 
 def test_re_emitting_stored_text_is_not_a_confirmation(cairn, at):
@@ -127,5 +127,5 @@ def test_re_emitting_stored_text_is_not_a_confirmation(cairn, at):
     kept = fact(cairn)
     at(10)
     result = cairn.apply(batch(source("Unrelated meeting notes about lunch", at=day(9)), claim(FACT)))
-    assert result.outcomes[0].outcome == "duplicate" and result.candidates == []
+    assert result.outcomes[0].outcome == "duplicate" and result.mentioned == []
     assert cairn.get(kept.id).reinforced_at is None

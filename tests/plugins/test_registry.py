@@ -15,7 +15,7 @@ from cairn.recall.pipeline import LANES, lane_choices
 
 
 def test_the_built_in_lanes_come_from_cairns_own_entry_points(install):
-    found = plugins.registered(plugins.LANES)
+    found = plugins.registered(plugins.LANE_GROUP)
     assert found["claims"].value == "cairn.recall.lanes.claims:ClaimsLane"
     assert found["episodes"].value == "cairn.recall.lanes.episodes:EpisodesLane"
     assert found["claims"].dist == found["episodes"].dist == "cairn-memory"
@@ -28,7 +28,7 @@ def test_a_third_party_lane_is_listed_after_the_built_ins(install):
     install("toy-lanes", {"cairn.lanes": {"pinned": "toy_lanes:PinnedLane"}}, ("toy_lanes",))
     assert lane_names() == ("claims", "episodes", "pinned")
     assert "pinned" in LANES and tuple(LANES)[-1] == "all"
-    assert plugins.registered(plugins.LANES)["pinned"].dist == "toy-lanes"
+    assert plugins.registered(plugins.LANE_GROUP)["pinned"].dist == "toy-lanes"
     assert lane("pinned") is lane("pinned")  # built once, then cached
 
 

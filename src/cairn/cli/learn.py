@@ -64,7 +64,7 @@ def _read(path: str) -> str:
 def cmd_apply(cairn: Cairn, args) -> Output:
     result = cairn.apply(_read(args.file))
     doc = wire.applied(result.event, source=result.source, counts=result.counts, claims=result.outcomes,
-                       candidates=result.candidates)
+                       candidates=result.mentioned)
     lines = [f"applied source {result.source} in event {doc['event'] or '(none: no record changed)'}",
              "  " + ", ".join(f"{k} {result.counts[k]}" for k in wire.APPLY_COUNTS)]
     lines += [f"  claim {o.index}: {o.outcome} {short(o.id)}" + (f" ({o.reason})" if o.reason else "") for o in result.outcomes]
@@ -78,9 +78,9 @@ def cmd_candidates(cairn: Cairn, args) -> Output:
         raise InvalidInput("batch", f"not JSON ({err})") from None
     if not isinstance(doc, dict):
         raise InvalidInput("batch", "must be a JSON object")
-    found = cairn.candidates_for(doc.get("source"))
+    found = cairn.mentioned_by(doc.get("source"))
     lines = [f"{short(m.id)}  {m.kind.value:<13} {one_line(m.content, 70)}" for m in found]
-    return Output(wire.batch_candidates(found), "\n".join(lines) or "no candidates")
+    return Output(wire.mentioned_records(found), "\n".join(lines) or "no candidates")
 
 
 def cmd_correct(cairn: Cairn, args) -> Output:

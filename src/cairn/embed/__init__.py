@@ -20,7 +20,7 @@ from typing import Protocol, runtime_checkable
 
 from .. import plugins
 
-GROUP = plugins.EMBEDDERS
+GROUP = plugins.EMBEDDER_GROUP
 BATCH_SIZE = 64  # texts per embed_batch call
 
 Vector = list[float]

@@ -218,9 +218,9 @@ class Cairn:
         dict or JSON text) as one event; the authority policy decides each replacement."""
         return self._learning.apply(batch)
 
-    def candidates_for(self, source: object) -> builtins.list[Memory]:
+    def mentioned_by(self, source: object) -> builtins.list[Memory]:
         """The records a batch with this source (its wire dict) may replace (read-only)."""
-        return self._learning.candidates_for(source)
+        return self._learning.mentioned_by(source)
 
     def correct(self, ref: str, text: str) -> Corrected:
         """A literal manual correction of a record (strongest evidence; undoable)."""

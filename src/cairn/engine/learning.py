@@ -2,8 +2,8 @@
 
 * :meth:`Learning.apply` — one batch, one transaction, one event. The host assigns
   the evidence from the batch's source (basis, method, source id, time), never from the
-  claims; the engine chooses the candidates the source mentions; the authority policy
-  decides each replacement; candidates left standing are confirmed (``reinforced_at``,
+  claims; the engine chooses the records the source mentions; the authority policy
+  decides each replacement; mentioned records left standing are confirmed (``reinforced_at``,
   no event).
 * :meth:`Learning.correct` — a literal manual correction (manual_correction/manual
   evidence, aliases and feedback cleared); undo restores the exact prior record.
@@ -57,7 +57,7 @@ class Applied:
     source: str
     counts: dict[str, int]
     outcomes: list[ClaimOutcome]
-    candidates: list[str]
+    mentioned: list[str]  # the records the source mentions: what its claims may replace
     confirmed: list[str]
 
 
@@ -96,14 +96,14 @@ class Learning(Part):
         with self.scope.mutation(ACTOR_OF_METHOD[source.method], reason) as m:
             if m.tx.get_source(self.space, source.id) is not None:
                 raise Refused(f"source {source.id!r} was already applied; a new source needs a new id")
-            candidates = self._candidates(m.tx, source)
-            claims = [self._resolve_target(m.tx, c, candidates, source.origin) for c in claims]
+            mentioned = self._mentioned(m.tx, source)
+            claims = [self._resolve_target(m.tx, c, mentioned, source.origin) for c in claims]
             incoming = Incoming(Evidence(source.basis, source.method, source.id, source.at), source.kind)
             ctx = Context(self.space, source.origin, incoming, now, new_id)
-            plan = plan_batch(claims, candidates, self._standing(m.tx, claims, source.origin), ctx)
+            plan = plan_batch(claims, mentioned, self._standing(m.tx, claims, source.origin), ctx)
             counts, confirmed = self._write_plan(m, plan, source)
             m.tx.put_source(self.space, source_to_dict(_source_value(self.space, source, batch.source.text)))
-        return Applied(m.event, source.id, counts, plan.outcomes, [c.id for c in candidates], confirmed)
+        return Applied(m.event, source.id, counts, plan.outcomes, [c.id for c in mentioned], confirmed)
 
     def _write_plan(self, m: Mutation, plan: Plan, source: SourceSpec) -> tuple[dict[str, int], list[str]]:
         """Write the planned changes, then the confirmations (after: a record this batch
@@ -129,12 +129,12 @@ class Learning(Part):
                 standing[key] = [s for s in found if s.kind is claim.kind]
         return standing
 
-    def candidates_for(self, source: object) -> list[Memory]:
+    def mentioned_by(self, source: object) -> list[Memory]:
         """The records a source would be offered (read-only): what ``replaces`` may name."""
         spec = self._clean_source(parse_source(source), self.now())
-        return self._candidates(self.store, spec)
+        return self._mentioned(self.store, spec)
 
-    def _candidates(self, view: ReadView, source: SourceSpec) -> list[Memory]:
+    def _mentioned(self, view: ReadView, source: SourceSpec) -> list[Memory]:
         """Prefilter with the full-text index (a mentioned record shares at least one term
         with the source, and its indexed terms bound its containment), then measure
         containment exactly on the few rows that may qualify."""
@@ -163,13 +163,13 @@ class Learning(Part):
             raise InvalidInput(f"{where}.aliases", err.reason) from None
         return replace(claim, content=content, aliases=aliases)
 
-    def _resolve_target(self, tx: WriteTx, claim: ClaimSpec, candidates: list[Memory], origin: str) -> ClaimSpec:
-        """``replaces`` must name one of the candidates (full id or unique prefix ≥6)."""
+    def _resolve_target(self, tx: WriteTx, claim: ClaimSpec, mentioned: list[Memory], origin: str) -> ClaimSpec:
+        """``replaces`` must name one of the mentioned records (full id or unique prefix ≥6)."""
         ref = claim.replaces
         if ref is None:
             return claim
         field = f"claims[{claim.index}].replaces"
-        ids = [c.id for c in candidates]
+        ids = [c.id for c in mentioned]
         matches = [i for i in ids if i == ref] or ([i for i in ids if i.startswith(ref)] if len(ref) >= MIN_PREFIX else [])
         if len(matches) == 1:
             return replace(claim, replaces=matches[0])
@@ -186,7 +186,7 @@ class Learning(Part):
         raise InvalidInput(field, f"{record.id} is not among the records this source mentions (its candidates)")
 
     def _confirm(self, tx: WriteTx, ids: list[str], at: datetime) -> list[str]:
-        """Move ``reinforced_at`` forward on candidates left standing. Not a change: no
+        """Move ``reinforced_at`` forward on mentioned records left standing. Not a change: no
         event, no revision, and never backwards; pinned records already have freshness 1."""
         moved = []
         for memory_id in ids:

@@ -67,7 +67,7 @@ class _LaneChoices(Sequence):
         try:
             return lane_choices()
         except plugins.PluginError:
-            return (*plugins.BUILTINS[plugins.LANES], *COMPOSITIONS)
+            return (*plugins.BUILTINS[plugins.LANE_GROUP], *COMPOSITIONS)
 
     def __getitem__(self, index):
         return self._names()[index]

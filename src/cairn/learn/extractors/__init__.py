@@ -30,7 +30,7 @@ from typing import Protocol, runtime_checkable
 from ... import plugins
 from ..batch import CLAIM_KINDS, MAX_CLAIMS, Batch, ClaimSpec, SourceSpec
 
-GROUP = plugins.EXTRACTORS
+GROUP = plugins.EXTRACTOR_GROUP
 
 
 @runtime_checkable

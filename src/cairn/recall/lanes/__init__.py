@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from ..pipeline import Candidate, Request
     from ..query import ParsedQuery
 
-GROUP = plugins.LANES
+GROUP = plugins.LANE_GROUP
 
 
 @runtime_checkable
