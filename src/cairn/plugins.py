@@ -45,10 +45,23 @@ LANE_GROUP = "cairn.lanes"
 EXTRACTOR_GROUP = "cairn.extractors"
 EMBEDDER_GROUP = "cairn.embedders"
 
-# The groups (each named cairn.<kind>s, which PluginError's messages rely on), and the
-# names Cairn itself registers there.
+# The groups (each named cairn.<kind>s, which PluginError's messages rely on).
 GROUPS = (LANE_GROUP, EXTRACTOR_GROUP, EMBEDDER_GROUP)
-BUILTINS: dict[str, tuple[str, ...]] = {LANE_GROUP: ("claims", "episodes"), EXTRACTOR_GROUP: (), EMBEDDER_GROUP: ()}
+# What Cairn itself registers in each group: name -> entry-point value, the very table of
+# its pyproject.toml (tests/plugins keeps the two equal). Asking for one of these by name
+# loads it from here without scanning the installed metadata: a `cairn recall` process
+# runs per prompt, and the scan (with importing importlib.metadata) costs more than the
+# recall itself. Listing a group still scans, so third-party plug-ins are always found;
+# a third party cannot take a built-in's name.
+BUILTINS: dict[str, dict[str, str]] = {
+    LANE_GROUP: {
+        "claims": "cairn.recall.lanes.claims:ClaimsLane",
+        "episodes": "cairn.recall.lanes.episodes:EpisodesLane",
+    },
+    EXTRACTOR_GROUP: {},
+    EMBEDDER_GROUP: {},
+}
+OWN_DISTRIBUTION = "cairn-memory"
 INSTALL_HINT = "install Cairn as a package (`pip install -e .` in a checkout, or `make test`)"
 
 
@@ -74,7 +87,7 @@ _loaded: dict[tuple[str, str], object] = {}
 def registered(group: str) -> dict[str, Registered]:
     """The plug-ins registered in ``group`` by name, in discovery order. Imports none."""
     found = _scan().get(group, {})
-    missing = [name for name in BUILTINS.get(group, ()) if name not in found]
+    missing = [name for name in BUILTINS.get(group, {}) if name not in found]
     if missing:
         raise PluginError(group, missing[0], f"built-in not registered: Cairn's package metadata is missing; {INSTALL_HINT}")
     return found
@@ -83,8 +96,13 @@ def registered(group: str) -> dict[str, Registered]:
 def names(group: str) -> tuple[str, ...]:
     """The registered names of ``group``: Cairn's built-ins first, then the others sorted."""
     found = registered(group)
-    builtin = BUILTINS.get(group, ())
+    builtin = tuple(BUILTINS.get(group, {}))
     return (*builtin, *sorted(n for n in found if n not in builtin))
+
+
+def is_builtin(group: str, name: str) -> bool:
+    """Whether ``name`` is one of Cairn's own plug-ins of ``group`` (no scan needed)."""
+    return name in BUILTINS.get(group, {})
 
 
 def load(group: str, name: str, protocol: type | None = None) -> Any:
@@ -95,6 +113,10 @@ def load(group: str, name: str, protocol: type | None = None) -> Any:
     key = (group, name)
     if key in _loaded:
         return _loaded[key]
+    if is_builtin(group, name):
+        plugin = _build(Registered(group, name, BUILTINS[group][name], OWN_DISTRIBUTION), protocol)
+        _loaded[key] = plugin
+        return plugin
     entry = registered(group).get(name)
     if entry is None:
         known = ", ".join(names(group)) or "none installed"

@@ -94,6 +94,23 @@ def test_a_plugin_cannot_take_the_name_of_a_composition(install, cairn):
     assert "toy_lanes" not in sys.modules  # the plug-in was never loaded
 
 
+def test_the_built_in_table_is_what_pyproject_registers(install):
+    """plugins.BUILTINS loads Cairn's own plug-ins without a scan; it must be exactly what
+    the installed distribution registers, group by group."""
+    for group in plugins.GROUPS:
+        own = {name: entry.value for name, entry in plugins.registered(group).items() if entry.dist == "cairn-memory"}
+        assert own == plugins.BUILTINS[group], group
+
+
+def test_a_third_party_cannot_take_a_built_in_name(install, cairn):
+    install("toy-lanes", {"cairn.lanes": {"claims": "toy_lanes:PinnedLane"}}, ("toy_lanes",))
+    assert type(lane("claims")).__module__ == "cairn.recall.lanes.claims"
+    target = cairn.remember("The API service is deployed with Docker Compose", kind="fact").memory.id
+    assert cairn.recall("api service docker").ids == [target]
+    assert "toy_lanes" not in sys.modules  # never imported
+    assert lane_names().count("claims") == 1  # listed once, as Cairn's own
+
+
 def test_a_name_that_disagrees_with_its_lane_is_refused(install):
     install("toy-lanes", {"cairn.lanes": {"other": "toy_lanes:PinnedLane"}}, ("toy_lanes",))
     with pytest.raises(plugins.PluginError, match="calls itself 'pinned'"):
@@ -116,17 +133,21 @@ def test_missing_builtins_say_how_to_install(install, monkeypatch, cairn):
     plugins.clear_cache()
     with pytest.raises(plugins.PluginError, match="built-in not registered.*pip install -e"):
         lane_names()
+    # Cairn's own lanes are loaded by name without discovery, so recall still works.
+    target = cairn.remember("The API service is deployed with Docker Compose", kind="fact").memory.id
+    assert cairn.recall("api service docker").ids == [target]
     with pytest.raises(plugins.PluginError, match="built-in not registered"):
-        cairn.recall("api service")
+        cairn.recall("api service docker", lane="pinned")  # anything else needs the registry
     assert tuple(LANES) == ("claims", "episodes", "all")  # the CLI's choices still parse
     monkeypatch.undo()
     plugins.clear_cache()
     assert lane_names()[:2] == ("claims", "episodes")  # negative control: installed, found
 
 
-def test_commands_other_than_recall_scan_nothing(tmp_path):
+def test_commands_scan_nothing_and_recall_loads_only_its_lane(tmp_path):
     # A fresh process: building the parser and running a command reads no entry points;
-    # a recall does (positive control).
+    # a recall on Cairn's own lane imports that lane (positive control) and still scans
+    # nothing: a recall process per prompt pays no discovery.
     db = tmp_path / "cairn.db"
     code = (
         "import sys\n"
@@ -134,7 +155,8 @@ def test_commands_other_than_recall_scan_nothing(tmp_path):
         f"main(['--db', {str(db)!r}, 'remember', 'The API service runs on Docker', '--kind', 'fact'])\n"
         "before = 'importlib.metadata' in sys.modules or 'cairn.recall.lanes.claims' in sys.modules\n"
         f"main(['--db', {str(db)!r}, 'recall', 'api service docker', '--no-trace'])\n"
-        "print(before, 'cairn.recall.lanes.claims' in sys.modules, 'cairn.recall.lanes.episodes' in sys.modules)\n"
+        "print(before, 'cairn.recall.lanes.claims' in sys.modules, 'cairn.recall.lanes.episodes' in sys.modules,"
+        " 'importlib.metadata' in sys.modules)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip().splitlines()[-1] == "False True False"
+    assert out.strip().splitlines()[-1] == "False True False False"
