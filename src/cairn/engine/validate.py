@@ -83,6 +83,14 @@ def as_time(value: datetime | str | None, field: str) -> datetime | None:
     return moment
 
 
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def redact_text(text: str) -> str:
     """``text`` with secrets replaced by their redaction markers."""
     return redact(text)[0]
@@ -94,6 +102,8 @@ def clean_content(text: object, kind: Kind) -> str:
         raise InvalidInput("text", "not a string")
     if "\x00" in text:
         raise InvalidInput("text", "contains a NUL character")
+    if not _utf8(text):
+        raise InvalidInput("text", "not valid UTF-8 (a lone surrogate)")
     stripped = text.strip()
     if not stripped:
         raise InvalidInput("text", "empty")
@@ -124,11 +134,14 @@ def clean_aliases(aliases: Iterable[object] | None) -> tuple[str, ...]:
 
 
 def clean_origin(origin: str | None) -> str:
-    """An origin (provenance inside a space): printable, at most ``LIMITS.origin_max`` long."""
+    """An origin (provenance inside a space): printable, at most ``LIMITS.origin_max``
+    long, redacted like every stored text (a host may pass a URL with credentials in it)."""
+    if origin is not None and not isinstance(origin, str):
+        raise InvalidInput("origin", f"{echo(origin)} is not a string")
     origin = (origin or "").strip()
     if len(origin) > LIMITS.origin_max or any(ord(c) < 32 for c in origin):
         raise InvalidInput("origin", f"must be at most {LIMITS.origin_max} printable characters")
-    return origin
+    return redact_text(origin)
 
 
 # -- arguments of the Python API --------------------------------------------------------
