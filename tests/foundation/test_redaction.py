@@ -7,7 +7,9 @@ import sqlite3
 
 import pytest
 
-from cairn.policy.redaction import redact
+from cairn.bench.drills.corpus import BENIGN
+from cairn.bench.drills.corpus import SECRETS as CORPUS
+from cairn.policy.redaction import entropy, redact
 
 # Built from parts so that this file itself does not trip secret scanners.
 AWS = "AKIA" + "IOSFODNN7EXAMPLE"
@@ -82,16 +84,14 @@ def test_redaction_happens_before_record_index_and_event(cairn, db_path):
 
 # -- the corpus: issued tokens, credentials in context, assignments; and near-misses ----
 
-from cairn.bench.drills.corpus import BENIGN, SECRETS  # noqa: E402
-from cairn.policy.redaction import entropy  # noqa: E402
 
 
 def test_the_corpus_is_as_large_as_promised():
-    assert len(SECRETS) >= 100 and len(BENIGN) >= 60
-    assert len({text for text, _ in SECRETS}) == len(SECRETS)
+    assert len(CORPUS) >= 100 and len(BENIGN) >= 60
+    assert len({text for text, _ in CORPUS}) == len(CORPUS)
 
 
-@pytest.mark.parametrize("text, secret", SECRETS, ids=[f"secret{i}" for i in range(len(SECRETS))])
+@pytest.mark.parametrize("text, secret", CORPUS, ids=[f"secret{i}" for i in range(len(CORPUS))])
 def test_every_corpus_secret_is_redacted(text, secret):
     cleaned, found = redact(text)
     assert secret not in cleaned and found
@@ -103,7 +103,7 @@ def test_every_corpus_near_miss_is_left_as_it_is(text):
 
 
 def test_redaction_is_stable_when_run_twice():
-    for text, _ in SECRETS[:40]:
+    for text, _ in CORPUS[:40]:
         once = redact(text)[0]
         assert redact(once)[0] == once
 
