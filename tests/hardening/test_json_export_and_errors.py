@@ -93,10 +93,25 @@ def _pipe(argv: list[str], db: Path, reader: str) -> subprocess.CompletedProcess
                           env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
 
 
-@pytest.mark.parametrize("argv", [["export"], ["list"], ["history"]])
-def test_output_closed_by_the_reader_ends_quietly(run, db, argv):
-    for i in range(60):  # enough output to outlast the pipe once head has gone
-        run("--db", str(db), "remember", f"Filler fact number {i} about the deploy pipeline", "--kind", "fact")
-    done = _pipe(argv, db, "head -c 1 >/dev/null")
+@pytest.fixture(scope="module")
+def big_db(tmp_path_factory):
+    """A store whose export is far larger than a pipe's buffer (64 KiB)."""
+    from cairn import Cairn
+
+    path = tmp_path_factory.mktemp("big") / "c.db"
+    with Cairn(path) as cairn:
+        for i in range(150):
+            cairn.remember(f"Filler fact number {i} about the deploy pipeline and its many stages", kind="fact")
+    return path
+
+
+@pytest.mark.parametrize("argv", [["export"], ["--json", "export"], ["list"]])
+def test_output_closed_by_the_reader_ends_quietly(big_db, argv):
+    done = _pipe(argv, big_db, "head -c 1 >/dev/null")
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
+
+
+def test_a_reader_that_reads_everything_gets_everything(big_db):
+    done = _pipe(["export"], big_db, "wc -l")  # the negative control: no early close, all lines
+    assert done.returncode == 0 and int(done.stdout.strip()) == 300
