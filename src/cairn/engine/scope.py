@@ -148,7 +148,7 @@ class Scope:
 
     def resolve_id(self, ref: str, table: str = "memories") -> str:
         """A full id or a unique prefix (≥6 chars) of one in this space."""
-        if table not in ID_TABLES:
+        if not isinstance(table, str) or table not in ID_TABLES:
             raise InvalidInput("table", f"{echo(table)} is not one of {', '.join(ID_TABLES)}")
         what = ID_TABLES[table]
         if ref is not None and not isinstance(ref, str):
