@@ -699,6 +699,7 @@ class Store(_Reads):
                 if read_only or not create:
                     raise NoSuchDatabase(path)
                 created = _create_file(target, path)
+        sides = _side_files(path) if path != ":memory:" else set()
         try:
             if read_only:
                 conn = sqlite3.connect(f"file:{_uri_path(path)}?mode=ro", uri=True, timeout=timeout, isolation_level=None)
@@ -719,9 +720,11 @@ class Store(_Reads):
                 migrate(conn, format_time(now or datetime.now().astimezone()))
         except StoreError:
             conn.close()
+            _drop_new_side_files(path, sides)
             raise
         except sqlite3.Error as err:
             conn.close()
+            _drop_new_side_files(path, sides)
             raise _translate(path, err) from None
         return store
 
@@ -863,11 +866,13 @@ def _verify_file(target: Path, path: str) -> str:
         return "empty"  # SQLite's initial state, and Cairn's between creating and migrating
     try:
         with open(target, "rb") as handle:
-            header = handle.read(len(SQLITE_HEADER))
+            header = handle.read(100)
     except OSError as err:
         raise StoreUnavailable(path, err.strerror or "cannot read the file") from None
-    if header != SQLITE_HEADER:
+    if not header.startswith(SQLITE_HEADER):
         raise StoreUnavailable(path, "not a SQLite database; nothing was changed")
+    if not _sane_header(header):
+        raise StoreUnavailable(path, "a damaged SQLite database (its header is not valid); nothing was changed")
     try:
         probe = sqlite3.connect(f"file:{_uri_path(path)}?mode=ro", uri=True, isolation_level=None)
     except sqlite3.Error as err:
@@ -878,11 +883,43 @@ def _verify_file(target: Path, path: str) -> str:
             raise StoreUnavailable(path, "a SQLite database of another program, not Cairn's; nothing was changed")
         if tables:
             check_version(probe)
+        elif str(probe.execute("PRAGMA quick_check(1)").fetchone()[0]) != "ok":
+            # No tables: either a fresh empty database or pages SQLite cannot read as one.
+            raise StoreUnavailable(path, "a damaged SQLite database; nothing was changed")
     except sqlite3.Error as err:
         raise _translate(path, err) from None
     finally:
         probe.close()
     return "database"
+
+
+def _sane_header(header: bytes) -> bool:
+    """The fixed fields of a SQLite header (file format 1.8.1): page size a power of two
+    from 512 to 65536, read/write versions 1 (rollback) or 2 (WAL), payload fractions
+    64/32/32. A file failing this is damaged: opening it could leave WAL files behind."""
+    if len(header) < 100:
+        return False
+    size = int.from_bytes(header[16:18], "big")
+    size = 65536 if size == 1 else size
+    return (
+        size >= 512 and size & (size - 1) == 0
+        and header[18] in (1, 2) and header[19] in (1, 2)
+        and header[21:24] == b"\x40\x20\x20"
+    )
+
+
+def _side_files(path: str) -> set[str]:
+    return {path + s for s in ("-wal", "-shm", "-journal") if os.path.exists(path + s)}
+
+
+def _drop_new_side_files(path: str, before: set[str]) -> None:
+    """After an open that failed, remove the WAL files it created (none existed before,
+    so no other connection uses them): a refused open leaves the folder as it was."""
+    for side in _side_files(path) - before:
+        try:
+            os.remove(side)
+        except OSError:
+            pass
 
 
 def _create_file(target: Path, path: str) -> bool:
