@@ -65,6 +65,12 @@ def test_json_errors_print_one_object_with_a_stable_code(run, db, argv, code):
     assert doc == {"error": {"code": code, "message": result.err.strip().removeprefix("cairn: ")}}
 
 
+def test_a_usage_error_under_json_prints_its_object_too(run, db):
+    result = run("--db", str(db), "--json", "list", "--page", "zero")
+    assert result.code == 2 and json.loads(result.out)["error"]["code"] == "usage"
+    assert run("--db", str(db), "list", "--page", "zero").out == ""  # without --json: stdout stays empty
+
+
 def test_without_json_an_error_prints_nothing_on_stdout(run, db):
     result = run("--db", str(db), "show", "zzzzzzzz")
     assert one_line_refusal(result) and result.out == ""
@@ -83,7 +89,7 @@ def test_every_error_class_has_its_own_documented_code():
         classes += cls.__subclasses__()
     assert {c for c in classes if c.__module__ == "cairn.errors"} <= set(codes.values())
     usage = (ROOT / "docs" / "usage.md").read_text()
-    for code in [*codes, "internal", "interrupted"]:
+    for code in [*codes, "internal", "interrupted", "usage"]:
         assert f"`{code}`" in usage, code
 
 

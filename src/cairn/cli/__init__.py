@@ -28,7 +28,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from ..engine import Cairn, default_db_path
 from ..engine.scope import discard_new_store
@@ -44,8 +44,20 @@ CREATES = frozenset({"remember", "import", "apply", "ingest"})
 READS = frozenset({"show", "list", "history", "export", "status", "recall", "search", "explain", "timeline", "candidates"})
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with one change: under ``--json`` a usage error (exit 2) also prints
+    ``{"error": {"code": "usage", "message"}}`` on stdout, as every other error does."""
+
+    json_errors = False
+
+    def error(self, message: str) -> NoReturn:
+        if _Parser.json_errors:
+            print(json.dumps({"error": {"code": "usage", "message": f"{self.prog}: {message}"}}, ensure_ascii=False))
+        super().error(message)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="cairn",
         description="Cairn: long-term memory for AI agents, with evidence, time and corrections.",
         epilog="Run `cairn COMMAND --help` for a command's options.",
@@ -69,6 +81,7 @@ def _default_shown() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
+    _Parser.json_errors = "--json" in (sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
     json_errors = bool(getattr(args, "json", False))
     fresh: list[str] = []  # the database a refused command opened, removed if it created it
