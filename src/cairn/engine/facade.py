@@ -379,6 +379,10 @@ class Cairn:
             raise InvalidInput("sample", f"{echo(sample)} is not a sample id or an index")
         if isinstance(path_or_lines, (bytes, bytearray, int, float)) or path_or_lines is None:
             raise InvalidInput("path_or_lines", f"{echo(path_or_lines)} is not a path, lines or a conversation")
+        if isinstance(path_or_lines, (builtins.list, tuple)):
+            for item in path_or_lines:
+                if not isinstance(item, (str, dict)):
+                    raise InvalidInput("path_or_lines", f"{echo(item)} is neither a line of text nor a turn object")
         return self._ingesting.ingest(path_or_lines, format, origin, sample=sample, actor=actor, progress=progress)
 
     # -- corrections and time ----------------------------------------------------------

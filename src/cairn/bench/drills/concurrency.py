@@ -40,7 +40,8 @@ class ConcurrencyResult:
 def worker(db: str, role: str, index: int, count: int) -> None:
     """A child: ``write`` remembers ``count`` records; ``read`` recalls and lists until
     the file ``db.done`` exists. Prints one JSON line of counts."""
-    from cairn import Cairn, CairnError, StoreUnavailable
+    from ...engine import Cairn
+    from ...errors import CairnError, StoreUnavailable
 
     counts = {"ok": 0, "lock": 0, "other": 0}
     with Cairn(db, create=False) as cairn:
@@ -62,7 +63,7 @@ def worker(db: str, role: str, index: int, count: int) -> None:
 
 
 def run(db: Path, writers: int = 8, writes: int = 2000, readers: int = 2) -> ConcurrencyResult:
-    from cairn import Cairn
+    from ...engine import Cairn
 
     with Cairn(db):
         pass  # created once, so every worker opens an existing database

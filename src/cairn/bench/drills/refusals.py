@@ -13,12 +13,12 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-import sqlite3
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ...store.sqlite.faults import foreign_database, from_a_newer_cairn
 from . import file_state
 
 COMMANDS: list[tuple[str, ...]] = [
@@ -74,26 +74,18 @@ def _text(base: Path) -> Path:
 
 def _foreign(base: Path) -> Path:
     path = base / "other.sqlite"
-    conn = sqlite3.connect(path)
-    conn.execute("CREATE TABLE t (x)")
-    conn.commit()
-    conn.close()
+    foreign_database(path)
     os.chmod(path, 0o644)
     return path
 
 
 def _newer(base: Path) -> Path:
-    from ... import Cairn
-    from ...store import MIGRATIONS
+    from ...engine import Cairn
 
     path = base / "future.db"
     with Cairn(path) as cairn:
         cairn.remember("The staging host runs Debian 11", kind="fact")
-    conn = sqlite3.connect(path)
-    conn.execute("PRAGMA journal_mode = DELETE")
-    conn.execute("INSERT INTO schema_migrations VALUES (?, 'from_the_future', '2030-01-01')", (len(MIGRATIONS) + 1,))
-    conn.commit()
-    conn.close()
+    from_a_newer_cairn(path)
     os.chmod(path, 0o644)
     return path
 
@@ -122,7 +114,7 @@ BAD_INPUTS: list[tuple[str, ...]] = [
 
 
 def run(rounds: int = 1) -> RefusalResult:
-    from ... import Cairn
+    from ...engine import Cairn
 
     result = RefusalResult()
     for _ in range(rounds):

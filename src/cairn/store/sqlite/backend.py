@@ -5,10 +5,20 @@ Contract:
 * WAL journal, ``synchronous=FULL``, a busy timeout so that several processes can share
   one file without "database is locked" errors; the file is created 0600 and a folder
   Cairn creates for it 0700.
+* Nothing is changed before a path is verified (:func:`_verify_file`, on a read-only
+  connection): a regular file, empty or a SQLite database with a sane header and a
+  schema this code knows. Folders, text files, damaged files, other programs' databases
+  and newer schemas are refused as they are. The owner-only mode and the WAL journal are
+  applied (:meth:`Store._claim`) when Cairn creates or migrates the file or first writes
+  to it — never by an open that only reads. A missing file is created only when asked
+  (``create``); otherwise :class:`~cairn.errors.NoSuchDatabase`.
 * :meth:`Store.write` is the only way to change anything: ``BEGIN IMMEDIATE`` … ``COMMIT``,
   rolled back on any exception. The engine writes the new state and its event inside one.
-* Every read is scoped to one space. A row whose JSON does not parse into the model is
-  skipped by reads and reported by :meth:`Store.problems`; it never disables the rest.
+* Every read is scoped to one space. A row whose body is not readable — invalid UTF-8
+  (the connection's text factory hands it over as :class:`BadText` instead of failing the
+  query), a BLOB, a number, bad JSON, or JSON not of the model's shape — is skipped by
+  reads, counted in :data:`SKIPPED` and reported by :meth:`Store.problems`; it never
+  disables the rest. SQL that reads inside a JSON body guards it (:func:`_json`).
 * Every ``sqlite3.Error``, on a read as on a write, leaves as a
   :class:`~cairn.errors.StoreError` (see :func:`_translate`).
 * The connection keeps SQLite's default thread check: another thread gets a
