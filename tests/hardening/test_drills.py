@@ -38,6 +38,8 @@ def test_refusals_drill_notices_a_command_that_writes(monkeypatch):
         return 1
 
     monkeypatch.setattr(cairn.cli, "main", careless)
+    monkeypatch.setattr(refusals, "SCENARIOS", {"text file": refusals.SCENARIOS["text file"]})
+    monkeypatch.setattr(refusals, "BAD_INPUTS", [])
     result = refusals.run()
     assert not result.ok and result.changed
 
@@ -59,6 +61,7 @@ def test_fuzz_drill_counts_what_escapes(tmp_path, monkeypatch):
         return real(argv)
 
     monkeypatch.setattr(cairn.cli, "main", leaky)
+    monkeypatch.setattr(fuzz, "_corruptions", lambda *args: [])
     assert fuzz.run(tmp_path, inputs=60, seed=5).tracebacks
 
 
