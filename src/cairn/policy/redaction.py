@@ -95,9 +95,11 @@ def _looks_secret(value: str, *, strict: bool) -> bool:
     """Whether an assigned value is a credential rather than code, a placeholder or a word
     about the credential. ``strict`` (prose, "is"): it must also carry digits, symbols or
     mixed case, as passwords chosen under a policy do."""
-    bare = value.strip("\"'`")
+    bare = value.strip("\"'`").rstrip(".,;:!?")
     if len(bare) < 4 or _PLACEHOLDER.match(bare) or _CODE.search(bare):
         return False
+    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", bare) and re.search(r"(?i)pass|pwd|secret|token|key|cred|auth", bare):
+        return False  # another variable's name: "password == confirm_password"
     if bare.lower() in STATE_WORDS or bare.lower().rstrip(".,;!") in STATE_WORDS:
         return False
     if bare.isdigit() and len(bare) < 8:
@@ -118,6 +120,18 @@ def _assigned(value: str) -> bool:
 
 def _stated(value: str) -> bool:
     return _looks_secret(value, strict=True)
+
+
+def _bare(value: str) -> bool:
+    """A value right after the word "password" with no verb ("password correcthorse99"):
+    only when it is shaped like a chosen password — 8+ characters mixing digits with
+    capitals or symbols, or 10+ with two digits — so "password reset", "password v2" or
+    "password sha256 hashes" stay as they are."""
+    core = value.rstrip(".,;:!?")
+    digits = sum(c.isdigit() for c in core)
+    upper_or_symbol = any(c.isupper() or not c.isalnum() for c in core)
+    shaped = (len(core) >= 8 and digits and upper_or_symbol) or (len(core) >= 10 and digits >= 2)
+    return bool(shaped) and any(c.isalpha() for c in core) and _looks_secret(value, strict=True)
 
 
 def _high_entropy(min_bits: float) -> Callable[[str], bool]:
@@ -232,7 +246,7 @@ PATTERNS: tuple[Pattern, ...] = (
     # -- assignments and statements ----------------------------------------------------
     _p(
         "password",
-        rf"(?i:[\"']?{_NAME}[\"']?)\s*(?::=|=>|==?|:)\s*(\"[^\"\n]{{4,}}\"|'[^'\n]{{4,}}'|`[^`\n]{{4,}}`|[^\s\"'`,;]{{4,}})",
+        rf"(?i:[\"']?{_NAME}[\"']?)\s*(?::=|=>|=(?!=)|:)\s*(\"[^\"\n]{{4,}}\"|'[^'\n]{{4,}}'|`[^`\n]{{4,}}`|[^\s\"'`,;]{{4,}})",
         group=1, keywords=("pass", "pwd", "secret", "key", "token", "credential"), accept=_assigned,
     ),
     _p(
@@ -241,6 +255,7 @@ PATTERNS: tuple[Pattern, ...] = (
         r"(?:\s+(?:now|still|set to|changed to))?)\s*:?\s*(\"[^\"\n]{3,}\"|'[^'\n]{3,}'|[^\s\"',;]{4,}?)(?=[\s,;]|[.!?](?:\s|$)|$)",
         group=1, keywords=("pass", "pwd", "secret", "key", "token", "pin"), accept=_stated,
     ),
+    _p("password", r"(?i:\b(?:password|passphrase|pwd))\s+([^\s\"',;<>]{6,})", group=1, keywords=("pass", "pwd"), accept=_bare),
 )
 
 

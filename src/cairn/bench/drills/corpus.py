@@ -164,6 +164,9 @@ SECRETS: list[tuple[str, str]] = _cases([
     ("auth_token := {s}", _mixed(28)),
     ("SLACK_SIGNING_SECRET={s}", r(HEX, 32)),
     ("passphrase: {s}", "correct-horse-" + r(string.digits, 3)),
+    ("login with user bob and password {s}", "correcthorse" + r(string.digits, 2)),
+    ("export STRIPE_SECRET_KEY={s}", "sk" + "_live_" + _mixed(30)),
+    ("redis password is {s}", "Xy7#" + r(ALNUM, 6)),
 ])
 
 # Text that mentions credentials, ids and encodings without holding a secret.
@@ -236,4 +239,10 @@ BENIGN: list[str] = [
     "use the PASSWORD env var",
     "Cairn ids look like 9c1e2d3f4a5b6c7d8e9f0a1b",
     "key-value stores like redis",
+    "The secret is out: we ship on Monday.",
+    "if password == confirm_password:",
+    "password sha256 hashes are compared in constant time",
+    "the password reset v2 flow",
+    "token_type: bearer",
+    "grant_type=client_credentials",
 ]
