@@ -36,11 +36,14 @@ import math
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
+from datetime import datetime
 from functools import lru_cache
 from itertools import pairwise
 
+from ..model import format_time
 from ..store import EpisodeTurn, ReadView
 from ..text import MONTH_WORDS, STOPWORDS, tokenize
+from .tense import Tense, tense, time_factor
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +71,10 @@ class EpisodeProfile:
     speaker_boost: float = 1.0  # ×(1 + boost) for a turn by the speaker the query is about
     other_speaker_share: float = 0.3  # of that boost, for a speaker named second or as an owner ("Gina's")
     date_boost: float = 0.6  # ×(1 + boost) when the turn's month/year is named
+    speaker_floor: float = 0.05  # base of a named speaker's turn that holds none of the words
+    time_weight: float = 0.2  # ×(1 + weight·place in time) by the question's tense (recall.tense)
+    after_as_of: float = 0.5  # × for a turn said after --as-of
+    hand_out_context: bool = False  # True: a turn that only lends context may be returned too
 
 
 PROFILE = EpisodeProfile()
@@ -88,8 +95,11 @@ def strong_stem(term: str) -> str:
     ``painter``/``paint``, ``counselor``/``counseling``, ``nature``/``natural`` meet;
     the stem keeps at least four letters so short words are never mangled.
     """
-    if len(term) <= 4 or not term.isalpha() or not term.isascii():
+    if len(term) < 4 or not term.isalpha() or not term.isascii():
         return term
+    if len(term) == 4:
+        # name/named, hike/hiking: the index keeps "nam", "hik" for the inflected forms.
+        return term[:-1] if term[-1] == "e" and term[-2] not in "aeiou" else term
     for suffix in _SUFFIXES:
         if term.endswith(suffix) and len(term) - len(suffix) >= 4:
             return term[: -len(suffix)]
@@ -134,8 +144,12 @@ def match_words(query: str | EpisodeQuery, prefix_min: int = PROFILE.prefix_min,
             continue
         words.append((term, False))
         root = strong_stem(term)
+        if root != term:
+            words.append((root, False))
         if len(root) >= prefix_min and root.isalpha():
             words.append((root, True))
+        elif len(root) >= 3 and root.isalpha() and root[-1] not in "aeiou" and strong_stem(root + "e") == root:
+            words.append((root + "e", False))  # "named" (indexed "nam") also finds "name"
     return list(dict.fromkeys(words))
 
 
@@ -167,27 +181,36 @@ def candidates(view: ReadView, space: str, words: list[tuple[str, bool]], cap: i
     return [_Turn.of(row) for row in view.episode_matches(space, words, cap)]
 
 
-def rank_episodes(view: ReadView, space: str, query: str, *, limit: int, profile: EpisodeProfile = PROFILE) -> list[EpisodeScore]:
-    """The ``limit`` best episodes for ``query``, best first (see the module docstring)."""
+def rank_episodes(view: ReadView, space: str, query: str, *, limit: int, profile: EpisodeProfile = PROFILE,
+                  as_of: datetime | None = None) -> list[EpisodeScore]:
+    """The ``limit`` best episodes for ``query``, best first (see the module docstring).
+    ``as_of``: the question asks what had been said by then (later turns rank behind)."""
     parsed = parse_episode_query(query)
     if limit < 1 or not parsed.terms:
         return []
     named = speaker_terms(view, space, parsed.terms)
     words = match_words(parsed, profile.prefix_min, named)
-    if not words:
-        return []
-    turns = candidates(view, space, words, profile.candidate_cap)
+    turns = candidates(view, space, words, profile.candidate_cap) if words else []
+    matched = len(turns)
+    about = subject(parsed, named)
+    if about is not None and matched < limit:
+        # The question's words do not fill the list: the turns of the speaker it names do.
+        have = {t.id for t in turns}
+        turns += [_Turn.of(row) for row in view.speaker_turns(space, about, profile.candidate_cap) if row.id not in have]
     if not turns:
         return []
     # Over the cap, candidates are only the best index matches: count how common each word
     # really is (bounded), or a word in every other turn would look rare among them.
-    known = term_counts(view, parsed, named, profile) if len(turns) >= profile.candidate_cap else {}
+    known = term_counts(view, parsed, named, profile) if matched >= profile.candidate_cap else {}
     lexical_pass(parsed, turns, named, max(view.document_count(), len(turns)), profile, known)
     turns += neighbours(view, space, turns, profile.neighbour_fetch)
     # Ties go to the earlier turn (insertion order), not to the random id, so that two
     # ingests of the same conversation rank alike.
     order = {t.id: t.key for t in turns}
-    ranked = sorted(final_scores(parsed, turns, named, profile), key=lambda s: (-s.score, order[s.id]))
+    scored = final_scores(parsed, turns, named, profile, tense(query), as_of)
+    if not profile.hand_out_context:
+        scored = [s for s in scored if s.factors["matched"]]
+    ranked = sorted(scored, key=lambda s: (-s.score, order[s.id]))
     return ranked[:limit]
 
 
@@ -232,32 +255,52 @@ def lexical_pass(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], n_d
         turn.phrase = _phrase(doc, pairs, idf, total_idf, p)
 
 
-def final_scores(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: EpisodeProfile) -> list[EpisodeScore]:
-    """Context, speaker and date on top of the lexical pass (steps 5-6); pure."""
+def final_scores(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: EpisodeProfile,
+                 asked: Tense | None = None, as_of: datetime | None = None) -> list[EpisodeScore]:
+    """Context, speaker, date and time on top of the lexical pass (steps 5-7); pure.
+
+    A turn is ``matched`` when it holds a word of the question or was spoken by a speaker
+    the question names; the others are here only to lend context to their neighbours."""
     by_place = {(t.origin, t.turn): t for t in turns}
     about = subject(q, named)
     session_best: dict[tuple[str, str], float] = defaultdict(float)
     for t in turns:
         key = (t.origin, t.at[:10])
         session_best[key] = max(session_best[key], t.lexical)
+    cutoff = format_time(as_of) if as_of is not None else None
+    place = _time_places(turns, cutoff)
     out = []
     for t in turns:
+        said_by = set(t.speaker.split())
+        by_named = bool(named & said_by)
         base = t.lexical * (1 + t.phrase)
+        if base == 0 and by_named:
+            base = p.speaker_floor  # the speaker's own turn, when the words found too few
         near = [by_place[p].lexical for p in ((t.origin, t.turn - 1), (t.origin, t.turn + 1)) if p in by_place]
         context = p.neighbour_weight * max(near, default=0.0) + p.session_weight * session_best[(t.origin, t.at[:10])]
-        said_by = set(t.speaker.split())
         speaker = 1.0
         if about in said_by:
             speaker += p.speaker_boost
-        elif named & said_by:
+        elif by_named:
             speaker += p.speaker_boost * p.other_speaker_share
         date = 1 + p.date_boost if _date_named(q, t.at) else 1.0
-        score = (base + context) * speaker * date
+        later = cutoff is not None and t.at > cutoff
+        when = p.after_as_of if later else time_factor(place[t.id], asked or (Tense.PRESENT if cutoff else None), p.time_weight)
+        score = (base + context) * speaker * date * when
         if score > 0:
             out.append(EpisodeScore(t.id, score, {
                 "lexical": round(t.lexical, 4), "coverage": round(t.coverage, 4), "phrase": round(t.phrase, 4),
-                "context": round(context, 4), "speaker": speaker, "date": date}))
+                "context": round(context, 4), "speaker": speaker, "date": date, "time": round(when, 4),
+                "matched": float(t.lexical > 0 or by_named)}))
     return out
+
+
+def _time_places(turns: list[_Turn], cutoff: str | None) -> dict[str, float]:
+    """Each turn's place in time among the candidates said by ``cutoff`` (0 = earliest,
+    1 = latest; 0.5 when all were said at once or the time is unknown)."""
+    times = sorted({t.at for t in turns if t.at and (cutoff is None or t.at <= cutoff)})
+    rank = {at: i / (len(times) - 1) for i, at in enumerate(times)} if len(times) > 1 else {}
+    return {t.id: rank.get(t.at, 0.5) for t in turns}
 
 
 def _lexical(turn: _Turn, doc: list[str], wanted: list[str], idf: dict, total_idf: float, avg_len: float, p) -> None:

@@ -5,6 +5,10 @@ trust guidance first (reserved inside the budget), then one line per claim::
 
     - [fact | provisional | tool_observation/agent | aging] "The API service is …" (id 3f2a9c0d1e)
 
+An episode (a conversation turn) also says who spoke and when, and names its turn::
+
+    - [episode | active | transcript/local | Ana, 2026-05-02 10:00] "We adopted a tabby …" (id 8c1d2e3f4a, turn t1)
+
 Excerpts are at most 400 bytes, cut on a character boundary with an ellipsis. A line that
 does not fit is shortened down to a minimum excerpt, else left out as ``over-budget``.
 A ``historical-rationale`` item is emitted only directly after the item named by its
@@ -44,6 +48,7 @@ class PackItem:
     labels: tuple[str, ...]  # kind, status, basis/method, aging, markers ... in order
     markers: tuple[str, ...] = ()
     superseded_by: str | None = None
+    turn: str | None = None  # an episode's turn id, named after the record id
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +80,8 @@ def excerpt(text: str, max_bytes: int) -> tuple[str, bool]:
 
 
 def line(item: PackItem, text: str) -> str:
-    return f'- [{" | ".join(item.labels)}] "{text}" (id {item.id[:10]})'
+    turn = f", turn {item.turn}" if item.turn else ""
+    return f'- [{" | ".join(item.labels)}] "{text}" (id {item.id[:10]}{turn})'
 
 
 def pack(items: list[PackItem], *, limit: int = PACK.limit, budget: int = PACK.budget, profile: PackProfile = PACK) -> Packed:
