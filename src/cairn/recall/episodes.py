@@ -291,7 +291,7 @@ def final_scores(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: 
             out.append(EpisodeScore(t.id, score, {
                 "lexical": round(t.lexical, 4), "coverage": round(t.coverage, 4), "phrase": round(t.phrase, 4),
                 "context": round(context, 4), "speaker": speaker, "date": date, "time": round(when, 4),
-                "matched": float(t.lexical > 0 or by_named)}))
+                "matched": float(t.coverage > 0 or by_named)}))
     return out
 
 
