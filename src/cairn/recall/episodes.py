@@ -2,7 +2,7 @@
 
 The recall pipeline calls it for ``--lane episodes|all``. The contract:
 
-    rank_episodes(view, space, query, *, limit) -> list[EpisodeScore]
+    rank_episodes(view, space, query, *, limit, as_of=None) -> list[EpisodeScore]
 
 ``view`` is a store read view (:class:`cairn.store.ReadView`), ``query`` the raw query
 text. Returns at most ``limit`` episode ids, best first, with a relevance score (higher
@@ -13,9 +13,12 @@ How a turn is scored (every weight lives in :data:`PROFILE`, tuned on LoCoMo
 conversations 0-4 only; model-free and deterministic):
 
 1. **Candidates** from the store's index: the query's content terms OR-ed, each long
-   term also as a prefix so that ``paint`` reaches ``painter``/``paintings``; the best
-   ``candidate_cap`` by the store's relevance (:func:`candidates`), with the word counts
-   for IDF read from the whole index (bounded) when that cap cuts (:func:`term_counts`).
+   term also as a prefix so that ``paint`` reaches ``painter``/``paintings``, and a
+   short stem also with its ``e`` (``named`` is indexed ``nam`` and meets ``name``); the
+   best ``candidate_cap`` by the store's relevance (:func:`candidates`), with the word
+   counts for IDF read from the whole index (bounded) when that cap cuts
+   (:func:`term_counts`). When the words find fewer turns than asked for and the
+   question names a speaker ("Ana's cat"), that speaker's turns join the candidates.
 2. **Lexical relevance**: BM25 over the stored terms, computed here so that terms are
    compared through a stronger stemmer (:func:`strong_stem`) and weighted by rarity.
    A query word that names a *speaker* of the conversation is not matched in the text
@@ -28,6 +31,15 @@ conversations 0-4 only; model-free and deterministic):
    share of their relevance.
 6. **Speaker and date**: turns spoken by the named speaker, and turns whose time falls
    in a month or year the query names, are raised by a bounded factor.
+7. **Time** (:mod:`cairn.recall.tense`): a fact may change during a conversation, so
+   the question's tense orders turns of about equal relevance — present tense the later
+   statement first, past tense the earlier — by at most ``time_weight``; with ``as_of``
+   a turn said after it ranks behind (``after_as_of``), the rest as for the present.
+
+Only **matched** turns are returned: a turn holding a word of the question, or spoken
+by a speaker the question names. A neighbour that matches nothing lends its context to
+the turns beside it but is never handed out as a memory (``hand_out_context`` lifts
+this, for measurement only).
 """
 
 from __future__ import annotations
@@ -196,7 +208,8 @@ def rank_episodes(view: ReadView, space: str, query: str, *, limit: int, profile
     if about is not None and matched < limit:
         # The question's words do not fill the list: the turns of the speaker it names do.
         have = {t.id for t in turns}
-        turns += [_Turn.of(row) for row in view.speaker_turns(space, about, profile.candidate_cap) if row.id not in have]
+        turns += [_Turn.of(row) for row in view.speaker_turns(space, about, limit - matched + len(have)) if row.id not in have][
+            : limit - matched]
     if not turns:
         return []
     # Over the cap, candidates are only the best index matches: count how common each word

@@ -4,7 +4,10 @@ Candidates are the ranked list of :func:`cairn.recall.episodes.rank_episodes`, r
 the request's space, with the same exclusions as claims. Their raw relevance is the
 episode ranker's own score and their order its order: this lane serves
 evidence-finding, which wants recall more than precision, so the relevance gates are
-computed and reported (explain's ``gate_reported``) but decide nothing.
+computed and reported (explain's ``gate_reported``) but decide nothing. The ranker
+returns only turns that hold a word of the question or were said by a speaker it names
+(a neighbour lends context, never itself); ``--as-of`` reaches the ranker, which puts
+turns said after that time behind.
 """
 
 from __future__ import annotations
