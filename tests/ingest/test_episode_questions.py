@@ -78,6 +78,7 @@ def test_named_and_name_meet_but_other_words_do_not(pets):
 def test_a_question_about_a_speaker_finds_that_speakers_turns(pets):
     assert set(turns_found(pets, "Ana's cat")) == {"t1", "t3"}
     assert turns_found(pets, "Ben's cat") == ["t2"]  # control: the other speaker, the other turns
+    assert turns_found(pets, "cat") == []  # control: without a speaker, no word, no turn
 
 
 def test_a_neighbour_matching_nothing_is_not_handed_out(pets):
