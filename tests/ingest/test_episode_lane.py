@@ -73,6 +73,8 @@ def test_a_named_month_favours_turns_of_that_month(cairn):
 def test_the_stronger_stem_joins_word_families_but_not_compounds(cairn):
     assert strong_stem("painter") == strong_stem("paint") == "paint"
     assert strong_stem("mentorship") == "mentor"
+    assert strong_stem("family") == strong_stem("fami") == "fami"  # "families" is indexed "family", "family" "fami"
+    assert strong_stem("fully") == "full" and strong_stem("early") == "earl"
     assert strong_stem("paintball") != "paint" and strong_stem("art") == "art"
     turn_of = ingest(
         cairn,
@@ -139,3 +141,14 @@ def test_ties_go_to_the_earlier_turn_not_to_the_random_id(cairn):
     hits = rank_episodes(cairn.store, cairn.space, "tomato note", limit=6)
     assert len({round(h.score, 9) for h in hits}) == 1  # a genuine tie
     assert [turn_of[h.id] for h in hits] == [f"t{n}" for n in range(6)]
+
+
+def test_a_named_day_favours_turns_of_that_day(cairn):
+    turn_of = ingest(
+        cairn,
+        ("third", "Ana", "We went camping by the river.", "2023-05-03T10:00:00Z"),
+        ("twentieth", "Ana", "We went camping by the river.", "2023-05-20T10:00:00Z"),
+    )
+    assert ranked(cairn, turn_of, "Where did Ana camp on 20 May, 2023?")[0] == "twentieth"
+    assert ranked(cairn, turn_of, "Where did Ana camp on May 3rd?")[0] == "third"  # control
+    assert parse_episode_query("what may 2023 bring").days == frozenset()  # a year is no day

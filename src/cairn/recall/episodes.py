@@ -30,7 +30,8 @@ conversations 0-4 only; model-free and deterministic):
    position ±1 in the same conversation) and the best turn of its session lend it a
    share of their relevance.
 6. **Speaker and date**: turns spoken by the named speaker, and turns whose time falls
-   in a month or year the query names, are raised by a bounded factor.
+   in a month or year the query names, are raised by a bounded factor; a turn said on
+   the very day the question names ("on 9 November, 2022") once more.
 7. **Time** (:mod:`cairn.recall.tense`): a fact may change during a conversation, so
    the question's tense orders turns of about equal relevance — present tense the later
    statement first, past tense the earlier — by at most ``time_weight``; with ``as_of``
@@ -83,6 +84,7 @@ class EpisodeProfile:
     speaker_boost: float = 1.0  # ×(1 + boost) for a turn by the speaker the query is about
     other_speaker_share: float = 0.3  # of that boost, for a speaker named second or as an owner ("Gina's")
     date_boost: float = 0.6  # ×(1 + boost) when the turn's month/year is named
+    day_boost: float = 1.0  # ×(1 + boost) more when the turn's day is named too
     speaker_floor: float = 0.05  # base of a named speaker's turn that holds none of the words
     time_weight: float = 0.2  # ×(1 + weight·place in time) by the question's tense (recall.tense)
     after_as_of: float = 0.5  # × for a turn said after --as-of
@@ -112,6 +114,9 @@ def strong_stem(term: str) -> str:
     if len(term) == 4:
         # name/named, hike/hiking: the index keeps "nam", "hik" for the inflected forms.
         return term[:-1] if term[-1] == "e" and term[-2] not in "aeiou" else term
+    if term.endswith("ly") and len(term) > 5:
+        # The index stems "family" to "fami" but "families" to "family": meet at "fami".
+        return term[:-2]
     for suffix in _SUFFIXES:
         if term.endswith(suffix) and len(term) - len(suffix) >= 4:
             return term[: -len(suffix)]
@@ -125,6 +130,7 @@ class EpisodeQuery:
     months: frozenset[int]
     years: frozenset[int]
     owners: frozenset[str] = frozenset()  # terms written as owners ("Gina's")
+    days: frozenset[tuple[int, int]] = frozenset()  # (month, day) named together: "9 November", "Nov 9th"
 
 
 def parse_episode_query(query: str) -> EpisodeQuery:
@@ -135,7 +141,18 @@ def parse_episode_query(query: str) -> EpisodeQuery:
     months = frozenset(MONTH_WORDS[t.surface] for t in tokens if t.surface in MONTH_WORDS)
     years = frozenset(int(t.surface) for t in tokens if _YEAR_RE.match(t.surface))
     owners = frozenset(a.term for a, b in pairwise(tokens) if b.surface == "s")
-    return EpisodeQuery(terms, tuple(t.term for t in tokens), months, years, owners)
+    return EpisodeQuery(terms, tuple(t.term for t in tokens), months, years, owners, _days(tokens))
+
+
+def _days(tokens) -> frozenset[tuple[int, int]]:
+    """Month and day named side by side, in either order ("October 25", "9 November")."""
+    found = set()
+    for a, b in pairwise(tokens):
+        for month, day in ((a.surface, b.surface), (b.surface, a.surface)):
+            number = day.removesuffix("st").removesuffix("nd").removesuffix("rd").removesuffix("th")
+            if month in MONTH_WORDS and number.isdigit() and 1 <= int(number) <= 31:
+                found.add((MONTH_WORDS[month], int(number)))
+    return frozenset(found)
 
 
 def subject(q: EpisodeQuery, named: frozenset[str]) -> str | None:
@@ -297,6 +314,8 @@ def final_scores(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: 
         elif by_named:
             speaker += p.speaker_boost * p.other_speaker_share
         date = 1 + p.date_boost if _date_named(q, t.at) else 1.0
+        if q.days and len(t.at) >= 10 and (int(t.at[5:7]), int(t.at[8:10])) in q.days:
+            date *= 1 + p.day_boost  # said on the very day the question names
         later = cutoff is not None and t.at > cutoff
         when = p.after_as_of if later else time_factor(place[t.id], asked or (Tense.PRESENT if cutoff else None), p.time_weight)
         score = (base + context) * speaker * date * when
