@@ -20,6 +20,7 @@ Pure: items in, :class:`Packed` out.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from .gates import Reason
@@ -79,8 +80,19 @@ def excerpt(text: str, max_bytes: int) -> tuple[str, bool]:
     return cut.rstrip() + ELLIPSIS, True
 
 
+_LABEL_DROP = re.compile(r"[^\w .:'@/-]+")
+
+
+def label_text(text: str, limit: int = 40) -> str:
+    """Record data shown outside the quotes (a speaker's name, a turn id): brackets,
+    pipes, quotes and line breaks removed and the length capped, so that it cannot
+    close the label or open a quotation of its own."""
+    clean = " ".join(_LABEL_DROP.sub(" ", text).split())
+    return clean[:limit].rstrip() or "?"
+
+
 def line(item: PackItem, text: str) -> str:
-    turn = f", turn {item.turn}" if item.turn else ""
+    turn = f", turn {label_text(item.turn)}" if item.turn else ""
     return f'- [{" | ".join(item.labels)}] "{text}" (id {item.id[:10]}{turn})'
 
 

@@ -31,7 +31,7 @@ from ..store.timetravel import memory_known_at
 from .candidates import IndexStats
 from .gates import GATES, Reason, below_cutoff, exclusion, relevance_gate
 from .lanes import Lane, lane, lane_names
-from .pack import PACK, PackItem, pack
+from .pack import PACK, PackItem, label_text, pack
 from .phrase import PhraseHit
 from .query import ParsedQuery, parse_query, validate_query
 from .rank import RankFactors, order_key, rank_factors
@@ -407,6 +407,6 @@ def _pack_item(r: Resolved, c: Candidate, m: Memory) -> PackItem:
 
 def spoken(m: Memory) -> str:
     """Who said an episode and when (UTC, to the minute): ``Ana, 2026-05-02 10:00``."""
-    who = m.aliases[0] if m.aliases else "unknown speaker"
+    who = label_text(m.aliases[0]) if m.aliases else "unknown speaker"
     when = m.evidence.at.astimezone(UTC).strftime("%Y-%m-%d %H:%M") if m.evidence.at else "time unknown"
     return f"{who}, {when}"
