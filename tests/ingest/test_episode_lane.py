@@ -56,7 +56,7 @@ def test_a_neighbour_lends_relevance_to_the_answer_that_shares_no_word(cairn):
 
     # Both Ana turns hold no word of the question; the answer borrows from the question before it.
     assert scores()["a"] > 2 * scores()["far"]
-    no_context = dataclasses.replace(PROFILE, neighbour_weight=0.0, session_weight=0.0, time_weight=0.0)
+    no_context = dataclasses.replace(PROFILE, neighbour_weight=0.0, answer_weight=0.0, session_weight=0.0, time_weight=0.0)
     assert scores(no_context)["a"] == scores(no_context)["far"]  # control: without context, only her name
 
 
@@ -152,3 +152,21 @@ def test_a_named_day_favours_turns_of_that_day(cairn):
     assert ranked(cairn, turn_of, "Where did Ana camp on 20 May, 2023?")[0] == "twentieth"
     assert ranked(cairn, turn_of, "Where did Ana camp on May 3rd?")[0] == "third"  # control
     assert parse_episode_query("what may 2023 bring").days == frozenset()  # a year is no day
+
+
+def test_the_reply_to_a_question_borrows_more_than_the_turn_before_it(cairn):
+    turn_of = ingest(
+        cairn,
+        ("before", "Ana", "Mostly tea and biscuits today.", DAY),
+        ("q", "Ben", "What do you do to relax after work?", DAY),
+        ("reply", "Ana", "Mostly pottery, it calms me down.", DAY),
+    )
+
+    def scores(profile):
+        hits = rank_episodes(cairn.store, cairn.space, "How does Ana relax?", limit=5, profile=profile)
+        return {turn_of[h.id]: h.score for h in hits}
+
+    still = dataclasses.replace(PROFILE, time_weight=0.0)
+    assert scores(still)["reply"] > scores(still)["before"]
+    even = dataclasses.replace(still, answer_weight=still.neighbour_weight)
+    assert scores(even)["reply"] == pytest.approx(scores(even)["before"])  # control: no question, no difference

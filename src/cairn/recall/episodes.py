@@ -28,7 +28,8 @@ conversations 0-4 only; model-free and deterministic):
 4. **Phrase bonus**: adjacent query words found adjacent in the turn (bounded).
 5. **Context**: a turn is part of an exchange, so the best neighbouring turn (the turn
    position ±1 in the same conversation) and the best turn of its session lend it a
-   share of their relevance.
+   share of their relevance; a turn that follows a question (a turn with a wh-word)
+   borrows a larger share of it, as the likely reply.
 6. **Speaker and date**: turns spoken by the named speaker, and turns whose time falls
    in a month or year the query names, are raised by a bounded factor; a turn said on
    the very day the question names ("on 9 November, 2022") once more.
@@ -80,6 +81,7 @@ class EpisodeProfile:
     phrase_cap: float = 0.5
     neighbour_weight: float = 0.6  # share of the best neighbour's lexical score
     neighbour_fetch: int = 30  # neighbours of this many best candidates join the candidates
+    answer_weight: float = 0.8  # share of the best score of the turn before, when it asks a question
     session_weight: float = 0.35  # share of the session's best lexical score
     speaker_boost: float = 1.0  # ×(1 + boost) for a turn by the speaker the query is about
     other_speaker_share: float = 0.3  # of that boost, for a speaker named second or as an owner ("Gina's")
@@ -306,8 +308,11 @@ def final_scores(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: 
         base = t.lexical * (1 + t.phrase)
         if base == 0 and by_named:
             base = p.speaker_floor  # the speaker's own turn, when the words found too few
-        near = [by_place[p].lexical for p in ((t.origin, t.turn - 1), (t.origin, t.turn + 1)) if p in by_place]
-        context = p.neighbour_weight * max(near, default=0.0) + p.session_weight * session_best[(t.origin, t.at[:10])]
+        before, after = by_place.get((t.origin, t.turn - 1)), by_place.get((t.origin, t.turn + 1))
+        near = [p.neighbour_weight * n.lexical for n in (before, after) if n is not None]
+        if before is not None and _asks(before):
+            near.append(p.answer_weight * before.lexical)  # the reply to a question lends more
+        context = max(near, default=0.0) + p.session_weight * session_best[(t.origin, t.at[:10])]
         speaker = 1.0
         if about in said_by:
             speaker += p.speaker_boost
@@ -325,6 +330,13 @@ def final_scores(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: 
                 "context": round(context, 4), "speaker": speaker, "date": date, "time": round(when, 4),
                 "matched": float(t.coverage > 0 or by_named)}))
     return out
+
+
+_ASKING = frozenset("what how why which where who".split())
+
+
+def _asks(turn: _Turn) -> bool:
+    return not _ASKING.isdisjoint(turn.terms)
 
 
 def _time_places(turns: list[_Turn], cutoff: str | None) -> dict[str, float]:
