@@ -254,6 +254,11 @@ class MemStore:
         hits.sort(key=lambda h: (-h[1], h[0].key))
         return [self._turn(r) for r, _ in hits[:cap]]
 
+    def speaker_turns(self, space: str, word: str, cap: int) -> list[EpisodeTurn]:
+        hits = [r for r in self._episodes(space) if word in r.aliases]
+        hits.sort(key=lambda r: r.key, reverse=True)
+        return [self._turn(r) for r in hits[:cap]]
+
     def count_matching(self, words: Sequence[tuple[str, bool]], bound: int) -> int:
         return min(bound, sum(1 for r in self._indexed() if _matches(r.content, words)))
 

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 
 from .. import plugins
 from ..errors import InvalidInput
-from ..model import Marker, Memory
+from ..model import Kind, Marker, Memory
 from ..policy.aging import freshness
 from ..policy.temporal import temporal_status
 from ..store import ReadView
@@ -31,7 +31,7 @@ from ..store.timetravel import memory_known_at
 from .candidates import IndexStats
 from .gates import GATES, Reason, below_cutoff, exclusion, relevance_gate
 from .lanes import Lane, lane, lane_names
-from .pack import PACK, PackItem, pack
+from .pack import PACK, PackItem, label_text, pack
 from .phrase import PhraseHit
 from .query import ParsedQuery, parse_query, validate_query
 from .rank import RankFactors, order_key, rank_factors
@@ -137,6 +137,8 @@ class Candidate:
         }
         if self.markers:
             doc["markers"] = list(self.markers)
+        if self.memory is not None and self.memory.kind is Kind.EPISODE and self.memory.evidence.source_id:
+            doc["turn"] = self.memory.evidence.source_id
         return doc
 
 
@@ -398,4 +400,13 @@ def _pack_item(r: Resolved, c: Candidate, m: Memory) -> PackItem:
     assert c.factors is not None  # set by _gather for every item it returns
     markers = _markers(r, c, c.factors)
     labels = (m.kind.value, m.status.value, f"{m.evidence.basis.value}/{m.evidence.method.value}", *markers)
+    if m.kind is Kind.EPISODE:
+        return PackItem(r.id, m.content, (*labels, spoken(m)), markers, r.superseded_by, m.evidence.source_id)
     return PackItem(r.id, m.content, labels, markers, r.superseded_by)
+
+
+def spoken(m: Memory) -> str:
+    """Who said an episode and when (UTC, to the minute): ``Ana, 2026-05-02 10:00``."""
+    who = label_text(m.aliases[0]) if m.aliases else "unknown speaker"
+    when = m.evidence.at.astimezone(UTC).strftime("%Y-%m-%d %H:%M") if m.evidence.at else "time unknown"
+    return f"{who}, {when}"

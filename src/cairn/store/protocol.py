@@ -133,6 +133,10 @@ class ReadView(Protocol):
         """Episodes of ``space`` whose content holds any ``(word, prefix)`` (prefix: any
         term starting with it), best backend relevance first, at most ``cap``."""
         ...
+    def speaker_turns(self, space: str, word: str, cap: int) -> list[EpisodeTurn]:
+        """Episodes of ``space`` whose speaker (aliases) holds the indexed term ``word``,
+        newest first, at most ``cap``."""
+        ...
     def count_matching(self, words: Sequence[tuple[str, bool]], bound: int) -> int:
         """Records (every space) whose content holds any of ``words``, counted up to ``bound``."""
         ...
