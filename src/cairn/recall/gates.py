@@ -7,8 +7,9 @@ Every dropped candidate gets a :class:`Reason` from one closed set, so a trace o
   dormant (unless asked for), other space, not valid at ``as_of``, not yet recorded at
   ``known_at``.
 * :func:`relevance_gate` — on raw relevance only: a strict literal the caller typed must
-  be present, the IDF-weighted coverage must reach ``coverage_min``, and a short
-  named-attribute query needs its subject *and* its attributes (once SQLite
+  be present, the coverage (:mod:`cairn.recall.score`: rarity prior × store rarity) must
+  reach ``coverage_min``, and a short named-attribute query needs its subject *and* its
+  attribute (of several attributes, at least half) (once SQLite
   authentication is suppressed, neither PostgreSQL authentication nor SQLite timeout may
   answer for it). An alias names the subject only when it is rare.
 * :func:`below_cutoff` — the 75 % relative cutoff against the best raw relevance.
@@ -138,8 +139,12 @@ def relevance_gate(query: ParsedQuery, memory: Memory, lex: Lexical, profile: Ga
         if query.subject not in lex.present and query.subject not in lex.in_origin:
             # The subject may be named by the body, a *rare* alias, or the origin.
             return Reason.MISSING_SUBJECT
-        if not set(query.attributes) <= anywhere:
-            # Attribute evidence must be in the body or the aliases, never the origin.
+        held = len(set(query.attributes) & anywhere)
+        if held * 2 < len(query.attributes) or not held:
+            # Attribute evidence must be in the body or the aliases, never the origin. One
+            # attribute must be held; of several, at least half: "SQLite timeout" never
+            # answers "SQLite authentication", while "GDPR deletion request" answers
+            # "how do we handle a GDPR deletion request" without the word "handle".
             return Reason.MISSING_ATTRIBUTE
     return None
 
