@@ -4,8 +4,8 @@ Every dropped candidate gets a :class:`Reason` from one closed set, so a trace o
 ``explain`` never leaves the reader to re-derive why something was left out.
 
 * :func:`exclusion` — lifecycle and time: forgotten, conflicted, retired, disputed,
-  dormant (unless asked for), other space, not valid at ``as_of``, not yet recorded at
-  ``known_at``.
+  dormant (unless asked for), other space, not valid at ``as_of``, not yet valid (its
+  validity starts after now), not yet recorded at ``known_at``.
 * :func:`relevance_gate` — on raw relevance only: a strict literal the caller typed must
   be present, the coverage (:mod:`cairn.recall.score`: rarity prior × store rarity) must
   reach ``coverage_min``, and a short named-attribute query needs its subject *and* its
@@ -39,6 +39,7 @@ class Reason(StrEnum):
     DISPUTED = "disputed"  # accuracy verdict incorrect
     NOT_YET_RECORDED = "not-yet-recorded"
     NOT_VALID_AT = "not-valid-at"
+    NOT_YET_VALID = "not-yet-valid"  # validity starts after now
     DORMANT = "dormant"
     # relevance gates, on raw relevance
     NO_MATCH = "no-match"
@@ -65,6 +66,7 @@ EXCLUSIONS = frozenset(
         Reason.DISPUTED,
         Reason.NOT_YET_RECORDED,
         Reason.NOT_VALID_AT,
+        Reason.NOT_YET_VALID,
         Reason.DORMANT,
     }
 )
@@ -100,7 +102,8 @@ def exclusion(
 ) -> Reason | None:
     """The lifecycle/time reason that keeps ``memory`` out, or None.
 
-    ``temporal`` is the exclusion named by ``policy.temporal`` (``not-valid-at``);
+    ``temporal`` is the exclusion named by ``policy.temporal`` (``not-valid-at``,
+    ``not-yet-valid``);
     ``recorded`` is False when ``known_at`` lies before the record existed.
     """
     if memory.space != space:
@@ -118,6 +121,8 @@ def exclusion(
         return Reason.NOT_YET_RECORDED
     if temporal == Reason.NOT_VALID_AT.value:
         return Reason.NOT_VALID_AT
+    if temporal == Reason.NOT_YET_VALID.value:
+        return Reason.NOT_YET_VALID
     if dormant and not include_dormant:
         # Old is not false: dormant means "not offered unprompted", never unfindable.
         return Reason.DORMANT

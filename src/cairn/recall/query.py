@@ -237,9 +237,10 @@ def _named(text: str, features: tuple[Feature, ...]) -> tuple[str | None, tuple[
     named = [t for t in eligible if t in _name_like(text)]
     if len(named) > 1:
         return None, ()
-    if not named and len(eligible) != 2:
+    if not named and (len(eligible) != 2 or any(t.stop or t.term in QUESTION for t in tokenize(text))):
         # Without a written name, only the bare "subject attribute" pair is read as one:
-        # in a longer lowercase query the first word is as likely a verb ("pick ...").
+        # in a longer lowercase query the first word is as likely a verb ("pick ..."),
+        # and in a sentence ("how do we lint the code") the pair is not a keyword pair.
         return None, ()
     subject = named[0] if named else eligible[0]
     return subject, tuple(t for t in eligible if t != subject)

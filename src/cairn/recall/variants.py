@@ -93,8 +93,9 @@ def variants(term: str, vocabulary: Vocabulary) -> tuple[str, ...]:
             found.append(longer)
     for cut in range(1, MAX_TAIL + 1):
         root = term[:-cut]
-        if len(root) >= MIN_ROOT and _tail_ok(term[-cut:]) and vocabulary.df(root):
-            found.append(root)
+        if len(root) >= MIN_ROOT and _tail_ok(term[-cut:]):
+            # the root as a stored word is in index form: postgresql -> postgres -> postgr
+            found += [r for r in dict.fromkeys((root, stem(root))) if vocabulary.df(r)]
     if term[-1] not in "mn" and term[-1] not in _VOWELS:
         for agent in (term + "er", term + term[-1] + "er"):
             if vocabulary.df(agent):
