@@ -209,13 +209,11 @@ def test_dormant_matches_are_counted_with_how_to_see_them(cli):
 
 def test_a_claims_recall_after_ingest_points_to_the_turns(cli, tmp_path):
     path = tmp_path / "chat.jsonl"
-    path.write_text(
-        jsonl(
-            {"id": "t1", "speaker": "Ana", "text": "We finally adopted a tabby named Miso from the shelter.", "time": "2026-02-01T09:00:00Z"},
-            {"id": "t2", "speaker": "Ben", "text": "Lovely! I signed up for the Porto ten kilometre race.", "time": "2026-02-01T09:01:00Z"},
-        ),
-        encoding="utf-8",
-    )
+    turns = [
+        ("t1", "Ana", "We finally adopted a tabby named Miso from the shelter.", "2026-02-01T09:00:00Z"),
+        ("t2", "Ben", "Lovely! I signed up for the Porto ten kilometre race.", "2026-02-01T09:01:00Z"),
+    ]
+    path.write_text(jsonl(*({"id": i, "speaker": s, "text": t, "time": at} for i, s, t, at in turns)), encoding="utf-8")
     assert cli("--now", NOW, "ingest", str(path)).code == 0
     assert recall(cli, "who adopted a tabby") == []  # claims only: turns are not claims
     assert "--lane episodes" in note(cli, "who adopted a tabby")
