@@ -221,8 +221,8 @@ def _named(text: str, features: tuple[Feature, ...]) -> tuple[str | None, tuple[
     never subject nor attribute. Numbers are never subjects (they are often the
     replacement value being asked about) and, like generic status words, never mandatory.
     A word written with inner capitals or digits (``SQLite``, ``PostgreSQL``, ``k8s``)
-    names the subject; without one, only a bare two-word pair is read as subject and
-    attribute, the first word being the subject (English modifiers come first: "sqlite
+    names the subject; without one, a possessive ("Omar's doctor") names it, or a bare
+    two-word pair is read as subject and attribute, the first word being the subject (English modifiers come first: "sqlite
     authentication"). Two such names make the subject ambiguous: no rule.
     """
     if not 2 <= len(features) <= NAMED_RULE_MAX_FEATURES:
@@ -237,6 +237,11 @@ def _named(text: str, features: tuple[Feature, ...]) -> tuple[str | None, tuple[
     named = [t for t in eligible if t in _name_like(text)]
     if len(named) > 1:
         return None, ()
+    owner = _possessor(text, eligible)
+    if not named and owner is not None:
+        # "what is Omar's shoe size": the possessive names the subject and what of it is
+        # asked, whatever the sentence around them.
+        return owner, tuple(t for t in eligible if t != owner)
     if not named and (len(eligible) != 2 or any(t.stop or t.term in QUESTION for t in tokenize(text))):
         # Without a written name, only the bare "subject attribute" pair is read as one:
         # in a longer lowercase query the first word is as likely a verb ("pick ..."),
@@ -244,6 +249,20 @@ def _named(text: str, features: tuple[Feature, ...]) -> tuple[str | None, tuple[
         return None, ()
     subject = named[0] if named else eligible[0]
     return subject, tuple(t for t in eligible if t != subject)
+
+
+_POSSESSIVE_RE = re.compile(r"([^\W_]+)['’]s\s+[^\W_]+")
+
+
+def _possessor(text: str, eligible: list[str]) -> str | None:
+    """The term of the one owner in an "X's Y" phrase whose Y is also a topic word."""
+    owners = set()
+    for m in _POSSESSIVE_RE.finditer(unicodedata.normalize("NFKC", text)):
+        owner = [t.term for t in tokenize(m.group(1))]
+        following = [t.term for t in tokenize(m.group(0))][len(owner) + 1 :]
+        if owner and owner[-1] in eligible and set(following) & set(eligible):
+            owners.add(owner[-1])
+    return owners.pop() if len(owners) == 1 else None
 
 
 def _name_like(text: str) -> set[str]:
