@@ -251,7 +251,8 @@ def _named(text: str, features: tuple[Feature, ...]) -> tuple[str | None, tuple[
     return subject, tuple(t for t in eligible if t != subject)
 
 
-_POSSESSIVE_RE = re.compile(r"([^\W_]+)['’]s\s+[^\W_]+")
+# "X's Y" or "X's Y Z" (Omar's favourite film); a lookahead, as "what's Omar's" holds two
+_POSSESSIVE_RE = re.compile(r"([^\W_]+)['’]s\s+(?=([^\W_]+(?:\s+[^\W_]+)?))")
 
 
 def _possessor(text: str, eligible: list[str]) -> str | None:
@@ -259,7 +260,7 @@ def _possessor(text: str, eligible: list[str]) -> str | None:
     owners = set()
     for m in _POSSESSIVE_RE.finditer(unicodedata.normalize("NFKC", text)):
         owner = [t.term for t in tokenize(m.group(1))]
-        following = [t.term for t in tokenize(m.group(0))][len(owner) + 1 :]
+        following = [t.term for t in tokenize(m.group(2))]
         if owner and owner[-1] in eligible and set(following) & set(eligible):
             owners.add(owner[-1])
     return owners.pop() if len(owners) == 1 else None
