@@ -29,11 +29,11 @@ def pool() -> list[tuple[str, str]]:
     return records
 
 
-def store(tmp_path: Path, size: int) -> tuple[Cairn, str]:
+def store(tmp_path: Path, size: int, target_record: tuple[str, str] = TARGET) -> tuple[Cairn, str]:
     clock = Clock()
     cairn = Cairn(tmp_path / f"s{size}" / "cairn.db", now=clock)
-    target = cairn.remember(TARGET[0], kind=TARGET[1]).memory.id
-    extra = ([SECOND] if size >= 2 else []) + pool()
+    target = cairn.remember(target_record[0], kind=target_record[1]).memory.id
+    extra = ([SECOND] if size >= 2 and target_record == TARGET else []) + pool()
     for text, kind in extra[: size - 1]:
         cairn.remember(text, kind=kind)
     return cairn, target
@@ -64,3 +64,14 @@ def test_an_unrelated_question_gets_nothing_at_every_size(tmp_path, size):
     with cairn:
         for question in NEGATIVE:
             assert cairn.recall(question, trace=False).ids == [], (size, question)
+
+
+@pytest.mark.parametrize("size", [1, 2, 5, 20, 100])
+def test_chinese_questions_at_every_size(tmp_path, size):
+    cairn, target = store(tmp_path, size, ("小明下周去北京出差", "fact"))
+    with cairn:
+        assert cairn.recall("小明什么时候去北京", trace=False).ids == [target]
+        assert cairn.recall("北京出差是哪一天", trace=False).ids == [target]
+        assert cairn.recall("请问小明到底什么时候会去北京呢", trace=False).ids == [target]
+        assert cairn.recall("公司的年会在哪里举行", trace=False).ids == []  # negative control
+        assert cairn.recall("小红喜欢什么颜色", trace=False).ids == []

@@ -138,10 +138,10 @@ def coverage_weight(feature: Feature, df: int, docs: int, profile: ScoreProfile 
     """The feature's weight in coverage: the rarity prior times the store's own rarity,
     the latter counted as if ``prior_docs`` more records lacked the term, so that a
     small store's counts lean on the prior (see the module docstring)."""
-    if feature.cjk:
-        prior = profile.unknown_cjk_weight if df == 0 else 1.0
-    elif feature.answer_type or feature.term in common_words():
+    if feature.answer_type or feature.term in common_words():
         prior = profile.common_weight
+    elif feature.cjk and df == 0:
+        prior = profile.unknown_cjk_weight
     else:
         prior = 1.0
     if df <= 1:
