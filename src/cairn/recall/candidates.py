@@ -41,6 +41,7 @@ class IndexStats:
         self.view = view
         self.docs = view.document_count()
         self._cache: dict[str, int] = {}
+        self.memo: dict = {}  # per-feature weights of score.lexical, for this recall
 
     def learn(self, term: str, df: int) -> None:
         """Record an exact document frequency found by another read."""

@@ -222,6 +222,8 @@ def run(view: ReadView, request: Request) -> Outcome:
     return Outcome(request, query, results, digest, candidates, note, scan, withheld, turns)
 
 
+WITHHELD_CHECKED = 6  # excluded candidates judged for the silence note (best overlap first)
+
 # Exclusions that hide a relevant memory a caller can still ask for, and how.
 _WITHHELD_HINTS: dict[Reason, str] = {
     Reason.DORMANT: "dormant (not confirmed lately): see them with --include-dormant or `cairn search`",
@@ -237,9 +239,11 @@ def _withheld(view: ReadView, query: ParsedQuery, candidates: list[Candidate]) -
     the question (an excluded record sharing one common word is no hidden answer)."""
     counts: dict[str, int] = {}
     stats: IndexStats | None = None
-    for c in candidates:
-        if c.reason not in _WITHHELD_HINTS or c.memory is None:
-            continue
+    # Candidates arrive best overlap first; the first few decide whether anything relevant
+    # was hidden, and scoring every excluded one would cost an empty recall milliseconds.
+    hidden = [c for c in candidates if c.reason in _WITHHELD_HINTS and c.memory is not None][:WITHHELD_CHECKED]
+    for c in hidden:
+        assert c.memory is not None and c.reason is not None
         if c.lexical is None:
             stats = stats or IndexStats(view)
             c.lexical = lexical(query, c.memory, stats)

@@ -90,6 +90,7 @@ class ListStats:
             counts.update(set(field_terms(memory.content)) | set(field_terms(" ".join(memory.aliases))))
         self.docs = n
         self._df = counts
+        self.memo: dict = {}  # per-feature weights (see _weights)
 
     def df(self, term: str) -> int:
         return self._df.get(term, 0)
@@ -150,6 +151,23 @@ def coverage_weight(feature: Feature, df: int, docs: int, profile: ScoreProfile 
     return prior * idf(df, pseudo) / idf(1, pseudo) * feature.weight
 
 
+def _weights(feature: Feature, stats: CorpusStats, profile: ScoreProfile) -> tuple[int, float, float]:
+    """(document frequency, scoring weight, coverage weight) of a feature; the same for
+    every candidate of one recall, so kept on the statistics object when it has a memo."""
+    memo: dict | None = getattr(stats, "memo", None)
+    key = (feature, profile)
+    if memo is not None and key in memo:
+        return memo[key]
+    df = feature_df(feature, stats)
+    weight = idf(df, stats.docs) * feature.weight
+    if feature.answer_type:
+        weight *= profile.common_weight  # "which *database*": the kind asked for is weak evidence
+    found = (df, weight, coverage_weight(feature, df, stats.docs, profile))
+    if memo is not None:
+        memo[key] = found
+    return found
+
+
 def lexical(query: ParsedQuery, memory: Memory, stats: CorpusStats, profile: ScoreProfile = SCORE) -> Lexical:
     """Score ``memory`` against ``query``. Pure apart from ``stats`` lookups.
 
@@ -169,10 +187,7 @@ def lexical(query: ParsedQuery, memory: Memory, stats: CorpusStats, profile: Sco
     score = total = covered = 0.0
     in_content, in_aliases, rare, in_origin = set(), set(), set(), set()
     for feature in query.features:
-        df = feature_df(feature, stats)
-        weight = idf(df, stats.docs) * feature.weight
-        if feature.answer_type:
-            weight *= profile.common_weight  # "which *database*": the kind asked for is weak evidence
+        df, weight, share = _weights(feature, stats, profile)
         spellings = (feature.term, *feature.variants)
         tf_c = sum(content.get(t, 0) for t in spellings)
         tf_a = sum(aliases.get(t, 0) for t in spellings)
@@ -185,7 +200,6 @@ def lexical(query: ParsedQuery, memory: Memory, stats: CorpusStats, profile: Sco
         if any(t in origin for t in spellings):
             in_origin.add(feature.term)
         if not (words_only and feature.numeric):
-            share = coverage_weight(feature, df, stats.docs, profile)
             total += share
             if tf_c or feature.term in rare or feature.term in in_origin:
                 covered += share

@@ -35,6 +35,7 @@ from .query import ParsedQuery
 MIN_ROOT = 4  # shorter roots extend into too many unrelated words
 MAX_TAIL = 3
 MAX_VARIANTS = 4
+EXTENSIONS_READ = 64  # longer indexed forms read per term (one prefix read)
 MIN_DERIVED_ROOT = 5  # port/portion, form/formation: four-letter roots derive other words
 DERIVED = ("al", "ion", "ation", "ment")  # approve/approval, delete/deletion, deploy/deployment
 _VOWELS = frozenset("aeiouy")
@@ -84,35 +85,37 @@ def _tail_ok(tail: str) -> bool:
 
 
 def variants(term: str, vocabulary: Vocabulary) -> tuple[str, ...]:
-    """Other indexed spellings of ``term`` (see the module docstring), at most four."""
+    """Other indexed spellings of ``term`` (see the module docstring), at most four.
+
+    Cost: one prefix read of the vocabulary (every longer form starts with the term)
+    and a few exact look-ups for the shorter forms."""
     found: list[str] = [t for t in ABBREVIATIONS.get(term, ()) if vocabulary.df(t)]
     if len(term) < MIN_ROOT or not term.isascii() or not term.isalpha():
         return tuple(found)
-    for longer in vocabulary.extensions(term, 16):
-        if _tail_ok(longer[len(term) :]):
+    agent = term[-1] not in "mn" and term[-1] not in _VOWELS
+    for longer in vocabulary.extensions(term, EXTENSIONS_READ):
+        tail = longer[len(term) :]
+        if (
+            _tail_ok(tail)
+            or (agent and tail in ("er", term[-1] + "er"))
+            or (len(term) >= MIN_DERIVED_ROOT and tail in DERIVED)
+        ):
             found.append(longer)
+    shorter: list[str] = []
     for cut in range(1, MAX_TAIL + 1):
         root = term[:-cut]
         if len(root) >= MIN_ROOT and _tail_ok(term[-cut:]):
-            # the root as a stored word is in index form: postgresql -> postgres -> postgr
-            found += [r for r in dict.fromkeys((root, stem(root))) if vocabulary.df(r)]
-    if term[-1] not in "mn" and term[-1] not in _VOWELS:
-        for agent in (term + "er", term + term[-1] + "er"):
-            if vocabulary.df(agent):
-                found.append(agent)
-    if len(term) >= MIN_DERIVED_ROOT:
-        for tail in DERIVED:
-            if vocabulary.df(term + tail):
-                found.append(term + tail)
+            shorter += [root, stem(root)]  # the stored word is in index form: postgresql -> postgres -> postgr
     for tail in DERIVED:
         root = term[: -len(tail)]
-        if term.endswith(tail) and len(root) >= MIN_DERIVED_ROOT and vocabulary.df(root):
-            found.append(root)
+        if term.endswith(tail) and len(root) >= MIN_DERIVED_ROOT:
+            shorter.append(root)
     if term.endswith("er") and len(term) - 2 >= MIN_ROOT:
         root = term[:-2]
         for verb in (root, root[:-1] if root[-1] == root[-2] else ""):
-            if verb and verb[-1] not in "mn" and vocabulary.df(verb):
-                found.append(verb)
+            if verb and verb[-1] not in "mn":
+                shorter.append(verb)
+    found += [r for r in dict.fromkeys(shorter) if r != term and vocabulary.df(r)]
     return tuple(dict.fromkeys(v for v in found if v != term))[:MAX_VARIANTS]
 
 
@@ -146,8 +149,8 @@ def _of(term: str, surface: str, vocabulary: Vocabulary) -> tuple[str, ...]:
     """Variants of the term and of the word as typed: stemming may have cut what an
     identifier suffix extends (``postgres`` is the term ``postgr``, ``postgresql`` is not)."""
     found = variants(term, vocabulary)
-    if surface and surface != term:
-        found += tuple(v for v in variants(surface, vocabulary) if v not in found)
-        if vocabulary.df(surface) and surface not in found:
-            found += (surface,)
+    if surface != term and surface.isascii() and surface.isalpha() and len(surface) >= MIN_ROOT:
+        # only the identifier extensions of the typed word: its other forms are the term's
+        extra = [v for v in vocabulary.extensions(surface, EXTENSIONS_READ) if _tail_ok(v[len(surface) :])]
+        found += tuple(v for v in extra if v not in found)
     return tuple(v for v in found if v != term)[:MAX_VARIANTS]
