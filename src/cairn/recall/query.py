@@ -52,8 +52,8 @@ GENERIC: frozenset[str] = frozenset(
 # Question words: how a question is phrased, never what it is about. "how long",
 # "what version", "which region", "how big", "how should X be formatted", "what do we use
 # for", "what does X like" (the answer may say loves, prefers, favourite): none of these
-# words has to appear in the answer, so none is a named subject or a
-# mandatory attribute. They stay features (a record holding them scores a little more);
+# words has to appear in the answer, so none is a named subject or a mandatory
+# attribute. They stay features (a record holding them scores a little more);
 # their coverage weight is the common-word prior of cairn.recall.score.
 QUESTION: frozenset[str] = frozenset(
     stem(word)
@@ -222,8 +222,9 @@ def _named(text: str, features: tuple[Feature, ...]) -> tuple[str | None, tuple[
     replacement value being asked about) and, like generic status words, never mandatory.
     A word written with inner capitals or digits (``SQLite``, ``PostgreSQL``, ``k8s``)
     names the subject; without one, a possessive ("Omar's doctor") names it, or a bare
-    two-word pair is read as subject and attribute, the first word being the subject (English modifiers come first: "sqlite
-    authentication"). Two such names make the subject ambiguous: no rule.
+    two-word keyword pair is read as subject and attribute, the first word being the
+    subject (English modifiers come first: "sqlite authentication"). Two such names make
+    the subject ambiguous: no rule.
     """
     if not 2 <= len(features) <= NAMED_RULE_MAX_FEATURES:
         return None, ()
