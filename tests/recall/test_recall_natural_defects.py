@@ -113,8 +113,8 @@ def test_the_named_attribute_protections_still_hold(cli):
     remember(cli, "SQLite busy timeout is 5 seconds", "--kind", "fact")
     assert recall(cli, "SQLite authentication") == [sqlite_auth]  # positive control
     assert cli("--now", NOW, "forget", sqlite_auth).code == 0
-    assert recall(cli, "SQLite authentication") == []
-    assert recall(cli, "sqlite authentication") == []
+    for question in ("SQLite authentication", "sqlite authentication", "how does SQLite authentication work", "sqlite auth"):
+        assert recall(cli, question) == [], question
 
 
 # -- one normalisation of accents -------------------------------------------------------
@@ -225,3 +225,19 @@ def test_json_note_is_null_when_something_is_recalled(cli):
     remember(cli, "Redis caches session tokens for 15 minutes", "--kind", "fact")
     result = cli("--now", NOW, "--json", "recall", "session token cache", "--no-trace")
     assert json.loads(result.out)["note"] is None
+
+
+def test_retired_and_future_matches_are_counted_apart(cairn, clock):
+    from dataclasses import replace
+    from datetime import timedelta
+
+    from cairn.model import Status
+
+    retired = cairn.remember("The VPN gateway is vpn.example.org", kind="fact").memory.id
+    cairn.remember("The VPN gateway moves to vpn2.example.org", kind="fact", valid_from=clock.at + timedelta(days=30))
+    with cairn.store.write() as tx:
+        tx.put_memory(replace(tx.get_memory(cairn.space, retired), status=Status.RETIRED))
+    outcome = cairn.recall("which VPN gateway", trace=False)
+    assert outcome.ids == []
+    assert "1 matching memory is retired" in (outcome.note or "") and "1 matching memory is not valid yet" in (outcome.note or "")
+    assert cairn.recall("which printer", trace=False).note == "nothing matched the query"  # negative control
