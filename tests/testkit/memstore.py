@@ -195,6 +195,10 @@ class MemStore:
     def document_frequency(self, term: str) -> int:
         return sum(1 for r in self._indexed() if term in r.content or term in r.aliases)
 
+    def terms_with_prefix(self, prefix: str, limit: int) -> list[str]:
+        found = {t for r in self._indexed() for t in (*r.content, *r.aliases) if t.startswith(prefix) and t != prefix}
+        return sorted(found)[:limit]
+
     def term_postings(self, term: str, limit: int) -> list[Hashable]:
         keys = sorted((r.key for r in self._indexed() if term in r.content or term in r.aliases), reverse=True)
         return list(keys[:limit])

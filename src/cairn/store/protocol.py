@@ -98,6 +98,10 @@ class ReadView(Protocol):
     def document_frequency(self, term: str) -> int:
         """Records (every space) whose index holds ``term``."""
         ...
+    def terms_with_prefix(self, prefix: str, limit: int) -> list[str]:
+        """Indexed terms (every space) longer than ``prefix`` that start with it, in
+        term order, at most ``limit``."""
+        ...
 
     # -- lexical index: candidates
     def term_postings(self, term: str, limit: int) -> list[Key]:

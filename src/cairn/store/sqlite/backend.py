@@ -332,6 +332,14 @@ class _Reads:
         row = self.conn.execute("SELECT doc FROM temp.cairn_fts_vocab WHERE term = ?", (fts.fts_form(term),)).fetchone()
         return int(row[0]) if row else 0
 
+    def terms_with_prefix(self, prefix: str, limit: int) -> list[str]:
+        self.document_frequency(prefix)  # creates the vocabulary table on first use
+        rows = self.conn.execute(
+            "SELECT term FROM temp.cairn_fts_vocab WHERE term > ? AND term < ? ORDER BY term LIMIT ?",
+            (fts.fts_form(prefix), fts.fts_form(prefix) + "\U0010ffff", limit),
+        ).fetchall()
+        return [str(r[0]) for r in rows]
+
     # -- lexical index: candidates -----------------------------------------------------
 
     def term_postings(self, term: str, limit: int) -> list[Key]:
