@@ -106,3 +106,25 @@ def test_show_of_the_malformed_record_is_a_clear_refusal(run, store):
     _spoil(path, "memories", BAD_VALUES["bad-utf8"], new_row=True)
     result = run("--db", str(path), "show", "badbadbadbad")
     assert one_line_refusal(result) and "readable memory" in result.err
+
+
+@pytest.mark.parametrize("kind", ["bad-json", "bad-utf8", "blob"])
+def test_the_episode_lane_reads_around_a_malformed_turn(run, tmp_path, kind):
+    path = tmp_path / "talk.jsonl"
+    path.write_text(
+        '{"id": "t1", "speaker": "Ana", "text": "I moved to Lisbon in May", "time": "2026-05-01T10:00:00Z"}\n'
+        '{"id": "t2", "speaker": "Ben", "text": "Lisbon has great trams", "time": "2026-05-01T10:01:00Z"}\n'
+        '{"id": "t3", "speaker": "Ana", "text": "I adopted a cat named Miso", "time": "2026-05-02T09:00:00Z"}\n'
+    )
+    db = tmp_path / "c.db"
+    assert run("--db", str(db), "ingest", str(path), "--origin", "chat").code == 0
+    conn = sqlite3.connect(db)
+    conn.execute(f"UPDATE memories SET data = {BAD_VALUES[kind]} WHERE json_extract(data, '$.evidence.source_id') = 't2'")
+    conn.commit()
+    conn.close()
+    for query in ("what did Ana say about Lisbon", "Ana cat", "trams"):
+        for lane in ("episodes", "all"):
+            result = run("--db", str(db), "recall", query, "--lane", lane)
+            assert result.code == 0 and "internal error" not in result.err, (query, lane, result.err)
+    found = run("--db", str(db), "--json", "search", "Miso cat", "--lane", "episodes").json()
+    assert "Miso" in json.dumps(found)

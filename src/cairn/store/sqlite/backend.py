@@ -516,7 +516,7 @@ class _Reads:
 
     def speaker_turns(self, space: str, word: str, cap: int) -> list[EpisodeTurn]:
         rows = self.conn.execute(
-            "SELECT f.rowid, m.id, m.origin, m.turn, f.content, f.aliases, json_extract(m.data, '$.evidence.at')"
+            f"SELECT f.rowid, m.id, m.origin, m.turn, f.content, f.aliases, {_json('m.data', '$.evidence.at')}"
             " FROM memories_fts f JOIN memories m ON m.rowid = f.rowid"
             " WHERE memories_fts MATCH ? AND m.space = ? AND m.kind = 'episode' ORDER BY f.rowid DESC LIMIT ?",
             (fts.in_column("aliases", fts.quote_fts(word)), space, cap),
