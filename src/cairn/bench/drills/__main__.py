@@ -80,9 +80,12 @@ def main(argv: list[str] | None = None) -> int:
             from . import redaction
 
             result = redaction.run()
-    for line in result.lines():
-        print(line)
-    print(f"{'PASS' if result.ok else 'FAIL'} in {time.monotonic() - started:.1f} s")
+    try:
+        for line in result.lines():
+            print(line)
+        print(f"{'PASS' if result.ok else 'FAIL'} in {time.monotonic() - started:.1f} s", flush=True)
+    except BrokenPipeError:
+        pass  # the reader stopped reading (`| head`): the verdict is still the exit status
     return 0 if result.ok else 1
 
 
