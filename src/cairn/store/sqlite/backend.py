@@ -197,6 +197,17 @@ def _shown(value: object) -> str:
     return value if isinstance(value, str) else repr(value)
 
 
+def _time_or_none(value: object) -> datetime | None:
+    """A stored time, or None (counted as skipped) when the column does not hold one."""
+    try:
+        if isinstance(value, str):
+            return parse_time(value)
+    except ValueError:
+        pass
+    SKIPPED[0] += 1
+    return None
+
+
 def _str(value: object) -> str:
     return value if isinstance(value, str) else ""
 
@@ -384,7 +395,7 @@ class _Reads:
             f"SELECT at FROM feedback_receipts WHERE space = ? AND memory_id = ? AND verdict IN ({marks})",
             (space, memory_id, *verdicts),
         ).fetchall()
-        return max((parse_time(r[0]) for r in rows), default=None)
+        return max((at for at in (_time_or_none(r[0]) for r in rows) if at is not None), default=None)
 
     # -- traces ------------------------------------------------------------------------
 
