@@ -228,7 +228,7 @@ def test_bad_input_is_a_tool_error_and_writes_nothing(connect, db_path, stderr_f
     before = db_fingerprint(db_path)
 
     async def scenario():
-        async with connect() as c:
+        async with connect("--verbose") as c:
             results = [await c.call_tool(name, args) for name, args, _ in BAD_CALLS]
             after_all = await c.call_tool("memory_show", {"id": "zzzzzzzzzzzz"})
             return results, after_all, db_fingerprint(db_path)
@@ -242,7 +242,9 @@ def test_bad_input_is_a_tool_error_and_writes_nothing(connect, db_path, stderr_f
         assert result.structured_content is None
     assert still_running.is_error  # the server answered after every bad call
     assert during == before == db_fingerprint(db_path)
-    assert "Traceback" not in stderr_file.read_text()
+    logged = stderr_file.read_text()
+    assert "Traceback" not in logged
+    assert "memory_show refused: no memory matches" in logged  # --verbose logs to stderr, never stdout
 
 
 def test_tool_errors_carry_the_clis_reason(connect, db_path, cli):
@@ -305,3 +307,41 @@ def test_two_clients_write_and_read_one_database_at_once(connect, db_path):
         assert cairn.list(per_page=100).total == 16
         assert {cairn.get(i).id for i in out["alpha"] + out["beta"]} == set(out["alpha"] + out["beta"])
     assert out["alpha-search"]["results"] and out["beta-search"]["results"]
+
+
+# -- the wire itself --------------------------------------------------------------------------
+
+
+def test_stdout_carries_only_protocol_messages(db_path, tmp_path):
+    """Driven by hand, with stdout a file (so the server uses the SDK's own streams rather
+    than its pipe transport): every line on stdout is a JSON-RPC message, logs go to stderr."""
+    import subprocess
+    import sys
+    import time
+
+    messages = [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "memory_remember", "arguments": {"content": "A claim of no kind", "kind": "rumour"}}},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+         "params": {"name": "memory_remember", "arguments": {"content": "The wire carries only JSON", "kind": "fact"}}},
+    ]
+    out, err = tmp_path / "stdout.jsonl", tmp_path / "stderr.log"
+    with open(out, "wb") as sink, open(err, "wb") as errors:
+        proc = subprocess.Popen([sys.executable, "-m", "cairn", "--db", str(db_path), "mcp", "--verbose"],
+                                stdin=subprocess.PIPE, stdout=sink, stderr=errors)
+        assert proc.stdin is not None
+        proc.stdin.write("".join(json.dumps(m) + "\n" for m in messages).encode())
+        proc.stdin.flush()
+        deadline = time.monotonic() + 60
+        while out.read_text().count("\n") < 3 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        proc.stdin.close()
+        assert proc.wait(timeout=60) == 0
+    replies = {m["id"]: m for m in map(json.loads, out.read_text().splitlines())}
+    assert set(replies) == {0, 2, 3} and all(m["jsonrpc"] == "2.0" for m in replies.values())
+    assert replies[2]["result"]["isError"] is True
+    assert replies[3]["result"]["isError"] is False and replies[3]["result"]["structuredContent"]["status"] == "provisional"
+    assert "memory_remember called" in err.read_text()

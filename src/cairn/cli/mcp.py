@@ -7,6 +7,7 @@ starts without loading it.
 
 from __future__ import annotations
 
+import logging
 from importlib import metadata
 
 from ..engine import Cairn
@@ -43,7 +44,7 @@ def cmd_mcp(cairn: Cairn, args) -> Output:
     except ImportError as err:  # the extra is not installed
         raise Refused(f"the MCP server needs the optional extra (missing {err.name}): "
                       "pip install 'cairn-memory[mcp]'") from None
-    server.configure_logging(10 if args.verbose else 30)
+    server.configure_logging(logging.INFO if args.verbose else logging.WARNING)
     try:
         version = metadata.version("cairn-memory")
     except metadata.PackageNotFoundError:

@@ -2,7 +2,7 @@
 
 A tool module declares a tool like this::
 
-    @tool("memory_show", READ_ONLY, wire.ShowDoc, "Show one memory ...",
+    @tool("memory_show", READ_ONLY, wire.ShowDoc, "One stored memory by id: ...", title="Show one memory",
           id=string("memory id or unique prefix", required=True))
     def show(cairn: Cairn, a: Args) -> Reply:
         shown = cairn.show(a["id"])
@@ -107,6 +107,7 @@ def call(cairn: Cairn, name: str, arguments: Mapping[str, Any] | None) -> Reply:
     spec = tools().get(name)
     if spec is None:
         return error_reply(f"unknown tool {name!r} (tools: {', '.join(tools())})")
+    log.info("%s called", name)
     try:
         return spec.run(cairn, check_arguments(spec.params, arguments))
     except CairnError as err:

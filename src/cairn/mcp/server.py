@@ -7,14 +7,20 @@ schema from the wire ``TypedDict``, the annotations from the tool's hints. One e
 (one database, one space) serves every call; calls run one at a time on the event
 loop's thread, which is the thread that opened the engine.
 
-Logs go to stderr. On stdio the SDK also points file descriptor 1 at stderr while it
-serves, so nothing but protocol messages reaches stdout.
+Logs go to stderr. On stdio, file descriptor 1 points at stderr while the server serves
+(the protocol writes to a private duplicate), so nothing but protocol messages reaches
+stdout, not even a stray ``print`` (see :func:`pipes`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import os
+import stat
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
@@ -25,6 +31,8 @@ from mcp.server.stdio import stdio_server
 
 from ..engine import Cairn
 from .registry import ToolSpec, call, tools
+
+log = logging.getLogger("cairn.mcp")
 
 NAME = "cairn"
 
@@ -70,7 +78,7 @@ def build(cairn: Cairn, *, version: str = "") -> Server[Any]:
             is_error=reply.error,
         )
 
-    return Server(
+    server: Server[Any] = Server(
         NAME,
         version=version,
         title="Cairn memory",
@@ -78,6 +86,7 @@ def build(cairn: Cairn, *, version: str = "") -> Server[Any]:
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
+    return server
 
 
 def configure_logging(level: int = logging.WARNING) -> None:
@@ -94,7 +103,86 @@ def serve_stdio(cairn: Cairn, *, version: str = "") -> None:
     server = build(cairn, version=version)
 
     async def main() -> None:
-        async with stdio_server() as (read_stream, write_stream):
+        async with pipes() as (stdin, stdout), stdio_server(stdin, stdout) as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
 
-    anyio.run(main)
+    anyio.run(main, backend="asyncio")
+
+
+MAX_LINE_BYTES = 64 * 1024 * 1024  # one JSON-RPC message; a longer line is dropped, not buffered
+
+
+class _Lines:
+    """The protocol's input: lines read from a pipe on the event loop itself."""
+
+    def __init__(self, reader: asyncio.StreamReader) -> None:
+        self.reader = reader
+
+    def __aiter__(self) -> AsyncIterator[str]:
+        return self._lines()
+
+    async def _lines(self) -> AsyncIterator[str]:
+        while True:
+            try:
+                line = await self.reader.readline()
+            except ValueError:  # longer than MAX_LINE_BYTES: asyncio has dropped it
+                log.warning("dropped an input line longer than %d bytes", MAX_LINE_BYTES)
+                continue
+            if not line:
+                return
+            yield line.decode("utf-8", errors="replace")
+
+
+class _Out:
+    """The protocol's output: written to a pipe on the event loop itself."""
+
+    def __init__(self, writer: asyncio.StreamWriter) -> None:
+        self.writer = writer
+
+    async def write(self, text: str) -> None:
+        self.writer.write(text.encode("utf-8"))
+
+    async def flush(self) -> None:
+        await self.writer.drain()
+
+
+@asynccontextmanager
+async def pipes() -> AsyncIterator[tuple[Any, Any]]:
+    """stdin and stdout for the SDK's stdio transport, read and written on the event loop.
+
+    The SDK's own streams hand every line to a worker thread and back (three thread hops
+    per request); on a loaded machine each hop waits for a core, which more than doubled
+    the cost of a round trip. When stdin and stdout are pipes (as an MCP client starts a
+    server), this reads and writes them with asyncio's pipe transports instead. It keeps
+    the SDK's guarantee that stray output misses the wire: the protocol uses private
+    duplicates of fds 0 and 1, fd 1 points at stderr and fd 0 at the null device while
+    serving, and both are restored after. Anything else (a file, a terminal) gets
+    ``(None, None)``: the SDK's streams then serve as they are."""
+    loop = asyncio.get_running_loop()
+    try:
+        if not (stat.S_ISFIFO(os.fstat(0).st_mode) and stat.S_ISFIFO(os.fstat(1).st_mode)):
+            raise OSError("not pipes")
+        saved = os.dup(0), os.dup(1)  # restored when serving ends
+        wire_in, wire_out = os.dup(0), os.dup(1)  # owned (and closed) by the pipe transports
+    except OSError:
+        yield None, None
+        return
+    reader = asyncio.StreamReader(limit=MAX_LINE_BYTES)
+    read_transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader),
+                                                     os.fdopen(wire_in, "rb"))
+    write_transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin,
+                                                              os.fdopen(wire_out, "wb"))
+    writer = asyncio.StreamWriter(write_transport, protocol, None, loop)
+    sys.stdout.flush()
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.dup2(2, 1)
+    os.close(devnull)
+    try:
+        yield _Lines(reader), _Out(writer)
+    finally:
+        read_transport.close()
+        write_transport.close()
+        for fd, original in zip((0, 1), saved, strict=True):
+            os.dup2(original, fd)
+            os.close(original)
