@@ -22,6 +22,8 @@ def test_a_quick_run_measures_both_sides_on_the_same_queries():
     assert row["size"] == 300 and row["queries"] == 12
     assert 0 < row["median"] <= row["p95"] and 0 < row["median_mcp"] <= row["p95_mcp"]
     assert row["added"] == pytest.approx(row["median_mcp"] - row["median"])
+    assert row["cpu"] > 0 and row["cpu_client"] > 0
+    assert row["cpu_server"] is not None and row["cpu_server"] > 0  # Linux: /proc is readable
     text = mcp_latency.report([row], "python -m cairn.bench.mcp_latency --sizes 300")
     assert "| 300 | 12 |" in text and ("**met**" in text) != ("**missed**" in text)
 
@@ -31,7 +33,7 @@ def test_the_documented_numbers_keep_the_harness_format():
     assert lines, "docs/benchmarks.md has no mcp-latency section"
     assert re.fullmatch(r"Command: `python -m cairn\.bench\.mcp_latency [^`]*--sizes 10000,100000[^`]*` {2}", lines[0])
     assert lines[1].startswith("Machine: ") and re.fullmatch(r"Date: \d{4}-\d{2}-\d{2}", lines[2])
-    start = lines.index("| claims | queries | in process | over MCP stdio | added (median) |")
+    start = next(i for i, line in enumerate(lines) if line.startswith("| claims | queries | in process | over MCP stdio"))
     rows = [line.strip("|").split("|") for line in lines[start + 2:] if line.startswith("|")]
     assert [r[0].strip() for r in rows] == ["10,000", "100,000"]
     for cells in rows:

@@ -178,15 +178,18 @@ def test_a_user_statement_is_the_users_and_nothing_passes_as_a_correction(connec
                                                            "basis": "manual_correction"})
             method = await c.call_tool("memory_remember", {"content": "Release branch is frozen", "kind": "fact",
                                                            "method": "manual"})
-            return said, forged, method
+            vouched = await c.call_tool("memory_feedback", {"id": said["id"], "verdict": "accurate", "source": "s1"})
+            return said, forged, method, vouched
 
-    said, forged, method = run(scenario)
+    said, forged, method, vouched = run(scenario)
     with engine(db_path) as cairn:
         m = cairn.get(said["id"])
         assert (m.evidence.basis.value, m.evidence.method.value) == ("user_statement", "manual")
         assert cairn.list().total == 1  # neither forgery was stored
+        assert m.feedback.accuracy is None  # nor an agent's vouching
     assert forged.is_error and "invalid basis: unknown basis 'manual_correction'" in text(forged)
     assert method.is_error and "unknown argument 'method'" in text(method)
+    assert vouched.is_error and "unknown verdict 'accurate' (one of: useful, unhelpful, incorrect)" in text(vouched)
 
 
 # -- bad input ---------------------------------------------------------------------------------

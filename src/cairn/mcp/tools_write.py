@@ -10,6 +10,8 @@ Evidence written through MCP says where it came from. An agent is not the user:
   ``manual_correction`` is not accepted: it would claim the strongest evidence.
 * ``memory_correct`` is the one tool that writes ``manual_correction``; its description
   tells the agent to use it only on the user's explicit instruction, with the user's words.
+  ``memory_feedback`` does not offer ``accurate``, which would protect a record at the same
+  priority.
 * Records, relations, forgets and undos are written with the actor ``agent``, so the
   history says who acted.
 
@@ -27,6 +29,8 @@ from .schema import boolean, string, strings
 
 # The bases an agent may claim for what it remembers (manual_correction is memory_correct's).
 AGENT_BASES = (Basis.SUMMARY, Basis.USER_STATEMENT, Basis.TOOL_OBSERVATION)
+# `accurate` lifts a record to the priority of a manual correction, which only the user may grant.
+AGENT_VERDICTS = (Verdict.USEFUL, Verdict.UNHELPFUL, Verdict.INCORRECT)
 RECORD_KINDS = tuple(k for k in Kind if k is not Kind.EPISODE)  # episodes come from `cairn ingest`
 
 ID = "memory id, or a unique prefix of at least 6 characters"
@@ -106,11 +110,12 @@ def relate(cairn: Cairn, a: Args) -> Reply:
 
 @tool(
     "memory_feedback", WRITES, wire.FeedbackDoc, title="Give feedback on a memory",
-    description="Record a verdict on a recalled memory: useful or unhelpful (was it worth recalling), accurate or"
-                " incorrect (is it true). incorrect quarantines it. source is the receipt: the same source gives at"
-                " most one verdict per memory, so a retried call is not counted twice.",
+    description="Record a verdict on a recalled memory: useful or unhelpful (was it worth recalling), or incorrect"
+                " (it is wrong: it is quarantined). source is the receipt: the same source gives at most one verdict"
+                " per memory, so a retried call is not counted twice. (accurate is not offered here: it would protect"
+                " the memory as strongly as the user's own correction; the user gives it with `cairn feedback`.)",
     id=string(ID, required=True),
-    verdict=string("the verdict", required=True, enum=Verdict),
+    verdict=string("the verdict", required=True, enum=AGENT_VERDICTS),
     source=string("what the verdict comes from: the recall's trace id, or the id of the user's message",
                   required=True),
 )
