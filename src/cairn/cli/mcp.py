@@ -8,7 +8,6 @@ starts without loading it.
 from __future__ import annotations
 
 import logging
-from importlib import metadata
 
 from ..engine import Cairn
 from ..errors import Refused
@@ -44,6 +43,8 @@ def cmd_mcp(cairn: Cairn, args) -> Output:
     except ImportError as err:  # the extra is not installed
         raise Refused(f"the MCP server needs the optional extra (missing {err.name}): "
                       "pip install 'cairn-memory[mcp]'") from None
+    from importlib import metadata  # not at import time: other commands never scan metadata
+
     server.configure_logging(logging.INFO if args.verbose else logging.WARNING)
     try:
         version = metadata.version("cairn-memory")

@@ -64,8 +64,12 @@ class ToolSpec:
     description: str
     hints: Hints
     params: Mapping[str, Param]
-    output: JSON
+    doc_type: Any  # the wire TypedDict of its structuredContent
     run: Callable[[Cairn, Args], Reply]
+
+    @property
+    def output(self) -> JSON:
+        return output_schema(self.doc_type)
 
     @property
     def input_schema(self) -> JSON:
@@ -83,7 +87,8 @@ def tool(name: str, hints: Hints, output: Any, description: str, *, title: str,
     def register(fn: Callable[[Cairn, Args], Reply]) -> Callable[[Cairn, Args], Reply]:
         if name in TOOLS:
             raise ValueError(f"tool {name!r} is registered twice")
-        TOOLS[name] = ToolSpec(name, title, description, hints, params, output_schema(output), fn)
+        output_schema(output)  # refuse a non-document at registration, not at listing
+        TOOLS[name] = ToolSpec(name, title, description, hints, params, output, fn)
         return fn
 
     return register
