@@ -55,9 +55,20 @@ def engine(db: Path, space: str = "default") -> Cairn:
 def test_the_listing_names_every_tool_with_its_hints_and_schemas(connect):
     async def scenario():
         async with connect() as client:
-            return client.instructions, (await client.list_tools()).tools
+            prompts = (await client.list_prompts()).prompts
+            prompt = await client.get_prompt("recall_context", {"task": "migrate the billing database"})
+            try:
+                await client.get_prompt("recall_context", {"task": "  "})
+                refused = ""
+            except Exception as err:  # noqa: BLE001 - the client raises the server's protocol error
+                refused = str(err)
+            return client.instructions, (await client.list_tools()).tools, prompts, prompt, refused
 
-    instructions, listed = run(scenario)
+    instructions, listed, prompts, prompt, refused = run(scenario)
+    assert [p.name for p in prompts] == ["recall_context"]
+    [message] = prompt.messages
+    assert "memory_recall" in message.content.text and message.content.text.endswith("Task: migrate the billing database")
+    assert "invalid task: required" in refused
     by_name = {t.name: t for t in listed}
     assert set(by_name) == READ_ONLY | WRITING | DESTRUCTIVE
     assert "memory_recall" in instructions and "data" in instructions and len(instructions) < 1200

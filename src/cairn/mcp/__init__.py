@@ -8,7 +8,8 @@
                  memory_timeline, memory_history (readOnlyHint)
     tools_write  memory_remember, memory_correct, memory_relate, memory_feedback,
                  memory_pin; memory_forget, memory_undo (destructiveHint)
-    server       the SDK's low-level Server over the registry; stdio transport
+    server       the SDK's low-level Server over the registry, its instructions and its
+                 one prompt (recall_context); the stdio transport
     http         streamable HTTP behind a bearer token, Host/Origin checks, size limits
 
 One server serves one database and one space (the CLI's global ``--db`` and ``--space``):
