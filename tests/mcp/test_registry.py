@@ -112,6 +112,12 @@ def test_an_unexpected_exception_is_a_one_line_tool_error(broken_tool, db_path, 
         assert not control.error and control.doc == {"events": []}
 
 
+def test_an_error_reason_stays_one_short_line():
+    reply = registry.error_reply("invalid text:\n" + "x" * 10_000)
+    assert reply.error and "\n" not in reply.text and len(reply.text) <= len("cairn: ") + registry.ERROR_MAX
+    assert registry.error_reply("short reason").text == "cairn: short reason"  # control: untouched
+
+
 def test_a_tool_name_is_registered_once(broken_tool):
     with pytest.raises(ValueError, match="registered twice"):
         tool("memory_broken_probe", READ_ONLY, wire.EventRefDoc, "again", title="again")(lambda c, a: Reply({}, ""))

@@ -101,9 +101,15 @@ def tools() -> dict[str, ToolSpec]:
     return TOOLS
 
 
+ERROR_MAX = 500  # characters of a reason; an echoed argument must not flood the client
+
+
 def error_reply(message: str) -> Reply:
     """A tool error: the one-line reason, as ``cairn: REASON`` like the CLI's stderr."""
-    return Reply({}, f"cairn: {' '.join(message.split())}", error=True)
+    line = " ".join(message.split())
+    if len(line) > ERROR_MAX:
+        line = line[: ERROR_MAX - 1] + "…"
+    return Reply({}, f"cairn: {line}", error=True)
 
 
 def call(cairn: Cairn, name: str, arguments: Mapping[str, Any] | None) -> Reply:
