@@ -359,3 +359,24 @@ def test_stdout_carries_only_protocol_messages(db_path, tmp_path):
     assert replies[2]["result"]["isError"] is True
     assert replies[3]["result"]["isError"] is False and replies[3]["result"]["structuredContent"]["status"] == "provisional"
     assert "memory_remember called" in err.read_text()
+
+
+def test_a_server_on_sockets_answers(db_path):
+    """Node-based clients (Claude Code among them) give the server socketpairs, not pipes."""
+    import socket
+    import subprocess
+    import sys
+
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        proc = subprocess.Popen([sys.executable, "-m", "cairn", "--db", str(db_path), "mcp"],
+                                stdin=theirs.fileno(), stdout=theirs.fileno(), stderr=subprocess.PIPE)
+        theirs.close()
+        hello = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                 "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "n", "version": "0"}}}
+        ours.sendall((json.dumps(hello) + "\n").encode())
+        reply = ours.makefile("rb").readline()
+        ours.shutdown(socket.SHUT_WR)
+        assert proc.wait(timeout=60) == 0
+        assert proc.stderr is not None and b"Traceback" not in proc.stderr.read()
+    assert json.loads(reply)["result"]["serverInfo"]["name"] == "cairn"
