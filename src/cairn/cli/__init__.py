@@ -33,13 +33,14 @@ from typing import Any, NoReturn
 from ..engine import Cairn, default_db_path
 from ..engine.scope import discard_new_store
 from ..errors import CairnError, InvalidInput, StoreUnavailable
-from . import bench, ingest, learn, recall, records, relations
+from . import bench, ingest, learn, mcp, recall, records, relations
 from .common import Output
 
-GROUPS = (records, learn, recall, ingest, relations, bench)
+GROUPS = (records, learn, recall, ingest, relations, bench, mcp)
 
-# Commands that may add records, and so may create the database.
-CREATES = frozenset({"remember", "import", "apply", "ingest"})
+# Commands that may add records, and so may create the database (the MCP server serves
+# memory_remember: an agent's first session starts on no database at all).
+CREATES = frozenset({"remember", "import", "apply", "ingest", "mcp"})
 # Commands that only read (recall and search may add a trace to an existing database).
 READS = frozenset({"show", "list", "history", "export", "status", "recall", "search", "explain", "timeline", "candidates"})
 
