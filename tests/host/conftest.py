@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from testkit.host import load
 
 from cairn import Cairn
+from testkit.host import load
 
 
 @pytest.fixture(scope="module")

@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from testkit.host import load
 
 from cairn import Cairn
 from cairn.errors import InvalidInput
 from cairn.recall.triage import Decision, triage
 from cairn.text import terms
+from testkit.host import load
 
 
 def decide(message: str, attachments=(), known=None):

@@ -94,7 +94,8 @@ def cmd_hook(_: None, args) -> Output:
             timeout = None
     try:
         db = _db(args)
-        stdin = sys.stdin.buffer.read((1 << 20) + 1)
+        buffer = getattr(sys.stdin, "buffer", None)  # a text stream without bytes beneath (tests, embedding)
+        stdin = buffer.read((1 << 20) + 1) if buffer is not None else sys.stdin.read((1 << 20) + 1).encode("utf-8")
     except Exception:  # noqa: BLE001 - a hook never fails the host
         return Output({}, "")
     doc = run_hook(args.event, db=db, space=args.space, stdin=stdin, timeout=timeout, now=args.now)

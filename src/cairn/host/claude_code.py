@@ -146,7 +146,9 @@ def _text(payload: dict[str, Any], key: str) -> str:
 def user_prompt_submit(payload: dict[str, Any], place: HookPlace, *, space: str, now: str | None = None) -> dict | None:
     from ..engine import Cairn  # deferred: the hook pays for the engine only when it runs
 
-    prompt = _text(payload, "prompt")
+    prompt = payload.get("prompt")
+    if not isinstance(prompt, str):
+        raise ValueError("hook input has no prompt text")
     session = _text(payload, "session_id") or "no-session"
     origin = project_origin(_text(payload, "cwd"))
     with Cairn(place.db, space=space, now=now) as cairn:

@@ -109,7 +109,7 @@ def _read(path: Path) -> tuple[str | None, dict[str, Any]]:
         return text, {}
     try:
         doc = json.loads(text)
-    except ValueError as err:
+    except json.JSONDecodeError as err:
         raise InvalidInput(str(path), f"is not valid JSON ({err.msg} at line {err.lineno}); nothing was changed") from None
     if not isinstance(doc, dict):
         raise InvalidInput(str(path), "is not a JSON object; nothing was changed")
@@ -183,5 +183,6 @@ def _merge_server(doc: dict[str, Any], cairn: list[str], uninstall: bool, path: 
     if present is not None and present != ours and not (
         isinstance(present, dict) and "cairn" in str(present.get("command")) and present.get("args", [""])[-1:] == ["mcp"]
     ):
-        raise InvalidInput(f"{path}: mcpServers.{SERVER_NAME}", "is another server's entry; rename it first (nothing was changed)")
+        raise InvalidInput(f"{path}: mcpServers.{SERVER_NAME}",
+                           "is another server's entry; rename it first (nothing was changed)")
     servers[SERVER_NAME] = ours

@@ -128,7 +128,8 @@ _FENCE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
 
 # "remember that ...", "from now on ...": something to store (capture handles it), not to look up.
 _TO_REMEMBER = re.compile(
-    r"^\s*(?:please\s+)?(?:remember|note|keep in mind|don't forget|do not forget)(?:\s+that)?\b(?!\s+(?:when|what|how|which|who|where|the time|if))|"
+    r"^\s*(?:please\s+)?(?:remember|note|keep in mind|don't forget|do not forget)(?:\s+that)?\b"
+    r"(?!\s+(?:when|what|how|which|who|where|the time|if))|"
     r"^\s*from now on\b|^\s*(?:请)?记住|^\s*以后",
     re.IGNORECASE,
 )
@@ -172,7 +173,8 @@ _NAME_RE = re.compile(r"(?<![\w'’])([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*)")
 _IDENT_RE = re.compile(
     r"(?<![\w])(?:[A-Za-z]+[A-Z_][\w]*|[a-z0-9]+(?:-[a-z0-9]+)+|[\w-]+\.[A-Za-z]\w{0,5}|[\w.-]*/[\w./-]+|[A-Z]{2,}\d*|v?\d+(?:\.\d+)+|#\d+|--?[a-z][\w-]+)(?![\w])"
 )
-_QUOTED_RE = re.compile(r"\"([^\"\n]{2,120})\"|(?<![\w])'([^'\n]{3,80})'(?![\w])|“([^”\n]{2,120})”|「([^」\n]{1,60})」|『([^』\n]{1,60})』|`([^`\n]{2,80})`")
+_QUOTED_RE = re.compile(r"\"([^\"\n]{2,120})\"|(?<![\w])'([^'\n]{3,80})'(?![\w])|"
+                        r"“([^”\n]{2,120})”|「([^」\n]{1,60})」|『([^』\n]{1,60})』|`([^`\n]{2,80})`")
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2,}")
 
 # Sentence-initial capitals that are not names.
@@ -229,7 +231,8 @@ def triage(
     if pasted and not cues and not _PERSONAL.search(_strip_phrasing(flat)) and not anchors:
         return Triage(Decision.SKIP, "pasted output with no reference to earlier work")
 
-    intent_parts = _in_order(flat + " " + attached, list(anchors) + [w for w in topics if not any(w in a.casefold() for a in anchors)])
+    extra = [w for w in topics if not any(w in a.casefold() for a in anchors)]
+    intent_parts = _in_order(flat + " " + attached, list(anchors) + extra)
     if cues and not intent_parts:
         missing = next(m for p, m in _HISTORY_CUES if p.search(flat))
         return Triage(Decision.ASK, f"refers to earlier work ({cues[0]!r}) without saying which {missing}",
@@ -353,7 +356,7 @@ def _definite(flat: str) -> bool:
     capital of France" names a thing by what it belongs to and does not count."""
     for m in _DEFINITE.finditer(flat):
         following = re.findall(r"[^\W_][\w-]*", flat[m.end():])[:3]
-        words = []
+        words: list[str] = []
         for word in (w.casefold() for w in following):
             if word in STOPWORDS:
                 if word == "of" and len(words) == 1:
