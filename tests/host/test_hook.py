@@ -15,14 +15,18 @@ from cairn import Cairn
 from testkit.db import db_fingerprint as fingerprint
 from testkit.host import HOST_DATA
 
+HOOK_NOW = "2026-06-03T09:00:00Z"  # two days after the fixture's memories: fresh, not dormant
 PAYLOAD = json.loads((HOST_DATA / "fixtures" / "user_prompt_submit.json").read_text(encoding="utf-8"))
 
 
 def hook(db: Path, event: str, payload, *extra: str, env: dict | None = None) -> subprocess.CompletedProcess[str]:
+    """Run the hook as Claude Code does. The budget is generous (30 s) because the test
+    machine is shared; the budget itself is tested on its own."""
     data = payload if isinstance(payload, str) else json.dumps(payload)
+    env = {"CAIRN_HOOK_TIMEOUT": "30", **(env or {})}
     return subprocess.run(
-        [sys.executable, "-m", "cairn", "--db", str(db), "hook", "claude-code", event, *extra],
-        input=data, capture_output=True, text=True, timeout=60, env={**os.environ, **(env or {})},
+        [sys.executable, "-m", "cairn", "--db", str(db), "--now", HOOK_NOW, "hook", "claude-code", event, *extra],
+        input=data, capture_output=True, text=True, timeout=60, env={**os.environ, **env},
     )
 
 
@@ -109,3 +113,15 @@ def test_learning_events_exit_0_when_the_transcript_is_missing(db):
     run = hook(db, "session-end", {**PAYLOAD, "hook_event_name": "SessionEnd", "transcript_path": str(db.parent / "nope.jsonl")})
     assert (run.returncode, run.stdout) == (0, "")
     assert fingerprint(db) == before
+
+
+def test_a_dormant_memory_is_not_injected_unprompted(db):
+    """Who asks decides dormancy: the hook injects unprompted, so a memory nobody confirmed
+    for years stays out (an agent can still find it with memory_recall or search)."""
+    years_later = subprocess.run(
+        [sys.executable, "-m", "cairn", "--db", str(db), "--now", "2029-06-01T00:00:00Z", "hook", "claude-code",
+         "user-prompt-submit"], input=json.dumps(PAYLOAD), capture_output=True, text=True, timeout=60,
+        env={**os.environ, "CAIRN_HOOK_TIMEOUT": "30"},
+    )
+    assert (years_later.returncode, years_later.stdout) == (0, "")
+    assert hook(db, "user-prompt-submit", PAYLOAD).stdout  # the control: fresh, it is injected
