@@ -60,6 +60,7 @@ def test_export_to_a_folder_or_a_missing_folder(run, db, tmp_path):
     assert "folder" in _refused_unchanged(run, db, "export", str(folder)).err
     assert not (tmp_path / "out.partial").exists() and list(folder.iterdir()) == []
     assert "does not exist" in _refused_unchanged(run, db, "export", str(tmp_path / "nosuch" / "out.jsonl")).err
+    assert "too long" in _refused_unchanged(run, db, "export", str(tmp_path / ("n" * 5000))).err
     # Negative control: a file in an existing folder is written.
     assert run("--db", str(db), "export", str(tmp_path / "out.jsonl")).code == 0
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .. import wire
 from ..engine import Cairn
-from ..errors import InvalidInput
+from ..errors import InvalidInput, echo
 from ..model import Basis, Certainty, Kind, Method, Role, Status
 from .common import Output, add_command, one_line, one_of, positive_int, short
 
@@ -173,10 +173,13 @@ def cmd_undo(cairn: Cairn, args) -> Output:
 def cmd_export(cairn: Cairn, args) -> Output:
     if args.file:
         target = Path(args.file)
-        if target.is_dir():
-            raise InvalidInput("export file", f"{args.file} is a folder; give a file name")
-        if not target.parent.is_dir():
-            raise InvalidInput("export file", f"the folder {target.parent} does not exist")
+        try:
+            if target.is_dir():
+                raise InvalidInput("export file", f"{echo(args.file)} is a folder; give a file name")
+            if not target.parent.is_dir():
+                raise InvalidInput("export file", f"the folder {echo(str(target.parent))} does not exist")
+        except OSError as err:  # a name too long for the file system, a loop of links, ...
+            raise InvalidInput("export file", f"{echo(args.file)}: {err.strerror}") from None
         tmp = target.with_name(target.name + ".partial")
         try:
             with open(tmp, "w", encoding="utf-8") as out:
@@ -184,7 +187,7 @@ def cmd_export(cairn: Cairn, args) -> Output:
             tmp.replace(target)
         except OSError as err:
             tmp.unlink(missing_ok=True)
-            raise InvalidInput("export file", f"{args.file}: {err.strerror}") from None
+            raise InvalidInput("export file", f"{echo(args.file)}: {err.strerror}") from None
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
