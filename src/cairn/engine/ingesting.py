@@ -98,6 +98,19 @@ class Ingesting(Part):
         default_name, conversations = self._read_conversations(path_or_lines, format, sample)
         base = clean_origin(origin) if origin is not None else ""
         planned = self._plan(conversations, base, default_name)
+        return self._write(conversations, planned, actor, progress, format)
+
+    def ingest_conversation(
+        self, conversation: Conversation, origin: str, *, actor: Actor | str = Actor.MANUAL,
+        progress: Progress | bool | None = None, format: str = "transcript",
+    ) -> Ingested:
+        """Store the turns of an already read conversation (a transcript reader's turns)
+        in ``origin``, under the same contract as :meth:`ingest`."""
+        actor = choice(Actor, actor, "actor")
+        planned = self._plan([conversation], clean_origin(origin), "")
+        return self._write([conversation], planned, actor, progress, format)
+
+    def _write(self, conversations: list[Conversation], planned, actor: Actor, progress, format: str) -> Ingested:
         total = sum(len(c.turns) for _, c in planned)
         report = self._progress(progress, total)
         source = self._source(conversations, planned)

@@ -1,0 +1,403 @@
+"""Learning from a conversation transcript (``cairn learn``) and reinforcement events.
+
+:meth:`Capturing.learn` reads a transcript (:mod:`cairn.learn.transcripts`), and for the
+turns not yet stored in its origin:
+
+1. proposes claims from the *user* turns with an extractor (``rules`` by default, any
+   plug-in of ``cairn.extractors``), offering it as correction candidates the records the
+   new turns mention — chosen by the engine, as for any batch. Extraction runs before
+   anything is written: an extractor that fails leaves the store as it was;
+2. stores the new turns as episodes (one event, idempotent per turn id, as ``ingest``);
+3. applies the claims as one consolidation batch through the write policy (one event):
+   evidence ``user_statement`` from the source, the method the extractor's
+   (``local`` for rules, ``model`` for a model). A correction naming a stored record is a
+   ``replaces``, decided by the authority policy. A source longer than one batch holds
+   is split into consecutive batches of at most 64 claims;
+4. a correction of a statement made earlier in the same source (stated, then corrected,
+   before either was stored) stores both and declares ``corrects`` from the newer to the
+   older (one event), so recall returns the newer marked ``corrected``;
+5. records reinforcement events: ``explicit_correction`` (−1.0) on a stored record a user
+   correction named, ``explicit_reinforcement`` (+1.0) on a stored record the user stated
+   again. ``neutral_exposure`` is recorded only when asked for.
+
+If applying fails after the episodes were stored, the episode event is undone, so a
+failed run leaves nothing half-applied. Re-running on the same file adds nothing; on a
+grown file only the new turns are read.
+
+:meth:`Capturing.reinforce` records one reinforcement event on one record: an event that
+changes nothing (its record's snapshot before and after are equal) and carries
+``{"reinforcement": {...}}`` in its data; :func:`reinforcements` reads them back. They feed
+maintenance; they never change confidence or ranking by themselves.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from pathlib import Path
+
+from .. import wire
+from ..errors import InvalidInput, Refused
+from ..learn.batch import MAX_CLAIMS, MAX_SOURCE_TEXT, Batch, ClaimSpec, SourceSpec
+from ..learn.extractors import Candidate, Extractor, extract_turns, extractor
+from ..learn.extractors.model import ModelExtractor
+from ..learn.ingest import Conversation, Turn, TurnError
+from ..learn.transcripts import FORMATS, Problem, Transcript, read_transcript
+from ..model import Actor, Basis, Event, Kind, Memory, Method, Role, SourceKind
+from .ingesting import Ingesting
+from .learning import Applied, Learning
+from .relations import Relations
+from .scope import Part
+from .validate import as_time, clean_origin, redact_text
+
+USER_SPEAKERS = frozenset({"user", "human"})
+OUTCOMES: dict[str, float] = {
+    "explicit_reinforcement": 1.0,
+    "implicit_success": 0.2,
+    "neutral_exposure": 0.0,
+    "explicit_correction": -1.0,
+}
+LEARN_COUNTS = wire.LEARN_COUNTS
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Learned:
+    """The result of one ``learn``. ``counts`` holds every key of :data:`LEARN_COUNTS`."""
+
+    origin: str
+    format: str
+    extractor: str
+    dry_run: bool
+    counts: dict[str, int]
+    claims: tuple[ClaimSpec, ...]  # what the extractor proposed (replaces resolved to ids or #N)
+    problems: tuple[Problem, ...]
+    rejected: tuple[str, ...]
+    events: tuple[Event, ...] = ()
+    applied: tuple[Applied, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Reinforcement:
+    memory: str
+    outcome: str
+    weight: float
+    at: datetime
+    event: str
+    source: str | None = None
+    session: str | None = None
+    note: str | None = None
+
+
+@dataclass
+class _Plan:
+    batches: list[Batch] = field(default_factory=list)
+    links: list[tuple[int, int]] = field(default_factory=list)  # (correcting claim, corrected claim) global indexes
+
+
+class Capturing(Part):
+    def __init__(self, scope, ingesting: Ingesting, learning: Learning, relations: Relations) -> None:
+        super().__init__(scope)
+        self._ingesting = ingesting
+        self._learning = learning
+        self._relations = relations
+
+    # -- learn -----------------------------------------------------------------------
+
+    def learn(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        format: str = "auto",
+        extractor_name: str = "rules",
+        origin: str | None = None,
+        dry_run: bool = False,
+        progress: Progress | bool | None = None,
+        model_settings: dict | None = None,
+    ) -> Learned:
+        transcript = self._read(path, format)
+        place = clean_origin(origin if origin is not None else (transcript.name or Path(path).stem or "transcript"))
+        model = self._extractor(extractor_name, model_settings)
+        with self.store.snapshot() as view:
+            present = view.episode_source_ids(self.space, place)
+        new = [t for t in transcript.turns if t.id not in present]
+        user = [t for t in new if t.speaker.lower() in USER_SPEAKERS]
+        report = _progress(progress, len(new))
+        if report:
+            report("extract", 0, len(user))
+        method = Method.MODEL if isinstance(model, ModelExtractor) else Method.LOCAL
+        groups, rejected = self._propose(model, user, place, method)
+        proposed = [c for _, group in groups for c in group]
+        if report:
+            report("extract", len(user), len(user))
+        plan = _split(groups)
+        counts = dict.fromkeys(LEARN_COUNTS, 0)
+        counts.update(skipped_turns=len(transcript.turns) - len(new), problems=len(transcript.problems),
+                      rejected=len(rejected), corrections=sum(1 for c in proposed if c.replaces))
+        claims = tuple(proposed)
+        if dry_run or not new:
+            return Learned(place, transcript.format, model.name, dry_run, {**counts, "episodes": len(new) if dry_run else 0},
+                           claims, transcript.problems, tuple(rejected))
+        return self._write(transcript, new, place, model.name, plan, counts, claims, rejected, report)
+
+    def _write(self, transcript: Transcript, new: list[Turn], place: str, name: str, plan: _Plan, counts: dict,
+               claims: tuple[ClaimSpec, ...], rejected: list[str], report: Progress | None) -> Learned:
+        conversation = Conversation(place, tuple(new), transcript.sha256)
+        ingest_progress = (lambda done, total: report("episodes", done, total)) if report else False
+        ingested = self._ingesting.ingest_conversation(conversation, place, actor=Actor.SYSTEM, progress=ingest_progress,
+                                                       format=transcript.format)
+        events: list[Event] = [ingested.event] if ingested.event else []
+        counts["episodes"] = ingested.episodes
+        applied: list[Applied] = []
+        try:
+            for batch in plan.batches:
+                if batch.claims:
+                    applied.append(self._learning.apply(batch))
+        except Exception:
+            # Nothing half-applied: take back what this run wrote, newest first.
+            for done in reversed(applied):
+                if done.event is not None:
+                    self.scope_undo(done.event.id)
+            if ingested.event is not None:
+                self.scope_undo(ingested.event.id)
+            raise
+        landed: list[tuple[str, str, str]] = []  # per global claim: (outcome, record id, reason)
+        for result in applied:
+            for key in counts:
+                if key in result.counts:
+                    counts[key] += result.counts[key]
+            landed += [(o.outcome, o.id, o.reason) for o in result.outcomes]
+            if result.event is not None:
+                events.append(result.event)
+        created = {o.id for r in applied for o in r.outcomes if o.outcome == "added"}
+        link_event = self._link(plan.links, landed)
+        if link_event is not None:
+            events.append(link_event)
+        reinforced = self._reinforcements(claims, landed, created, transcript.name or place)
+        counts["reinforcements"] = len(reinforced)
+        events += reinforced
+        if report:
+            report("done", 1, 1)
+        return Learned(place, transcript.format, name, False, counts, claims, transcript.problems, tuple(rejected),
+                       tuple(events), tuple(applied))
+
+    def scope_undo(self, event_id: str) -> None:
+        from .undo import Undo  # the same compensating event `cairn undo` writes
+
+        Undo(self.scope).undo(event_id, actor=Actor.SYSTEM)
+
+    def _read(self, path: str | os.PathLike[str], format: str) -> Transcript:
+        if format not in FORMATS:
+            raise InvalidInput("format", f"{format!r} (one of: {', '.join(FORMATS)})")
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as err:
+            raise InvalidInput("file", f"cannot read {str(path)!r}: {getattr(err, 'strerror', None) or err}") from None
+        try:
+            transcript = read_transcript(text, format, default_time=self.now())
+        except TurnError as err:
+            raise InvalidInput(f"learn {err.where}", err.reason) from None
+        future = [t.id for t in transcript.turns if t.time > self.now()]
+        if future:
+            raise InvalidInput("learn", f"turn {future[0]} lies after now: evidence cannot come from the future")
+        return transcript
+
+    def _extractor(self, name: str, settings: dict | None) -> Extractor:
+        if name == "model" and settings:
+            return ModelExtractor.configured(**settings)
+        return extractor(name)
+
+    def _propose(self, model: Extractor, user: list[Turn], place: str,
+                 method: Method) -> tuple[list[tuple[SourceSpec, list[ClaimSpec]]], list[str]]:
+        """The claims of the user turns, read chunk by chunk (a source text has a size limit),
+        numbered across chunks, ``#N`` references included."""
+        groups: list[tuple[SourceSpec, list[ClaimSpec]]] = []
+        claims: list[ClaimSpec] = []
+        rejected: list[str] = []
+        for chunk in _chunks(user):
+            source = _source(chunk, place, method)
+            candidates = [Candidate(m.id, m.kind, m.content) for m in self._learning.mentioned_by(_wire(source))]
+            proposal = extract_turns(model, source, [t.text for t in chunk], candidates)
+            offset = len(claims)
+            group = []
+            for claim in proposal.batch.claims:
+                ref = claim.replaces
+                if ref is not None and ref.startswith("#"):
+                    ref = f"#{int(ref[1:]) + offset}"
+                group.append(replace(claim, index=offset + claim.index, replaces=ref))
+            claims += group
+            groups.append((source, group))
+            rejected += proposal.rejected
+        return groups, rejected
+
+    def _link(self, links: list[tuple[int, int]], landed: list[tuple[str, str, str]]) -> Event | None:
+        """Declare ``corrects`` for corrections of a statement made earlier in the same source."""
+        pairs = []
+        for newer, older in links:
+            if newer < len(landed) and older < len(landed):
+                (new_outcome, new_id, _), (_, old_id, _) = landed[newer], landed[older]
+                if new_outcome == "added" and new_id != old_id:
+                    pairs.append((new_id, old_id))
+        if not pairs:
+            return None
+        with self.scope.mutation(Actor.SYSTEM, f"learn: {len(pairs)} correction(s) within one source") as m:
+            for new_id, old_id in pairs:
+                newer_record = m.tx.get_memory(self.space, new_id)
+                if newer_record is None:
+                    continue
+                m.put_relation(None, self._relations.checked_relation(m.tx, newer_record, Role.CORRECTS, old_id))
+        return m.event
+
+    def _reinforcements(self, claims: Sequence[ClaimSpec], landed, created: set[str], session: str) -> list[Event]:
+        """Explicit user signals on records held before this run."""
+        out = []
+        for claim, (outcome, record, _) in zip(claims, landed, strict=False):
+            if record in created:
+                continue
+            if claim.replaces and not claim.replaces.startswith("#") and outcome in ("replaced", "withheld"):
+                out.append(self.reinforce(claim.replaces, "explicit_correction", session=session,
+                                          note="corrected in a learned transcript").event)
+            elif outcome in ("duplicate", "reaffirmed") and not claim.replaces:
+                target = self.store.get_memory(self.space, record)
+                if target is not None and target.active:
+                    out.append(self.reinforce(record, "explicit_reinforcement", session=session,
+                                              note="stated again in a learned transcript").event)
+        return [e for e in out if e is not None]
+
+    # -- reinforcement ---------------------------------------------------------------
+
+    def reinforce(self, ref: str, outcome: str, *, source: str | None = None, session: str | None = None,
+                  note: str | None = None, at: datetime | str | None = None, neutral: bool = False) -> ReinforceResult:
+        if outcome not in OUTCOMES:
+            raise InvalidInput("outcome", f"{outcome!r} (one of: {', '.join(OUTCOMES)})")
+        if outcome == "neutral_exposure" and not neutral:
+            return ReinforceResult(False, "neutral-exposure-off")
+        when = as_time(at, "at") or self.now()
+        if when > self.now():
+            raise InvalidInput("at", "a reinforcement cannot come from the future")
+        for name, value in (("source", source), ("session", session), ("note", note)):
+            if value is not None and (not isinstance(value, str) or len(value) > 500 or "\x00" in value):
+                raise InvalidInput(name, "must be a string of at most 500 characters")
+        memory_id = self.scope.resolve_id(ref)
+        with self.scope.mutation(Actor.MANUAL, f"reinforce {outcome}") as m:
+            memory = m.tx.get_memory(self.space, memory_id)
+            if memory is None or memory.purged_at is not None:
+                raise Refused(f"memory {memory_id} is purged or unreadable")
+            if memory.kind is Kind.EPISODE:
+                raise Refused(f"memory {memory_id} is an episode: reinforcement concerns claims")
+            if outcome == "neutral_exposure" and session and _exposed(m.tx.events(self.space, record_id=memory_id), session):
+                return ReinforceResult(False, "neutral-exposure-once-per-session")
+            # The event belongs to the record's history: its snapshot, unchanged.
+            m.changes.append(_unchanged(memory))
+            m.data["reinforcement"] = {
+                "memory": memory_id, "outcome": outcome, "weight": OUTCOMES[outcome], "at": when.isoformat(),
+                "source": redact_text(source) if source else None, "session": redact_text(session) if session else None,
+                "note": redact_text(note) if note else None,
+            }
+        return ReinforceResult(True, "recorded", m.event)
+
+    def reinforcements(self, ref: str) -> list[Reinforcement]:
+        memory_id = self.scope.resolve_id(ref)
+        return reinforcements(self.store.events(self.space, record_id=memory_id, newest_first=False), memory_id)
+
+
+@dataclass(frozen=True, slots=True)
+class ReinforceResult:
+    recorded: bool
+    reason: str  # recorded | neutral-exposure-off | neutral-exposure-once-per-session
+    event: Event | None = None
+
+
+def reinforcements(events: Sequence[Event], memory_id: str | None = None) -> list[Reinforcement]:
+    """The reinforcement events among ``events`` (of one record when ``memory_id`` is given),
+    skipping those undone."""
+    undone = {e.data.get("undoes") for e in events}
+    out = []
+    for event in events:
+        data = event.data.get("reinforcement")
+        if not isinstance(data, dict) or event.id in undone:
+            continue
+        if memory_id is not None and data.get("memory") != memory_id:
+            continue
+        out.append(Reinforcement(data["memory"], data["outcome"], float(data["weight"]), datetime.fromisoformat(data["at"]),
+                                 event.id, data.get("source"), data.get("session"), data.get("note")))
+    return out
+
+
+def _exposed(events: Sequence[Event], session: str) -> bool:
+    return any((e.data.get("reinforcement") or {}).get("outcome") == "neutral_exposure"
+               and (e.data.get("reinforcement") or {}).get("session") == session for e in events)
+
+
+def _unchanged(memory: Memory):
+    from ..model import Change, memory_to_dict
+
+    snapshot = memory_to_dict(memory)
+    return Change("memory", memory.id, snapshot, snapshot)
+
+
+# -- helpers ----------------------------------------------------------------------------------
+
+
+def _chunks(turns: list[Turn]) -> list[list[Turn]]:
+    """Consecutive user turns whose joined text fits one source."""
+    chunks: list[list[Turn]] = []
+    size = 0
+    for turn in turns:
+        length = len(turn.text) + 2
+        if not chunks or size + length > MAX_SOURCE_TEXT:
+            chunks.append([])
+            size = 0
+        chunks[-1].append(turn)
+        size += length
+    return chunks
+
+
+def _source(turns: list[Turn], place: str, method: Method) -> SourceSpec:
+    digest = hashlib.sha256("\n".join([place, *(t.id for t in turns)]).encode("utf-8")).hexdigest()
+    text = "\n\n".join(t.text for t in turns)[:MAX_SOURCE_TEXT]
+    at = max(t.time for t in turns)
+    return SourceSpec(f"learn-{digest[:24]}", text, SourceKind.CONVERSATION, Basis.USER_STATEMENT, method, at, place)
+
+
+def _wire(source: SourceSpec) -> dict:
+    return {"id": source.id, "text": source.text, "kind": source.kind.value, "basis": source.basis.value,
+            "method": source.method.value, "at": source.at.isoformat() if source.at else None, "origin": source.origin}
+
+
+def _split(groups: list[tuple[SourceSpec, list[ClaimSpec]]]) -> _Plan:
+    """One batch per chunk of the source, split again at MAX_CLAIMS claims (the parts'
+    source ids end in ``-2``, ``-3`` …). A ``#N`` reference becomes an addition plus a
+    ``corrects`` link, declared once both records exist."""
+    plan = _Plan()
+    for source, claims in groups:
+        plain = []
+        for claim in claims:
+            if claim.replaces and claim.replaces.startswith("#"):
+                plan.links.append((claim.index, int(claim.replaces[1:])))
+                claim = replace(claim, replaces=None)
+            plain.append(claim)
+        parts = [plain[i:i + MAX_CLAIMS] for i in range(0, len(plain), MAX_CLAIMS)] or [[]]
+        for number, part in enumerate(parts, 1):
+            spec = source if number == 1 else replace(source, id=f"{source.id}-{number}")
+            plan.batches.append(Batch(spec, tuple(replace(c, index=i) for i, c in enumerate(part))))
+    return plan
+
+
+def _progress(progress, total: int) -> Progress | None:
+    if callable(progress):
+        return progress
+    if progress is None and total >= 500 and sys.stderr.isatty():
+        return _stderr_progress
+    return None
+
+
+def _stderr_progress(stage: str, done: int, total: int) -> None:
+    end = "\n" if stage == "done" else ""
+    print(f"\rlearn: {stage} {done}/{total}", end=end, file=sys.stderr, flush=True)
+
