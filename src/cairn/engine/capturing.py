@@ -20,9 +20,10 @@ turns not yet stored in its origin:
    correction named, ``explicit_reinforcement`` (+1.0) on a stored record the user stated
    again. ``neutral_exposure`` is recorded only when asked for.
 
-If applying fails after the episodes were stored, the episode event is undone, so a
-failed run leaves nothing half-applied. Re-running on the same file adds nothing; on a
-grown file only the new turns are read.
+The claims are applied before the episodes are stored, and each batch's source id is
+derived from the turns it was read from: a run that fails part-way (a refused batch, a
+crash) is completed by running it again, without applying anything twice. Re-running
+on the same file adds nothing; on a grown file only the new turns are read.
 
 :meth:`Capturing.reinforce` records one reinforcement event on one record: an event that
 changes nothing (its record's snapshot before and after are equal) and carries
@@ -49,7 +50,7 @@ from ..learn.ingest import Conversation, Turn, TurnError
 from ..learn.transcripts import FORMATS, Problem, Transcript, read_transcript
 from ..model import Actor, Basis, Event, Kind, Memory, Method, Role, SourceKind
 from .ingesting import Ingesting
-from .learning import Applied, Learning
+from .learning import Applied, Learning, applied_and_standing
 from .relations import Relations
 from .scope import Part
 from .validate import as_time, clean_origin, redact_text
@@ -120,9 +121,9 @@ class Capturing(Part):
         progress: Progress | bool | None = None,
         model_settings: dict | None = None,
     ) -> Learned:
+        model = self._extractor(extractor_name, model_settings)
         transcript = self._read(path, format)
         place = clean_origin(origin if origin is not None else (transcript.name or Path(path).stem or "transcript"))
-        model = self._extractor(extractor_name, model_settings)
         with self.store.snapshot() as view:
             present = view.episode_source_ids(self.space, place)
         new = [t for t in transcript.turns if t.id not in present]
@@ -147,33 +148,34 @@ class Capturing(Part):
 
     def _write(self, transcript: Transcript, new: list[Turn], place: str, name: str, plan: _Plan, counts: dict,
                claims: tuple[ClaimSpec, ...], rejected: list[str], report: Progress | None) -> Learned:
-        conversation = Conversation(place, tuple(new), transcript.sha256)
-        ingest_progress = (lambda done, total: report("episodes", done, total)) if report else False
-        ingested = self._ingesting.ingest_conversation(conversation, place, actor=Actor.SYSTEM, progress=ingest_progress,
-                                                       format=transcript.format)
-        events: list[Event] = [ingested.event] if ingested.event else []
-        counts["episodes"] = ingested.episodes
+        """Claims first, then episodes. Each batch's source id is derived from the turns it
+        was read from, so a run that failed part-way is finished by running it again: a
+        batch that already stands is not applied twice, and the turns whose episodes were
+        not yet stored are still new."""
+        events: list[Event] = []
         applied: list[Applied] = []
-        try:
-            for batch in plan.batches:
-                if batch.claims:
-                    applied.append(self._learning.apply(batch))
-        except Exception:
-            # Nothing half-applied: take back what this run wrote, newest first.
-            for done in reversed(applied):
-                if done.event is not None:
-                    self.scope_undo(done.event.id)
-            if ingested.event is not None:
-                self.scope_undo(ingested.event.id)
-            raise
-        landed: list[tuple[str, str, str]] = []  # per global claim: (outcome, record id, reason)
-        for result in applied:
+        landed: list[tuple[str, str, str]] = []  # per claim, in order: (outcome, record id, reason)
+        for batch in plan.batches:
+            if not batch.claims:
+                continue
+            if self._standing(batch.source.id):
+                landed += [("already-applied", "", "")] * len(batch.claims)
+                continue
+            result = self._learning.apply(batch)
+            applied.append(result)
             for key in counts:
                 if key in result.counts:
                     counts[key] += result.counts[key]
             landed += [(o.outcome, o.id, o.reason) for o in result.outcomes]
             if result.event is not None:
                 events.append(result.event)
+        conversation = Conversation(place, tuple(new), transcript.sha256)
+        ingest_progress = (lambda done, total: report("episodes", done, total)) if report else False
+        ingested = self._ingesting.ingest_conversation(conversation, place, actor=Actor.SYSTEM, progress=ingest_progress,
+                                                       format=transcript.format)
+        if ingested.event:
+            events.insert(0, ingested.event)
+        counts["episodes"] = ingested.episodes
         created = {o.id for r in applied for o in r.outcomes if o.outcome == "added"}
         link_event = self._link(plan.links, landed)
         if link_event is not None:
@@ -186,10 +188,11 @@ class Capturing(Part):
         return Learned(place, transcript.format, name, False, counts, claims, transcript.problems, tuple(rejected),
                        tuple(events), tuple(applied))
 
-    def scope_undo(self, event_id: str) -> None:
-        from .undo import Undo  # the same compensating event `cairn undo` writes
-
-        Undo(self.scope).undo(event_id, actor=Actor.SYSTEM)
+    def _standing(self, source_id: str) -> bool:
+        with self.store.snapshot() as view:
+            if view.get_source(self.space, source_id) is None:
+                return False
+            return applied_and_standing(view, self.space, source_id)
 
     def _read(self, path: str | os.PathLike[str], format: str) -> Transcript:
         if format not in FORMATS:

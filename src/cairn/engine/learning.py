@@ -94,7 +94,7 @@ class Learning(Part):
         claims = [self._clean_claim(c) for c in batch.claims]
         reason = f"apply {source.kind.value} {source.id}"
         with self.scope.mutation(ACTOR_OF_METHOD[source.method], reason) as m:
-            if m.tx.get_source(self.space, source.id) is not None and _applied_and_standing(m.tx, self.space, source.id):
+            if m.tx.get_source(self.space, source.id) is not None and applied_and_standing(m.tx, self.space, source.id):
                 raise Refused(f"source {source.id!r} was already applied; a new source needs a new id")
             mentioned = self._mentioned(m.tx, source)
             claims = [self._resolve_target(m.tx, c, mentioned, source.origin) for c in claims]
@@ -325,16 +325,17 @@ def _source_value(space: str, spec: SourceSpec, raw_text: str) -> Source:
     return Source(spec.id, space, spec.kind, digest, spec.at, spec.origin, spec.basis, spec.method)
 
 
-def _applied_and_standing(tx: WriteTx, space: str, source_id: str) -> bool:
-    """Whether the latest event that applied ``source_id`` still stands. An apply that was
-    undone (and the undo not itself undone) leaves the source free to be applied again;
+def applied_and_standing(tx: ReadView, space: str, source_id: str) -> bool:
+    """Whether an event that applied ``source_id`` still stands. An apply that was undone
+    (and the undo not itself undone) leaves the source free to be applied again;
     an apply that changed no record wrote no event and stands. Reads the event log, which
     happens only when a source id is met a second time."""
     events = tx.events(space)  # newest first
     applied = [e for e in events if e.data.get("source") == source_id and e.reason.startswith("apply ")]
     if not applied:
         return True
-    return applied[0].id not in _undone_ids(events)
+    undone = _undone_ids(events)
+    return any(e.id not in undone for e in applied)
 
 
 def _undone_ids(events: list[Event]) -> set[str]:

@@ -14,7 +14,7 @@ from pathlib import Path
 from cairn.learn.extractors.rules import read_turn
 from cairn.text import content_terms
 
-SET = Path(__file__).parent / "capture" / "capture_set.jsonl"
+SET = Path(__file__).parent.parent / "learning" / "capture" / "capture_set.jsonl"
 MATCH = 0.5
 
 
