@@ -9,8 +9,7 @@ from __future__ import annotations
 import pytest
 
 from cairn.learn.batch import parse_source
-from cairn.learn.extractors import Candidate, extract_turns, extractor
-from cairn.learn.extractors import rules
+from cairn.learn.extractors import Candidate, extract_turns, extractor, rules
 from cairn.learn.extractors.rules import RulesExtractor, read_turn
 from cairn.model import Kind
 from testkit.capture import load, same, score

@@ -86,7 +86,8 @@ def test_malformed_lines_are_reported_by_number_and_the_rest_is_learned(cli, tmp
     result = cli("--now", LATER.isoformat(), "--json", "learn", path)
     assert result.code == 0 and "skipped line 2: not JSON" in result.err
     doc = json.loads(result.out)
-    assert doc["counts"]["episodes"] == 2 and doc["problems"] == ["line 2: not JSON (Expecting property name enclosed in double quotes)"]
+    assert doc["counts"]["episodes"] == 2
+    assert doc["problems"] == ["line 2: not JSON (Expecting property name enclosed in double quotes)"]
 
 
 def test_a_bad_source_is_refused_with_one_line_and_nothing_written(cli, tmp_path, db_path):
@@ -153,7 +154,7 @@ def test_restating_a_stored_preference_is_an_explicit_reinforcement(engine, tmp_
 def test_reinforcement_events_are_recorded_on_the_record_and_change_nothing(cairn):
     memory = cairn.remember("The VPN gateway is vpn-3", kind="fact").memory
     before = cairn.get(memory.id)
-    for outcome, weight in (("explicit_reinforcement", 1.0), ("implicit_success", 0.2), ("explicit_correction", -1.0)):
+    for outcome in ("explicit_reinforcement", "implicit_success", "explicit_correction"):
         result = cairn.reinforce(memory.id, outcome, session="s1", note="from a test")
         assert result.recorded and result.event is not None
         assert result.event.id in [e.id for e in cairn.history(memory.id)]

@@ -8,7 +8,7 @@ without being a different claim. Assistant turns are read as the engine reads th
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from cairn.learn.extractors.rules import read_turn
@@ -34,7 +34,7 @@ class Score:
     fp: int = 0
     fn: int = 0
     turns: int = 0
-    misses: list | None = None
+    misses: list = field(default_factory=list)
 
     @property
     def precision(self) -> float:
@@ -46,7 +46,7 @@ class Score:
 
 
 def score(rows: list[dict], read=read_turn) -> Score:
-    result = Score(misses=[])
+    result = Score()
     for row in rows:
         result.turns += 1
         got = [(f.kind.value, f.content) for f in read(row["text"])] if row["role"] == "user" else []
