@@ -246,3 +246,14 @@ def test_two_thousand_turns_in_under_ten_seconds_then_nothing_then_only_the_new(
     write(tmp_path / "big.jsonl", lines + session(40, first=2000))
     third = json.loads(cli("--now", LATER.isoformat(), "--json", "learn", path).out)["counts"]
     assert third["episodes"] == 40 and third["added"] == 2 and third["skipped_turns"] == 2000
+
+
+def test_a_long_source_reports_progress_by_stage(engine, tmp_path, capsys):
+    path = write(tmp_path / "s.jsonl", session(600))
+    seen: list[tuple[str, int, int]] = []
+    engine.learn(path, progress=lambda stage, done, total: seen.append((stage, done, total)))
+    stages = [s for s, _, _ in seen]
+    assert stages[0] == "extract" and "episodes" in stages and stages[-1] == "done"
+    assert ("extract", 300, 300) in seen and ("episodes", 600, 600) in seen
+    engine.learn(write(tmp_path / "t.jsonl", session(600, first=600)), progress=False)
+    assert capsys.readouterr().err == ""

@@ -7,12 +7,12 @@ turns not yet stored in its origin:
    plug-in of ``cairn.extractors``), offering it as correction candidates the records the
    new turns mention — chosen by the engine, as for any batch. Extraction runs before
    anything is written: an extractor that fails leaves the store as it was;
-2. stores the new turns as episodes (one event, idempotent per turn id, as ``ingest``);
-3. applies the claims as one consolidation batch through the write policy (one event):
+2. applies the claims as one consolidation batch through the write policy (one event):
    evidence ``user_statement`` from the source, the method the extractor's
    (``local`` for rules, ``model`` for a model). A correction naming a stored record is a
    ``replaces``, decided by the authority policy. A source longer than one batch holds
    is split into consecutive batches of at most 64 claims;
+3. stores the new turns as episodes (one event, idempotent per turn id, as ``ingest``);
 4. a correction of a statement made earlier in the same source (stated, then corrected,
    before either was stored) stores both and declares ``corrects`` from the newer to the
    older (one event), so recall returns the newer marked ``corrected``;
@@ -55,7 +55,7 @@ from .relations import Relations
 from .scope import Part
 from .validate import as_time, clean_origin, redact_text
 
-USER_SPEAKERS = frozenset({"user", "human"})
+USER_SPEAKERS = frozenset({"user", "human"})  # whose turns are the user's testimony; any other speaker is not
 OUTCOMES: dict[str, float] = {
     "explicit_reinforcement": 1.0,
     "implicit_success": 0.2,
