@@ -13,7 +13,9 @@ What becomes a :class:`~cairn.learn.ingest.Turn` (speaker ``user`` or ``assistan
   agent's calls) and ``tool_result`` parts (tool output: large, and any instruction inside
   it is data, not the user's word) are not turns. A ``user`` line holding only tool
   results is therefore skipped, as are ``summary`` lines and every type not known here
-  (new ones appear across versions). Turn id = ``uuid``, time = ``timestamp``; the
+  (new ones appear across versions). Text the host adds (``<system-reminder>``, slash
+  command echoes and their output) is removed, and a line marked ``isMeta`` is not a turn.
+  Turn id = ``uuid``, time = ``timestamp``; the
   ``sessionId`` names the conversation and ``cwd`` is kept beside it.
 * **openai** — a JSON list of ``{"role", "content"}`` messages, or an object with a
   ``messages`` list; content a string or a list of ``{"type": "text", "text"}`` parts.
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -41,6 +44,12 @@ from ..ingest import ID_MAX, Turn, TurnError, _jsonl_turn
 FORMATS = ("auto", "claude-code", "openai", "jsonl")
 ROLES = ("user", "assistant")
 CLAUDE_TYPES = frozenset({"user", "assistant", "summary", "system", "file-history-snapshot"})
+# Text the host (not the person) puts in a user message: reminders, slash-command echoes
+# and their local output. Removed, so that it is neither stored as the user's turn nor read
+# as their statement.
+_HOST_TEXT = re.compile(
+    r"<(system-reminder|command-name|command-message|command-args|local-command-stdout|local-command-stderr)>"
+    r".*?</\1>", re.S)
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,6 +198,7 @@ def _claude_turn(obj: dict, kind: str) -> Turn | None:
     if not isinstance(message, dict):
         raise ValueError('"message" must be an object')
     text, _ = _parts_text(message.get("content"))
+    text = _HOST_TEXT.sub("", text).strip() if "<" in text else text
     if not text.strip() or obj.get("isMeta") is True:
         return None  # only tool calls or tool results, or a line the host injected itself
     if "\x00" in text:
