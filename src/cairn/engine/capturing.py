@@ -47,6 +47,7 @@ from ..learn.batch import MAX_CLAIMS, MAX_SOURCE_TEXT, Batch, ClaimSpec, SourceS
 from ..learn.extractors import Candidate, Extractor, extract_turns, extractor
 from ..learn.extractors.model import ModelExtractor
 from ..learn.ingest import Conversation, Turn, TurnError
+from ..learn.ingest import _digest as turns_digest
 from ..learn.transcripts import FORMATS, Problem, Transcript, read_transcript
 from ..model import Actor, Basis, Event, Kind, Memory, Method, Role, SourceKind
 from .ingesting import Ingesting
@@ -169,7 +170,7 @@ class Capturing(Part):
             landed += [(o.outcome, o.id, o.reason) for o in result.outcomes]
             if result.event is not None:
                 events.append(result.event)
-        conversation = Conversation(place, tuple(new), transcript.sha256)
+        conversation = Conversation(place, tuple(new), turns_digest(new))
         ingest_progress = (lambda done, total: report("episodes", done, total)) if report else False
         ingested = self._ingesting.ingest_conversation(conversation, place, actor=Actor.SYSTEM, progress=ingest_progress,
                                                        format=transcript.format)
@@ -263,19 +264,20 @@ class Capturing(Part):
             if record in created:
                 continue
             if claim.replaces and not claim.replaces.startswith("#") and outcome in ("replaced", "withheld"):
-                out.append(self.reinforce(claim.replaces, "explicit_correction", session=session,
+                out.append(self.reinforce(claim.replaces, "explicit_correction", session=session, actor=Actor.SYSTEM,
                                           note="corrected in a learned transcript").event)
             elif outcome in ("duplicate", "reaffirmed") and not claim.replaces:
                 target = self.store.get_memory(self.space, record)
                 if target is not None and target.active:
-                    out.append(self.reinforce(record, "explicit_reinforcement", session=session,
+                    out.append(self.reinforce(record, "explicit_reinforcement", session=session, actor=Actor.SYSTEM,
                                               note="stated again in a learned transcript").event)
         return [e for e in out if e is not None]
 
     # -- reinforcement ---------------------------------------------------------------
 
     def reinforce(self, ref: str, outcome: str, *, source: str | None = None, session: str | None = None,
-                  note: str | None = None, at: datetime | str | None = None, neutral: bool = False) -> ReinforceResult:
+                  note: str | None = None, at: datetime | str | None = None, neutral: bool = False,
+                  actor: Actor = Actor.MANUAL) -> ReinforceResult:
         if outcome not in OUTCOMES:
             raise InvalidInput("outcome", f"{outcome!r} (one of: {', '.join(OUTCOMES)})")
         if outcome == "neutral_exposure" and not neutral:
@@ -287,7 +289,7 @@ class Capturing(Part):
             if value is not None and (not isinstance(value, str) or len(value) > 500 or "\x00" in value):
                 raise InvalidInput(name, "must be a string of at most 500 characters")
         memory_id = self.scope.resolve_id(ref)
-        with self.scope.mutation(Actor.MANUAL, f"reinforce {outcome}") as m:
+        with self.scope.mutation(actor, f"reinforce {outcome}") as m:
             memory = m.tx.get_memory(self.space, memory_id)
             if memory is None or memory.purged_at is not None:
                 raise Refused(f"memory {memory_id} is purged or unreadable")
