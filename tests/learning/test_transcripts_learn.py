@@ -257,3 +257,26 @@ def test_a_long_source_reports_progress_by_stage(engine, tmp_path, capsys):
     assert ("extract", 300, 300) in seen and ("episodes", 600, 600) in seen
     engine.learn(write(tmp_path / "t.jsonl", session(600, first=600)), progress=False)
     assert capsys.readouterr().err == ""
+
+
+def test_a_learn_whose_claims_were_undone_applies_them_again(engine, tmp_path):
+    path = write(tmp_path / "s.jsonl", [user(0, "I prefer short answers."), user(1, "We decided to ship on Fridays.")])
+    first = engine.learn(path)
+    [apply_event] = [e for e in first.events if e.reason.startswith("apply ")]
+    assert engine.learn(path).counts["added"] == 0  # negative control: while it stands, nothing again
+    engine.undo(apply_event.id)
+    assert claims(engine, "provisional") == []
+    again = engine.learn(path)
+    assert again.counts["added"] == 2 and again.counts["episodes"] == 0
+    assert claims(engine, "provisional") == [("decision", "We decided to ship on Fridays", "provisional"),
+                                             ("preference", "I prefer short answers", "provisional")]
+    assert engine.learn(path).counts["added"] == 0  # and once applied again, it stands
+
+
+def test_undoing_the_episodes_too_is_not_a_reason_to_read_the_turns_again(engine, tmp_path):
+    path = write(tmp_path / "s.jsonl", [user(0, "I prefer short answers.")])
+    first = engine.learn(path)
+    for event in reversed(first.events):
+        engine.undo(event.id)
+    result = engine.learn(path)  # forgotten turns are not revived (as for `cairn ingest`)
+    assert result.counts["added"] == 0 and result.counts["episodes"] == 0

@@ -23,7 +23,10 @@ turns not yet stored in its origin:
 The claims are applied before the episodes are stored, and each batch's source id is
 derived from the turns it was read from: a run that fails part-way (a refused batch, a
 crash) is completed by running it again, without applying anything twice. Re-running
-on the same file adds nothing; on a grown file only the new turns are read.
+on the same file adds nothing; on a grown file only the new turns are read. The episodes'
+event notes (``data["learn"]``) which batch read which turns: when such a batch was undone
+since, while its episodes stand, the next learn reads those turns again, in the same
+chunks, so the batches get their old source ids back (which undo frees for re-applying).
 
 :meth:`Capturing.reinforce` records one reinforcement event on one record: an event that
 changes nothing (its record's snapshot before and after are equal) and carries
@@ -51,7 +54,7 @@ from ..learn.ingest import _digest as turns_digest
 from ..learn.transcripts import FORMATS, Problem, Transcript, read_transcript
 from ..model import Actor, Basis, Event, Kind, Memory, Method, Role, SourceKind
 from .ingesting import Ingesting
-from .learning import Applied, Learning, applied_and_standing
+from .learning import Applied, Learning, applied_and_standing, undone_ids
 from .relations import Relations
 from .scope import Part
 from .validate import as_time, clean_origin, redact_text
@@ -127,28 +130,55 @@ class Capturing(Part):
         place = clean_origin(origin if origin is not None else (transcript.name or Path(path).stem or "transcript"))
         with self.store.snapshot() as view:
             present = view.episode_source_ids(self.space, place)
+            undone = self._undone_chunks(view, place) if present else []
         new = [t for t in transcript.turns if t.id not in present]
-        user = [t for t in new if t.speaker.lower() in USER_SPEAKERS]
+        by_id = {t.id: t for t in transcript.turns}
+        # Turns stored by an earlier learn whose claims were undone since: read again, in the
+        # very chunks they were read in, so their batches get their old source ids back.
+        again = [chunk for chunk in ([by_id[i] for i in ids if i in by_id] for ids in undone) if chunk]
+        fresh = _chunks([t for t in new if t.speaker.lower() in USER_SPEAKERS])
+        chunks = again + fresh
         report = _progress(progress, len(new))
+        total = sum(len(c) for c in chunks)
         if report:
-            report("extract", 0, len(user))
+            report("extract", 0, total)
         method = Method.MODEL if isinstance(model, ModelExtractor) else Method.LOCAL
-        groups, rejected = self._propose(model, user, place, method)
+        groups, rejected = self._propose(model, chunks, place, method)
         proposed = [c for _, group in groups for c in group]
         if report:
-            report("extract", len(user), len(user))
+            report("extract", total, total)
         plan = _split(groups)
         counts = dict.fromkeys(LEARN_COUNTS, 0)
         counts.update(skipped_turns=len(transcript.turns) - len(new), problems=len(transcript.problems),
                       rejected=len(rejected), corrections=sum(1 for c in proposed if c.replaces))
         claims = tuple(proposed)
-        if dry_run or not new:
+        if dry_run or not (new or again):
             return Learned(place, transcript.format, model.name, dry_run, {**counts, "episodes": len(new) if dry_run else 0},
                            claims, transcript.problems, tuple(rejected))
-        return self._write(transcript, new, place, model.name, plan, counts, claims, rejected, report)
+        # What the episodes' event notes: which batches read which turns (of this run's new turns).
+        marks = [{"sources": [b.source.id for b in plan.batches if _part_of(b.source.id, source.id)],
+                  "turns": [t.id for t in chunk]} for (source, _), chunk in zip(groups[len(again):], fresh, strict=True)]
+        return self._write(transcript, new, place, model.name, plan, counts, claims, rejected, report,
+                           {"learn": {"origin": place, "chunks": marks}})
+
+    def _undone_chunks(self, view, place: str) -> list[list[str]]:
+        """Turn ids of every chunk an earlier learn of ``place`` read whose batch was
+        applied and has been undone since, while its episodes still stand."""
+        events = view.events(self.space)
+        undone = undone_ids(events)
+        found = []
+        for event in reversed(events):  # oldest first: chunks come back in the order they were read
+            mark = event.data.get("learn")
+            if not isinstance(mark, dict) or mark.get("origin") != place or event.id in undone:
+                continue
+            for chunk in mark.get("chunks", []):
+                sources = [s for s in chunk.get("sources", []) if view.get_source(self.space, s) is not None]
+                if any(not applied_and_standing(view, self.space, s, events) for s in sources):
+                    found.append([str(i) for i in chunk.get("turns", [])])
+        return found
 
     def _write(self, transcript: Transcript, new: list[Turn], place: str, name: str, plan: _Plan, counts: dict,
-               claims: tuple[ClaimSpec, ...], rejected: list[str], report: Progress | None) -> Learned:
+               claims: tuple[ClaimSpec, ...], rejected: list[str], report: Progress | None, note: dict) -> Learned:
         """Claims first, then episodes. Each batch's source id is derived from the turns it
         was read from, so a run that failed part-way is finished by running it again: a
         batch that already stands is not applied twice, and the turns whose episodes were
@@ -170,13 +200,14 @@ class Capturing(Part):
             landed += [(o.outcome, o.id, o.reason) for o in result.outcomes]
             if result.event is not None:
                 events.append(result.event)
-        conversation = Conversation(place, tuple(new), turns_digest(new))
-        ingest_progress = (lambda done, total: report("episodes", done, total)) if report else False
-        ingested = self._ingesting.ingest_conversation(conversation, place, actor=Actor.SYSTEM, progress=ingest_progress,
-                                                       format=transcript.format)
-        if ingested.event:
-            events.insert(0, ingested.event)
-        counts["episodes"] = ingested.episodes
+        if new:
+            conversation = Conversation(place, tuple(new), turns_digest(new))
+            ingest_progress = (lambda done, total: report("episodes", done, total)) if report else False
+            ingested = self._ingesting.ingest_conversation(conversation, place, actor=Actor.SYSTEM,
+                                                           progress=ingest_progress, format=transcript.format, data=note)
+            if ingested.event:
+                events.insert(0, ingested.event)
+            counts["episodes"] = ingested.episodes
         created = {o.id for r in applied for o in r.outcomes if o.outcome == "added"}
         link_event = self._link(plan.links, landed)
         if link_event is not None:
@@ -216,14 +247,14 @@ class Capturing(Part):
             return ModelExtractor.configured(**settings)
         return extractor(name)
 
-    def _propose(self, model: Extractor, user: list[Turn], place: str,
+    def _propose(self, model: Extractor, chunks: list[list[Turn]], place: str,
                  method: Method) -> tuple[list[tuple[SourceSpec, list[ClaimSpec]]], list[str]]:
         """The claims of the user turns, read chunk by chunk (a source text has a size limit),
         numbered across chunks, ``#N`` references included."""
         groups: list[tuple[SourceSpec, list[ClaimSpec]]] = []
         claims: list[ClaimSpec] = []
         rejected: list[str] = []
-        for chunk in _chunks(user):
+        for chunk in chunks:
             source = _source(chunk, place, method)
             candidates = [Candidate(m.id, m.kind, m.content) for m in self._learning.mentioned_by(_wire(source))]
             proposal = extract_turns(model, source, [t.text for t in chunk], candidates)
@@ -368,6 +399,11 @@ def _source(turns: list[Turn], place: str, method: Method) -> SourceSpec:
     text = "\n\n".join(t.text for t in turns)[:MAX_SOURCE_TEXT]
     at = max(t.time for t in turns)
     return SourceSpec(f"learn-{digest[:24]}", text, SourceKind.CONVERSATION, Basis.USER_STATEMENT, method, at, place)
+
+
+def _part_of(batch_id: str, chunk_id: str) -> bool:
+    """Whether a batch's source id is the chunk's, or one of its parts (``-2``, ``-3`` …)."""
+    return batch_id == chunk_id or (batch_id.startswith(chunk_id + "-") and batch_id[len(chunk_id) + 1:].isdigit())
 
 
 def _wire(source: SourceSpec) -> dict:

@@ -102,15 +102,17 @@ class Ingesting(Part):
 
     def ingest_conversation(
         self, conversation: Conversation, origin: str, *, actor: Actor | str = Actor.MANUAL,
-        progress: Progress | bool | None = None, format: str = "transcript",
+        progress: Progress | bool | None = None, format: str = "transcript", data: dict | None = None,
     ) -> Ingested:
         """Store the turns of an already read conversation (a transcript reader's turns)
-        in ``origin``, under the same contract as :meth:`ingest`."""
+        in ``origin``, under the same contract as :meth:`ingest`; ``data`` is kept in the
+        event beside the counts (``cairn learn`` notes there which batches it applied)."""
         actor = choice(Actor, actor, "actor")
         planned = self._plan([conversation], clean_origin(origin), "")
-        return self._write([conversation], planned, actor, progress, format)
+        return self._write([conversation], planned, actor, progress, format, data)
 
-    def _write(self, conversations: list[Conversation], planned, actor: Actor, progress, format: str) -> Ingested:
+    def _write(self, conversations: list[Conversation], planned, actor: Actor, progress, format: str,
+               data: dict | None = None) -> Ingested:
         total = sum(len(c.turns) for _, c in planned)
         report = self._progress(progress, total)
         source = self._source(conversations, planned)
@@ -129,7 +131,7 @@ class Ingesting(Part):
             if written:
                 if m.tx.get_source(self.space, source.id) is None:
                     m.tx.put_source(self.space, source_to_dict(source))
-                m.data.update({"source": source.id, "episodes": len(written), "skipped": skipped})
+                m.data.update({**(data or {}), "source": source.id, "episodes": len(written), "skipped": skipped})
         if report:
             report(total, total)
         return Ingested(source.id, len(written), skipped, tuple(p for p, _ in planned), m.event, tuple(written))

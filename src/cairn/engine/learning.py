@@ -325,20 +325,22 @@ def _source_value(space: str, spec: SourceSpec, raw_text: str) -> Source:
     return Source(spec.id, space, spec.kind, digest, spec.at, spec.origin, spec.basis, spec.method)
 
 
-def applied_and_standing(tx: ReadView, space: str, source_id: str) -> bool:
+def applied_and_standing(tx: ReadView, space: str, source_id: str, events: list[Event] | None = None) -> bool:
     """Whether an event that applied ``source_id`` still stands. An apply that was undone
     (and the undo not itself undone) leaves the source free to be applied again;
     an apply that changed no record wrote no event and stands. Reads the event log, which
-    happens only when a source id is met a second time."""
-    events = tx.events(space)  # newest first
+    happens only when a source id is met a second time (``events``: the space's events,
+    newest first, when the caller has read them already)."""
+    if events is None:
+        events = tx.events(space)  # newest first
     applied = [e for e in events if e.data.get("source") == source_id and e.reason.startswith("apply ")]
     if not applied:
         return True
-    undone = _undone_ids(events)
+    undone = undone_ids(events)
     return any(e.id not in undone for e in applied)
 
 
-def _undone_ids(events: list[Event]) -> set[str]:
+def undone_ids(events: list[Event]) -> set[str]:
     """Ids of events whose effect is currently undone: an undo undoes its target, and
     undoing that undo restores it."""
     state: dict[str, bool] = {}  # event id -> currently undone
