@@ -280,3 +280,17 @@ def test_undoing_the_episodes_too_is_not_a_reason_to_read_the_turns_again(engine
         engine.undo(event.id)
     result = engine.learn(path)  # forgotten turns are not revived (as for `cairn ingest`)
     assert result.counts["added"] == 0 and result.counts["episodes"] == 0
+
+
+def test_end_to_end_on_the_command_line(cli, tmp_path):
+    path = write(tmp_path / "s.jsonl", [
+        user(0, "I prefer tabs over spaces for indentation."),
+        user(2, "No, I prefer spaces, not tabs."),
+        user(4, "Which indentation do I prefer?"),
+    ])
+    learned = cli("--now", LATER.isoformat(), "learn", path)
+    assert learned.code == 0 and "claims added 2" in learned.out and "corrections 1" in learned.out
+    recalled = cli("--now", LATER.isoformat(), "recall", "which indentation do I prefer")
+    assert recalled.code == 0
+    assert '| corrected] "I prefer spaces"' in recalled.out
+    assert "I prefer tabs over spaces for indentation" not in recalled.out
