@@ -67,6 +67,13 @@ def test_the_match_is_kind_and_wording():
     ("以后都用中文回答。", Kind.PREFERENCE, "都用中文回答"),
     ("我们决定用 Rust 重写解析器。", Kind.DECISION, "我们决定用 Rust 重写解析器"),
     ("记住，生产库在 db-9 上。", Kind.FACT, "生产库在 db-9 上"),
+    ("I use VS Code for everything.", Kind.FACT, "I use VS Code for everything"),
+    ("We are using Postgres 16.", Kind.FACT, "We are using Postgres 16"),
+    ("I prefer tea.", Kind.PREFERENCE, "I prefer tea"),
+    ("Oops, I meant the billing service uses MySQL.", Kind.FACT, "the billing service uses MySQL"),
+    ("Wait, actually the port is 8080.", Kind.FACT, "the port is 8080"),
+    ("No, it's Python 3.12.", Kind.FACT, "it's Python 3.12"),
+    ("我用 Mac 写代码。", Kind.FACT, "我用 Mac 写代码"),
 ])
 def test_each_rule_finds_its_statement(text, kind, content):
     assert [(f.kind, f.content) for f in read_turn(text)] == [(kind, content)]
@@ -87,6 +94,22 @@ def test_each_rule_finds_its_statement(text, kind, content):
     "如果我们决定用 Rust，会怎样？",
     "别记这个，我们决定用 Rust。",
     "我同事说他喜欢制表符。",
+    # reactions, pleasantries and bare pointers state nothing durable
+    "No, thanks.",
+    "No worries, take your time.",
+    "Never mind.",
+    "Always happy to help.",
+    "I like it!",
+    "I hate this bug.",
+    "I use this a lot.",
+    "Never do that again.",
+    "Actually, scratch that.",
+    "Actually, that looks good.",
+    "No, run it again.",
+    "No, not that file.",
+    "No wait, it is in src/.",
+    "我喜欢这个。",
+    "不对，再试一次。",
 ])
 def test_each_negative_control_yields_nothing(text):
     assert read_turn(text) == []

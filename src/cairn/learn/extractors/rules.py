@@ -114,12 +114,12 @@ def is_statement(sentence: str) -> bool:
 
 # -- patterns ----------------------------------------------------------------------------
 
-_LEAD = r"^(?:ok(?:ay)?|thanks!?|great|also|oh|and|by the way|btw)[,.!]?\s+"
+_LEAD = r"^(?:ok(?:ay)?|thanks!?|great|also|oh|and|by the way|btw|oops|wait|hmm+|ah|sorry)[,.!]?\s+"
 _REMEMBER = re.compile(r"^(?:please\s+)?(?:remember|note|keep in mind|for the record|fyi)(?:\s+that)?\s*[:,—-]?\s*(.+)$", re.I)
 _ZH_REMEMBER = re.compile(r"^(?:请)?(?:记住|记一下|记得|记下)[，,：:\s]*(.+)$")
 _CORRECTION = re.compile(
     r"^(?:actually|no|nope|correction|sorry,?\s+i meant|i meant|that'?s wrong|that is wrong|not quite|wrong)\b"
-    r"\s*[,:—–-]*\s*(?:it'?s\s+actually\s+)?(.+)$", re.I)
+    r"\s*[,:—–-]*\s*(?:wait\s*[,:—–-]*\s*)?(?:it'?s\s+actually\s+)?(.+)$", re.I)
 _ZH_CORRECTION = re.compile(r"^(?:不对|不是的|错了|更正一下|更正|其实)[，,：:\s]*(.+)$")
 _NOT_TAIL = re.compile(r"[,，]?\s*(?:and\s+)?(?:not|rather than|instead of)\s+[^,，]+$|[，,]\s*不是.+$", re.I)
 _FROM_NOW = re.compile(r"^(?:please\s+)?(?:from now on|going forward|from here on|in future|in the future)[,:]?\s*(.+)$", re.I)
@@ -139,12 +139,38 @@ _ZH_DECISION = re.compile(r"^(?:我们|团队|我们团队)(?:已经)?(?:决定|
 _FACT = re.compile(
     r"^(?:my|our)\s+\w[\w-]*(?:\s+\w[\w-]*){0,3}\s+(?:is|are|was|uses|use|runs|run|works|work|lives|live|changes|"
     r"rotates|lives|belongs|has|have|costs|starts)\b|"
-    r"^i\s+(?:work|live|maintain|own|lead|run|manage)\b|"
-    r"^i(?:'m| am)\s+(?:a|an|allergic|based|the)\b|"
-    r"^my name is\b|^we\s+(?:use|run|deploy|host)\b|^our project uses\b|"
+    r"^i\s+(?:work|live|maintain|own|lead|run|manage|use)\b|"
+    r"^i(?:'m| am)\s+(?:a|an|allergic|based|the|from)\b|"
+    r"^my name is\b|^we\s+(?:use|run|deploy|host)\b|^we(?:'re| are)\s+using\b|^our project uses\b|"
     r"^the\s+\w+(?:\s+\w+)?\s+(?:is|are)\s+(?:written|hosted|built|deployed|running|run|stored)\b", re.I)
-_ZH_FACT = re.compile(r"^我(?:在|对|是|住在|负责)|^我们的|^我们(?:团队)?用|^我们团队")
+_ZH_FACT = re.compile(r"^我(?:在|对|是|住在|负责|用)|^我们的|^我们(?:团队|公司)?用|^我们团队")
 _TRAILING = re.compile(r"[\s.!。！;；,，:：]+$")
+
+# What a statement must carry beyond its cue words to be worth keeping. A reaction ("I like
+# it", "I hate this bug"), a pleasantry ("No, thanks", "Never mind") or a bare pointer
+# ("No, not that file") states nothing that will still mean something next week.
+_CUE_TERMS = frozenset(content_terms(
+    "prefer like love hate dislike always never decided agreed chose remember note rather favourite favorite use"))
+_POINTER = re.compile(r"\b(?:it|this|that|these|those|them|you|him|her)\b(?!\s+(?:we|you|the|our|my|all|every)\b)", re.I)
+_ZH_POINTER = re.compile(r"(?:喜欢|讨厌|爱)(?:这|那|它|你)[个样些]?$")
+_PLEASANTRY = re.compile(r"^(?:always|never)\s+(?:mind|happy|glad|fun|a pleasure|again|ever)\b", re.I)
+# A correction asserts something: a copula or a verb of state, in words of substance.
+_ASSERTS = re.compile(r"\b(?:is|are|was|were|it'?s|uses|use|runs|run|lives|sits|belongs|means|should be|has|have)\b"
+                      r"|是|在|用|叫|有", re.I)
+
+
+def substantive(content: str, *, correction: bool = False) -> bool:
+    """Whether a found statement says something durable (see the comment above)."""
+    text = _tidy(content)
+    if _PLEASANTRY.match(text) or _ZH_POINTER.search(text):
+        return False
+    terms = set(content_terms(text)) - _CUE_TERMS
+    cjk = any("\u4e00" <= c <= "\u9fff" for c in text)
+    plain = correction and classify(text) is None  # "No, it's X": only the assertion itself to go on
+    needed = 2 if (_POINTER.search(text) or plain) and not cjk else 1
+    if len(terms) < needed:
+        return False
+    return not correction or bool(_ASSERTS.search(text)) or classify(text) is not None
 
 
 def _tidy(text: str) -> str:
@@ -186,6 +212,8 @@ def read_sentence(sentence: str) -> Found | None:
         m = pattern.match(s)
         if m:
             rest = _NOT_TAIL.sub("", m.group(1)).strip() or m.group(1)
+            if not substantive(rest, correction=True):
+                return None
             kind = classify(rest) or Kind.FACT
             return Found(kind, _content(kind, rest), correction=True)
     for pattern in (_FROM_NOW, _ZH_FROM_NOW):
@@ -203,7 +231,7 @@ def read_turn(text: str) -> list[Found]:
     found = []
     for sentence in sentences(clean(text)):
         statement = read_sentence(sentence)
-        if statement and len(statement.content) >= 3:
+        if statement and len(statement.content) >= 3 and substantive(statement.content):
             found.append(statement)
     return found
 
