@@ -74,6 +74,13 @@ def test_the_match_is_kind_and_wording():
     ("Wait, actually the port is 8080.", Kind.FACT, "the port is 8080"),
     ("No, it's Python 3.12.", Kind.FACT, "it's Python 3.12"),
     ("我用 Mac 写代码。", Kind.FACT, "我用 Mac 写代码"),
+    ("My wife's name is Ana.", Kind.FACT, "My wife's name is Ana"),
+    ("Remember to always run black before pushing.", Kind.PREFERENCE, "always run black before pushing"),
+    ("Don't forget that the API key expires on Friday.", Kind.FACT, "the API key expires on Friday"),
+    ("We're switching to pnpm next sprint.", Kind.DECISION, "We're switching to pnpm next sprint"),
+    ("We will use GraphQL for the new API.", Kind.DECISION, "We will use GraphQL for the new API"),
+    ("我叫李明。", Kind.FACT, "我叫李明"),
+    ("我们打算用 Vue 3 重写前端。", Kind.DECISION, "我们打算用 Vue 3 重写前端"),
 ])
 def test_each_rule_finds_its_statement(text, kind, content):
     assert [(f.kind, f.content) for f in read_turn(text)] == [(kind, content)]
@@ -110,6 +117,10 @@ def test_each_rule_finds_its_statement(text, kind, content):
     "No wait, it is in src/.",
     "我喜欢这个。",
     "不对，再试一次。",
+    "Don't forget to close the ticket.",  # today's errand, not a standing instruction
+    "I'd like a summary of this file.",
+    "Remember me?",
+    "我的代码报错了。",
 ])
 def test_each_negative_control_yields_nothing(text):
     assert read_turn(text) == []

@@ -8,10 +8,14 @@ user's testimony) and proposes, per sentence, at most one claim:
   "from now on …", "going forward …", a sentence opening with "Always"/"Never";
   我喜欢 / 我更喜欢 / 我偏好 / 我习惯 / 我不喜欢 / 以后… / 从现在开始… / 总是… / 永远不要…
 * **decision** — "we decided / agreed / chose …", "let's go with …", "we're going with …",
-  "Decision: …", "the plan is to …"; 我们决定 / 我们选择了 / 团队同意 / 就用…
+  "we're switching to …", "we will use …", "Decision: …", "the plan is to …";
+  我们决定 / 我们选择了 / 团队同意 / 我们打算 / 就用…
 * **fact** — what the user asserts about themselves and their work ("my …", "our …",
-  "I work / live …", "we use …", "the frontend is written in …"), and whatever follows an
-  explicit request to remember ("remember that …", "note that …", 记住…, 记一下…).
+  "I work / live / use …", "I'm from …", "we use …", "we're using …", "the frontend is
+  written in …"; 我在 / 我是 / 我叫 / 我用 …, 我的…是…, 我们的 …, 我们用 …), and whatever
+  follows an explicit request to remember ("remember that …", "note that …", "don't forget
+  that …", 记住…, 记一下…). "Remember to …" is kept (as a preference) only when it is a
+  standing instruction ("remember to always …"), not today's errand.
 * **correction** — "actually …", "no, …", "correction: …", "sorry, I meant …",
   "that's wrong — …", 不对，…, 更正一下…, 其实…: the corrected statement is proposed, with
   ``replaces`` naming the one candidate it clearly corrects (see :func:`correction_target`),
@@ -21,8 +25,11 @@ Negative controls (no claim): questions; hypotheticals ("if I preferred …", "s
 如果, 假如); hedges ("maybe", "might", 也许); one-off instructions ("for this task only",
 "just for now", 这次); reported speech ("my colleague said she prefers …", "they told
 me …", 同事说); quoted or pasted text (code blocks, "> " lines and quotations are removed
-before anything is read); and a turn asking not to be remembered ("don't remember this",
-"off the record", 别记, 不要记住), which yields nothing at all.
+before anything is read); reactions, pleasantries and bare pointers ("I like it", "No,
+thanks", "Never mind", "No, not that file", 我喜欢这个): a statement must carry at least one
+word of substance beyond its cue words, two when it points with "it/this/that", and a
+correction must assert something; and a turn asking not to be remembered ("don't remember
+this", "off the record", 别记, 不要记住), which yields nothing at all.
 """
 
 from __future__ import annotations
@@ -115,7 +122,11 @@ def is_statement(sentence: str) -> bool:
 # -- patterns ----------------------------------------------------------------------------
 
 _LEAD = r"^(?:ok(?:ay)?|thanks!?|great|also|oh|and|by the way|btw|oops|wait|hmm+|ah|sorry)[,.!]?\s+"
-_REMEMBER = re.compile(r"^(?:please\s+)?(?:remember|note|keep in mind|for the record|fyi)(?:\s+that)?\s*[:,—-]?\s*(.+)$", re.I)
+_REMEMBER = re.compile(
+    r"^(?:please\s+)?(?:remember|note|keep in mind|for the record|fyi|don'?t forget|do not forget)(?:\s+that)?\s*[:,—-]?\s*(.+)$",
+    re.I)
+_REMEMBER_TO = re.compile(r"^to\s+(.+)$", re.I)  # "remember to …": an instruction, not a fact
+_DURABLE = re.compile(r"\b(?:always|never|every|each time|whenever|any time)\b", re.I)
 _ZH_REMEMBER = re.compile(r"^(?:请)?(?:记住|记一下|记得|记下)[，,：:\s]*(.+)$")
 _CORRECTION = re.compile(
     r"^(?:actually|no|nope|correction|sorry,?\s+i meant|i meant|that'?s wrong|that is wrong|not quite|wrong)\b"
@@ -133,17 +144,18 @@ _ZH_PREFERENCE = re.compile(
     r"^(?:总是|永远不要|永远别|一定要|千万别|务必)")
 _DECISION = re.compile(
     r"^(?:we|i|the team|team)(?:'ve|\s+have|\s+has)?\s+(?:decided|agreed|chose|picked|settled on)\b|"
-    r"^(?:we|i)(?:'re| are)\s+going with\b|^let'?s go with\b|^decision:\s*|^the plan is to\b", re.I)
+    r"^(?:we|i)(?:'re| are)\s+going with\b|^let'?s go with\b|^decision:\s*|^the plan is to\b|"
+    r"^we(?:'re| are| will be)\s+(?:switching|moving|migrating)\s+to\b|^we(?:'ll| will)\s+(?:use|adopt|go with)\b", re.I)
 _DECISION_LEAD = re.compile(r"^(?:let'?s\s+(?=go with)|decision:\s*|the plan is to\s+|we agreed that\s+)", re.I)
-_ZH_DECISION = re.compile(r"^(?:我们|团队|我们团队)(?:已经)?(?:决定|选择了|选定|同意)|^就用")
+_ZH_DECISION = re.compile(r"^(?:我们|团队|我们团队)(?:已经)?(?:决定|选择了|选定|同意|打算|准备)|^就用")
 _FACT = re.compile(
-    r"^(?:my|our)\s+\w[\w-]*(?:\s+\w[\w-]*){0,3}\s+(?:is|are|was|uses|use|runs|run|works|work|lives|live|changes|"
+    r"^(?:my|our)\s+\w[\w'-]*(?:\s+\w[\w'-]*){0,3}\s+(?:is|are|was|uses|use|runs|run|works|work|lives|live|changes|"
     r"rotates|lives|belongs|has|have|costs|starts)\b|"
     r"^i\s+(?:work|live|maintain|own|lead|run|manage|use)\b|"
     r"^i(?:'m| am)\s+(?:a|an|allergic|based|the|from)\b|"
     r"^my name is\b|^we\s+(?:use|run|deploy|host)\b|^we(?:'re| are)\s+using\b|^our project uses\b|"
     r"^the\s+\w+(?:\s+\w+)?\s+(?:is|are)\s+(?:written|hosted|built|deployed|running|run|stored)\b", re.I)
-_ZH_FACT = re.compile(r"^我(?:在|对|是|住在|负责|用)|^我们的|^我们(?:团队|公司)?用|^我们团队")
+_ZH_FACT = re.compile(r"^我(?:在|对|是|住在|负责|用|叫)|^我的.{1,12}是|^我们的|^我们(?:团队|公司)?用|^我们团队")
 _TRAILING = re.compile(r"[\s.!。！;；,，:：]+$")
 
 # What a statement must carry beyond its cue words to be worth keeping. A reaction ("I like
@@ -206,6 +218,13 @@ def read_sentence(sentence: str) -> Found | None:
         m = pattern.match(s)
         if m:
             rest = m.group(1)
+            to = _REMEMBER_TO.match(rest)
+            if to:
+                # "Remember to close the ticket" is today's errand; "remember to always run
+                # black" is a standing instruction.
+                if not _DURABLE.search(to.group(1)):
+                    return None
+                return Found(Kind.PREFERENCE, _content(Kind.PREFERENCE, to.group(1)))
             kind = classify(rest) or Kind.FACT
             return Found(kind, _content(kind, rest))
     for pattern in (_CORRECTION, _ZH_CORRECTION):
