@@ -246,3 +246,17 @@ def test_the_cli_reports_a_failing_endpoint_in_one_line(cli, fake, transcript, d
     result = cli("learn", transcript, "--extractor", "model", "--model-url", url, "--model", "m")
     assert result.code == 1 and len(result.err.splitlines()) == 1 and "HTTP 503" in result.err
     assert db_fingerprint(db_path) == before
+
+
+def test_a_long_transcript_is_sent_in_requests_of_bounded_size(engine, fake, tmp_path, monkeypatch):
+    server, url = fake
+    server.answer([])
+    monkeypatch.setattr(ModelExtractor, "max_source_chars", 400)
+    path = tmp_path / "long.jsonl"
+    path.write_text("\n".join(user(2 * n, f"Turn {n}: I prefer option {n} for the nightly report layout.")
+                              for n in range(40)) + "\n", encoding="utf-8")
+    result = learn(engine, str(path), url)
+    assert result.counts["episodes"] == 40 and len(server.requests) > 1
+    for request in server.requests:
+        sent = json.loads(request["body"]["messages"][1]["content"])["user_messages"]
+        assert sum(len(t) + 2 for t in sent) <= 400

@@ -136,7 +136,8 @@ class Capturing(Part):
         # Turns stored by an earlier learn whose claims were undone since: read again, in the
         # very chunks they were read in, so their batches get their old source ids back.
         again = [chunk for chunk in ([by_id[i] for i in ids if i in by_id] for ids in undone) if chunk]
-        fresh = _chunks([t for t in new if t.speaker.lower() in USER_SPEAKERS])
+        limit = min(MAX_SOURCE_TEXT, int(getattr(model, "max_source_chars", MAX_SOURCE_TEXT)))
+        fresh = _chunks([t for t in new if t.speaker.lower() in USER_SPEAKERS], limit)
         chunks = again + fresh
         report = _progress(progress, len(new))
         total = sum(len(c) for c in chunks)
@@ -380,13 +381,14 @@ def _unchanged(memory: Memory):
 # -- helpers ----------------------------------------------------------------------------------
 
 
-def _chunks(turns: list[Turn]) -> list[list[Turn]]:
-    """Consecutive user turns whose joined text fits one source."""
+def _chunks(turns: list[Turn], limit: int = MAX_SOURCE_TEXT) -> list[list[Turn]]:
+    """Consecutive user turns whose joined text fits one source (and the extractor's
+    ``max_source_chars``, when it declares one: a model's context is smaller)."""
     chunks: list[list[Turn]] = []
     size = 0
     for turn in turns:
         length = len(turn.text) + 2
-        if not chunks or size + length > MAX_SOURCE_TEXT:
+        if not chunks or size + length > limit:
             chunks.append([])
             size = 0
         chunks[-1].append(turn)

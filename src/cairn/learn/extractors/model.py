@@ -47,6 +47,7 @@ from ..batch import CLAIM_KEYS, CLAIM_KINDS, Batch, ClaimSpec, SourceSpec
 from . import GROUP, Candidate, Proposal
 
 GROUNDED = 0.8  # share of a claim's content terms that must occur in the text sent
+MAX_SOURCE_CHARS = 24_000  # user text per request: about 6k tokens, within a small local model's context
 TIMEOUT = 30.0  # seconds per request
 RETRIES = 2  # further attempts after a timeout, a connection error or a 5xx answer
 BACKOFF = 0.5  # seconds before the first retry, doubled after each
@@ -114,6 +115,7 @@ class ModelExtractor:
     when it runs; :meth:`configured` gives one with explicit settings."""
 
     name = "model"
+    max_source_chars = MAX_SOURCE_CHARS  # `cairn learn` sends a long transcript in requests of this size
 
     def __init__(self, endpoint: Endpoint | None = None) -> None:
         self.endpoint = endpoint
