@@ -11,7 +11,7 @@ import pytest
 
 from cairn import Cairn
 from cairn.engine.learning import Learning
-from cairn.errors import InvalidInput, Refused
+from cairn.errors import InvalidInput, PluginError, Refused
 from cairn.model import Kind, Status
 from testkit.claude_code import START, assistant, session, summary, user
 from testkit.db import db_fingerprint, records_fingerprint
@@ -294,3 +294,41 @@ def test_end_to_end_on_the_command_line(cli, tmp_path):
     assert recalled.code == 0
     assert '| corrected] "I prefer spaces"' in recalled.out
     assert "I prefer tabs over spaces for indentation" not in recalled.out
+
+
+class PlainExtractor:
+    """A third-party extractor with only the base protocol: one batch from the joined text."""
+
+    name = "plain"
+
+    def __init__(self, replaces: str | None = None) -> None:
+        self.replaces = replaces
+        self.seen: list[str] = []
+
+    def extract(self, source):
+        from cairn.learn.batch import Batch, ClaimSpec
+
+        self.seen.append(source.text)
+        claim = ClaimSpec(0, Kind.FACT, "The VPN gateway is vpn-3", self.replaces, ())
+        return Batch(source, (claim,))
+
+
+def test_an_extractor_with_only_the_base_protocol_reads_the_user_turns_joined(engine, tmp_path, monkeypatch):
+    plain = PlainExtractor()
+    monkeypatch.setattr("cairn.engine.capturing.extractor", lambda name: plain)
+    path = write(tmp_path / "s.jsonl", [user(0, "The VPN gateway is vpn-3."), assistant(1, "Secret assistant words."),
+                                        user(2, "Thanks.")])
+    result = engine.learn(path, extractor="plain")
+    assert result.extractor == "plain" and result.counts["added"] == 1
+    assert plain.seen == ["The VPN gateway is vpn-3.\n\nThanks."]
+
+
+def test_an_extractor_naming_a_record_it_was_not_offered_fails_the_run_before_any_write(engine, tmp_path, monkeypatch,
+                                                                                         db_path):
+    monkeypatch.setattr("cairn.engine.capturing.extractor", lambda name: PlainExtractor(replaces="0123456789abcdef01234567"))
+    path = write(tmp_path / "s.jsonl", [user(0, "The VPN gateway is vpn-3.")])
+    engine.status()
+    before = db_fingerprint(db_path)
+    with pytest.raises(PluginError, match="not a candidate"):
+        engine.learn(path, extractor="plain")
+    assert db_fingerprint(db_path) == before
