@@ -146,9 +146,7 @@ def cmd_learn(cairn: Cairn, args) -> Output:
                                   ("timeout", args.model_timeout)) if v is not None}
     result = cairn.learn(args.source, format=args.format, extractor=args.extractor, origin=args.origin,
                          dry_run=args.dry_run, model_settings=settings or None)
-    doc = wire.learned(origin=result.origin, format=result.format, extractor=result.extractor, dry_run=result.dry_run,
-                       counts=result.counts, claims=result.claims, problems=result.problems, rejected=result.rejected,
-                       events=result.events)
+    doc = result.to_dict()
     c = result.counts
     head = "would learn" if result.dry_run else "learned"
     lines = [f"{head} from {args.source} ({result.format}, extractor {result.extractor}) into {result.origin}",
@@ -165,6 +163,6 @@ def cmd_learn(cairn: Cairn, args) -> Output:
 
 def cmd_reinforce(cairn: Cairn, args) -> Output:
     result = cairn.reinforce(args.id, args.outcome, session=args.session, note=args.note, neutral=args.neutral)
-    doc = wire.reinforced(recorded=result.recorded, reason=result.reason, event=result.event)
+    doc = result.to_dict()
     text = f"{args.outcome} recorded in event {doc['event']}" if result.recorded else f"not recorded: {result.reason}"
     return Output(doc, text)

@@ -86,6 +86,12 @@ class Learned:
     events: tuple[Event, ...] = ()
     applied: tuple[Applied, ...] = ()
 
+    def to_dict(self) -> wire.LearnDoc:
+        """The wire form (``learn --json``)."""
+        return wire.learned(origin=self.origin, format=self.format, extractor=self.extractor, dry_run=self.dry_run,
+                            counts=self.counts, claims=self.claims, problems=self.problems, rejected=self.rejected,
+                            events=self.events)
+
 
 @dataclass(frozen=True, slots=True)
 class Reinforcement:
@@ -348,6 +354,10 @@ class ReinforceResult:
     recorded: bool
     reason: str  # recorded | neutral-exposure-off | neutral-exposure-once-per-session
     event: Event | None = None
+
+    def to_dict(self) -> wire.ReinforceDoc:
+        """The wire form (``reinforce --json``)."""
+        return wire.reinforced(recorded=self.recorded, reason=self.reason, event=self.event)
 
 
 def reinforcements(events: Sequence[Event], memory_id: str | None = None) -> list[Reinforcement]:
