@@ -211,7 +211,7 @@ class Capturing(Part):
             conversation = Conversation(place, tuple(new), turns_digest(new))
             ingest_progress = (lambda done, total: report("episodes", done, total)) if report else False
             ingested = self._ingesting.ingest_conversation(conversation, place, actor=Actor.SYSTEM,
-                                                           progress=ingest_progress, format=transcript.format, data=note)
+                                                           progress=ingest_progress, label=transcript.format, data=note)
             if ingested.event:
                 events.insert(0, ingested.event)
             counts["episodes"] = ingested.episodes
