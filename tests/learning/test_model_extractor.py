@@ -260,3 +260,13 @@ def test_a_long_transcript_is_sent_in_requests_of_bounded_size(engine, fake, tmp
     for request in server.requests:
         sent = json.loads(request["body"]["messages"][1]["content"])["user_messages"]
         assert sum(len(t) + 2 for t in sent) <= 400
+
+
+def test_the_command_line_does_not_load_the_http_client_until_a_model_is_used():
+    import subprocess
+    import sys
+
+    code = ("import sys\nimport cairn.cli\nfrom cairn import Cairn\n"
+            "print('cairn.learn.extractors.model' in sys.modules, 'urllib.request' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "False"]

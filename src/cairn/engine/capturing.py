@@ -48,7 +48,6 @@ from .. import wire
 from ..errors import InvalidInput, Refused
 from ..learn.batch import MAX_CLAIMS, MAX_SOURCE_TEXT, Batch, ClaimSpec, SourceSpec
 from ..learn.extractors import Candidate, Extractor, extract_turns, extractor
-from ..learn.extractors.model import ModelExtractor
 from ..learn.ingest import Conversation, Turn, TurnError
 from ..learn.ingest import _digest as turns_digest
 from ..learn.transcripts import FORMATS, Problem, Transcript, read_transcript
@@ -149,7 +148,7 @@ class Capturing(Part):
         total = sum(len(c) for c in chunks)
         if report:
             report("extract", 0, total)
-        method = Method.MODEL if isinstance(model, ModelExtractor) else Method.LOCAL
+        method = _method(model)
         groups, rejected = self._propose(model, chunks, place, method)
         proposed = [c for _, group in groups for c in group]
         if report:
@@ -251,6 +250,9 @@ class Capturing(Part):
 
     def _extractor(self, name: str, settings: dict | None) -> Extractor:
         if name == "model" and settings:
+            # Imported here: the HTTP client costs start-up time every other command would pay.
+            from ..learn.extractors.model import ModelExtractor
+
             return ModelExtractor.configured(**settings)
         return extractor(name)
 
@@ -411,6 +413,14 @@ def _source(turns: list[Turn], place: str, method: Method) -> SourceSpec:
     text = "\n\n".join(t.text for t in turns)[:MAX_SOURCE_TEXT]
     at = max(t.time for t in turns)
     return SourceSpec(f"learn-{digest[:24]}", text, SourceKind.CONVERSATION, Basis.USER_STATEMENT, method, at, place)
+
+
+def _method(model: Extractor) -> Method:
+    """The evidence method of an extractor's claims: what it declares (``method = "local"``
+    for rules that run here), else ``model`` — a plug-in Cairn cannot vouch for is not
+    taken for a local rule."""
+    declared = getattr(model, "method", Method.MODEL)
+    return Method.LOCAL if declared in (Method.LOCAL, "local") else Method.MODEL
 
 
 def _part_of(batch_id: str, chunk_id: str) -> bool:

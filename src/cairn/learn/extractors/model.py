@@ -115,6 +115,7 @@ class ModelExtractor:
     when it runs; :meth:`configured` gives one with explicit settings."""
 
     name = "model"
+    method = "model"  # the evidence method of its claims
     max_source_chars = MAX_SOURCE_CHARS  # `cairn learn` sends a long transcript in requests of this size
 
     def __init__(self, endpoint: Endpoint | None = None) -> None:

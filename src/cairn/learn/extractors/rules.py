@@ -280,6 +280,7 @@ class RulesExtractor:
     """The default extractor (see the module docstring)."""
 
     name = "rules"
+    method = "local"  # the evidence method of its claims: deterministic rules run here
 
     def extract(self, source: SourceSpec) -> Batch:
         """Claims of ``source.text`` read as one user turn, without candidates."""
