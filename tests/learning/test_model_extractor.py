@@ -270,3 +270,13 @@ def test_the_command_line_does_not_load_the_http_client_until_a_model_is_used():
             "print('cairn.learn.extractors.model' in sys.modules, 'urllib.request' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]
+
+
+def test_the_command_line_does_not_load_the_transcript_readers_or_extractors_until_learn_runs():
+    import subprocess
+    import sys
+
+    code = ("import sys\nimport cairn.cli\n"
+            "print('cairn.learn.transcripts' in sys.modules, 'cairn.learn.extractors.rules' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "False"]

@@ -315,7 +315,7 @@ class PlainExtractor:
 
 def test_an_extractor_with_only_the_base_protocol_reads_the_user_turns_joined(engine, tmp_path, monkeypatch):
     plain = PlainExtractor()
-    monkeypatch.setattr("cairn.engine.capturing.extractor", lambda name: plain)
+    monkeypatch.setattr("cairn.learn.extractors.extractor", lambda name: plain)
     path = write(tmp_path / "s.jsonl", [user(0, "The VPN gateway is vpn-3."), assistant(1, "Secret assistant words."),
                                         user(2, "Thanks.")])
     result = engine.learn(path, extractor="plain")
@@ -325,7 +325,7 @@ def test_an_extractor_with_only_the_base_protocol_reads_the_user_turns_joined(en
 
 def test_an_extractor_naming_a_record_it_was_not_offered_fails_the_run_before_any_write(engine, tmp_path, monkeypatch,
                                                                                          db_path):
-    monkeypatch.setattr("cairn.engine.capturing.extractor", lambda name: PlainExtractor(replaces="0123456789abcdef01234567"))
+    monkeypatch.setattr("cairn.learn.extractors.extractor", lambda name: PlainExtractor(replaces="0123456789abcdef01234567"))
     path = write(tmp_path / "s.jsonl", [user(0, "The VPN gateway is vpn-3.")])
     engine.status()
     before = db_fingerprint(db_path)

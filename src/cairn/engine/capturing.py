@@ -43,20 +43,23 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .. import wire
 from ..errors import InvalidInput, Refused
 from ..learn.batch import MAX_CLAIMS, MAX_SOURCE_TEXT, Batch, ClaimSpec, SourceSpec
-from ..learn.extractors import Candidate, Extractor, extract_turns, extractor
 from ..learn.ingest import Conversation, Turn, TurnError
 from ..learn.ingest import _digest as turns_digest
-from ..learn.transcripts import FORMATS, Problem, Transcript, read_transcript
 from ..model import Actor, Basis, Event, Kind, Memory, Method, Role, SourceKind
 from .ingesting import Ingesting
 from .learning import Applied, Learning, applied_and_standing, undone_ids
 from .relations import Relations
 from .scope import Part
 from .validate import as_time, clean_origin, redact_text
+
+if TYPE_CHECKING:
+    from ..learn.extractors import Extractor
+    from ..learn.transcripts import Problem, Transcript
 
 USER_SPEAKERS = frozenset({"user", "human"})  # whose turns are the user's testimony; any other speaker is not
 OUTCOMES: dict[str, float] = {
@@ -233,6 +236,10 @@ class Capturing(Part):
             return applied_and_standing(view, self.space, source_id)
 
     def _read(self, path: str | os.PathLike[str], format: str) -> Transcript:
+        # Imported when used (as are the extractors): a `cairn recall` process per prompt
+        # should not pay for the transcript readers.
+        from ..learn.transcripts import FORMATS, read_transcript
+
         if format not in FORMATS:
             raise InvalidInput("format", f"{format!r} (one of: {', '.join(FORMATS)})")
         try:
@@ -249,6 +256,8 @@ class Capturing(Part):
         return transcript
 
     def _extractor(self, name: str, settings: dict | None) -> Extractor:
+        from ..learn.extractors import extractor
+
         if name == "model" and settings:
             # Imported here: the HTTP client costs start-up time every other command would pay.
             from ..learn.extractors.model import ModelExtractor
@@ -260,6 +269,8 @@ class Capturing(Part):
                  method: Method) -> tuple[list[tuple[SourceSpec, list[ClaimSpec]]], list[str]]:
         """The claims of the user turns, read chunk by chunk (a source text has a size limit),
         numbered across chunks, ``#N`` references included."""
+        from ..learn.extractors import Candidate, extract_turns
+
         groups: list[tuple[SourceSpec, list[ClaimSpec]]] = []
         claims: list[ClaimSpec] = []
         rejected: list[str] = []
