@@ -173,16 +173,23 @@ class Capturing(Part):
     def _undone_chunks(self, view, place: str) -> list[list[str]]:
         """Turn ids of every chunk an earlier learn of ``place`` read whose batch was
         applied and has been undone since, while its episodes still stand."""
-        events = view.events(self.space)
+        events = view.events(self.space)  # one read of the log; a re-learn of a long origin reads it once
         undone = undone_ids(events)
+        applies: dict[str, list[str]] = {}  # batch source id -> the events that applied it
+        for event in events:
+            source = event.data.get("source")
+            if isinstance(source, str) and event.reason.startswith("apply "):
+                applies.setdefault(source, []).append(event.id)
         found = []
         for event in reversed(events):  # oldest first: chunks come back in the order they were read
             mark = event.data.get("learn")
             if not isinstance(mark, dict) or mark.get("origin") != place or event.id in undone:
                 continue
             for chunk in mark.get("chunks", []):
-                sources = [s for s in chunk.get("sources", []) if view.get_source(self.space, s) is not None]
-                if any(not applied_and_standing(view, self.space, s, events) for s in sources):
+                # Undone: some batch of the chunk was applied, and every apply of it undone
+                # (the rule of `applied_and_standing`, on the log read once).
+                ids = [applies[s] for s in chunk.get("sources", []) if s in applies]
+                if any(all(i in undone for i in applied) for applied in ids):
                     found.append([str(i) for i in chunk.get("turns", [])])
         return found
 
