@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).parent.parent))
 
 from cairn.learn.extractors.rules import Found, sentences  # noqa: E402
 from cairn.model import Kind  # noqa: E402
-from testkit.capture import load, score  # noqa: E402
+from testkit.capture import load, load_second, score  # noqa: E402
 from testkit.claude_code import START, session  # noqa: E402
 
 CAIRN = str(Path(sys.executable).parent / "cairn")
@@ -57,6 +57,9 @@ def main() -> None:
         for name, reader in (("rules", None), ("naive", naive)):
             s = score(load(split)) if reader is None else score(load(split), reader)
             print(f"  {name:5} {split or 'all':4} {s.turns:4} {s.tp:3} {s.fp:3} {s.fn:3} {s.precision:.3f} {s.recall:.3f}")
+    for name, reader in (("rules", None), ("naive", naive)):
+        s = score(load_second()) if reader is None else score(load_second(), reader)
+        print(f"  {name:5} set2 {s.turns:4} {s.tp:3} {s.fp:3} {s.fn:3} {s.precision:.3f} {s.recall:.3f}")
     lines = session(2000)
     with tempfile.TemporaryDirectory() as folder:
         base = Path(folder)

@@ -12,7 +12,7 @@ from cairn.learn.batch import parse_source
 from cairn.learn.extractors import Candidate, extract_turns, extractor, rules
 from cairn.learn.extractors.rules import RulesExtractor, read_turn
 from cairn.model import Kind
-from testkit.capture import load, same, score
+from testkit.capture import load, load_second, same, score
 
 PRECISION, RECALL = 0.95, 0.80
 
@@ -32,6 +32,15 @@ def test_precision_and_recall_on_the_capture_set(split):
     result = score(load(split))
     assert result.precision >= PRECISION, result.misses
     assert result.recall >= RECALL, result.misses
+
+
+def test_the_second_held_out_set_written_after_tuning():
+    # 48 turns written after the rules were tuned; first scored at recall 0.885 (see
+    # docs/benchmarks.md), since then no longer untouched.
+    rows = load_second()
+    assert len(rows) >= 40 and sum(1 for r in rows if not r["claims"]) >= len(rows) / 3
+    result = score(rows)
+    assert result.precision >= PRECISION and result.recall >= RECALL, result.misses
 
 
 def test_the_score_fails_when_the_negative_controls_are_not_applied(monkeypatch):
@@ -81,6 +90,9 @@ def test_the_match_is_kind_and_wording():
     ("We will use GraphQL for the new API.", Kind.DECISION, "We will use GraphQL for the new API"),
     ("我叫李明。", Kind.FACT, "我叫李明"),
     ("我们打算用 Vue 3 重写前端。", Kind.DECISION, "我们打算用 Vue 3 重写前端"),
+    ("Actually, the deploy script lives in ops/.", Kind.FACT, "the deploy script lives in ops/"),
+    ("Actually, the QA box resets every weekend, not nightly.", Kind.FACT, "the QA box resets every weekend"),
+    ("Our standup takes fifteen minutes.", Kind.FACT, "Our standup takes fifteen minutes"),
 ])
 def test_each_rule_finds_its_statement(text, kind, content):
     assert [(f.kind, f.content) for f in read_turn(text)] == [(kind, content)]
@@ -121,6 +133,12 @@ def test_each_rule_finds_its_statement(text, kind, content):
     "I'd like a summary of this file.",
     "Remember me?",
     "我的代码报错了。",
+    # a correction opening with a verb is an order, not an assertion
+    "No, run the full test suite again please.",
+    "No, use the other config file.",
+    "No, have a look at the logs first.",
+    "不对，重新跑一遍所有测试。",
+    "Actually, the second option.",
 ])
 def test_each_negative_control_yields_nothing(text):
     assert read_turn(text) == []

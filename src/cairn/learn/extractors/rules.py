@@ -150,7 +150,8 @@ _DECISION_LEAD = re.compile(r"^(?:let'?s\s+(?=go with)|decision:\s*|the plan is 
 _ZH_DECISION = re.compile(r"^(?:我们|团队|我们团队)(?:已经)?(?:决定|选择了|选定|同意|打算|准备)|^就用")
 _FACT = re.compile(
     r"^(?:my|our)\s+\w[\w'-]*(?:\s+\w[\w'-]*){0,3}\s+(?:is|are|was|uses|use|runs|run|works|work|lives|live|changes|"
-    r"rotates|lives|belongs|has|have|costs|starts)\b|"
+    r"rotates|belongs|has|have|costs|starts|takes|take|ends|expires|resets|meets|meet|ships|holds|contains|"
+    r"includes|lasts|opens|closes|sits)\b|"
     r"^i\s+(?:work|live|maintain|own|lead|run|manage|use)\b|"
     r"^i(?:'m| am)\s+(?:a|an|allergic|based|the|from)\b|"
     r"^my name is\b|^we\s+(?:use|run|deploy|host)\b|^we(?:'re| are)\s+using\b|^our project uses\b|"
@@ -167,8 +168,10 @@ _POINTER = re.compile(r"\b(?:it|this|that|these|those|them|you|him|her)\b(?!\s+(
 _ZH_POINTER = re.compile(r"(?:喜欢|讨厌|爱)(?:这|那|它|你)[个样些]?$")
 _PLEASANTRY = re.compile(r"^(?:always|never)\s+(?:mind|happy|glad|fun|a pleasure|again|ever)\b", re.I)
 # A correction asserts something: a copula or a verb of state, in words of substance.
-_ASSERTS = re.compile(r"\b(?:is|are|was|were|it'?s|uses|use|runs|run|lives|sits|belongs|means|should be|has|have)\b"
-                      r"|是|在|用|叫|有", re.I)
+_SUBJECT_FIRST = re.compile(r"^(?:the|my|our|your|its|it|we|i|[A-Z0-9]|[\u4e00-\u9fff])")
+_ZH_ORDER = re.compile(r"^(?:再|请|帮|给|把|先|别|不要|重新)")
+_ASSERTS = re.compile(r"\b(?:is|are|was|were|it'?s|uses|runs|lives|sits|belongs|means|should be|has)\b"
+                      r"|是|在|用|叫", re.I)  # no bare "run", "use", "have": those open orders too
 
 
 def substantive(content: str, *, correction: bool = False) -> bool:
@@ -182,7 +185,16 @@ def substantive(content: str, *, correction: bool = False) -> bool:
     needed = 2 if (_POINTER.search(text) or plain) and not cjk else 1
     if len(terms) < needed:
         return False
-    return not correction or bool(_ASSERTS.search(text)) or classify(text) is not None
+    if not correction:
+        return True
+    if _ZH_ORDER.match(text):
+        return False
+    if _ASSERTS.search(text) or classify(text) is not None:
+        return True
+    # A correction without a verb of state still asserts when it names its subject first
+    # ("the QA environment resets every weekend"); one opening with a verb is an order
+    # ("run the full suite again"), and says nothing to remember.
+    return len(terms) >= 3 and bool(_SUBJECT_FIRST.match(text)) and not _ZH_ORDER.match(text)
 
 
 def _tidy(text: str) -> str:
