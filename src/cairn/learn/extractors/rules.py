@@ -28,7 +28,8 @@ me …", 同事说); quoted or pasted text (code blocks, "> " lines and quotatio
 before anything is read); reactions, pleasantries and bare pointers ("I like it", "No,
 thanks", "Never mind", "No, not that file", 我喜欢这个): a statement must carry at least one
 word of substance beyond its cue words, two when it points with "it/this/that", and a
-correction must assert something; and a turn asking not to be remembered ("don't remember
+correction must assert something (a verb of state, or its subject first: "No, run it
+again" is an order); and a turn asking not to be remembered ("don't remember
 this", "off the record", 别记, 不要记住), which yields nothing at all.
 """
 
