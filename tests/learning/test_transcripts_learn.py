@@ -332,3 +332,22 @@ def test_an_extractor_naming_a_record_it_was_not_offered_fails_the_run_before_an
     with pytest.raises(PluginError, match="not a candidate"):
         engine.learn(path, extractor="plain")
     assert db_fingerprint(db_path) == before
+
+
+def test_an_over_long_turn_is_reported_and_skipped_and_the_rest_learned(engine, tmp_path):
+    pasted = "log line\n" * 3000  # 27,000 characters: longer than an episode holds
+    path = write(tmp_path / "s.jsonl", [user(0, "I prefer short answers."), user(2, pasted), user(4, "Thanks.")])
+    result = engine.learn(path)
+    assert result.counts["episodes"] == 2 and result.counts["added"] == 1
+    assert [str(p) for p in result.problems] == ["turn u2: longer than 20000 characters; not stored"]
+    again = engine.learn(path)  # reported again, and nothing else happens
+    assert again.counts["episodes"] == 0 and again.counts["problems"] == 1
+
+
+def test_a_claim_over_the_size_limit_is_rejected_and_the_rest_applied(engine, tmp_path):
+    long_claim = "I prefer " + " ".join(f"word{n}" for n in range(200)) + "."
+    path = write(tmp_path / "s.jsonl", [user(0, long_claim), user(2, "We decided to ship on Fridays.")])
+    result = engine.learn(path)
+    assert result.counts["added"] == 1 and len(result.rejected) == 1
+    assert "a claim holds 4-800" in result.rejected[0]
+    assert [c.content for c in result.claims] == ["We decided to ship on Fridays"]

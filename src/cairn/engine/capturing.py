@@ -55,7 +55,7 @@ from .ingesting import Ingesting
 from .learning import Applied, Learning, applied_and_standing, undone_ids
 from .relations import Relations
 from .scope import Part
-from .validate import as_time, clean_origin, redact_text
+from .validate import LIMITS, as_time, clean_aliases, clean_content, clean_origin, redact_text
 
 if TYPE_CHECKING:
     from ..learn.extractors import Extractor
@@ -134,7 +134,7 @@ class Capturing(Part):
         model_settings: dict | None = None,
     ) -> Learned:
         model = self._extractor(extractor_name, model_settings)
-        transcript = self._read(path, format)
+        transcript = _storable(self._read(path, format))
         place = clean_origin(origin if origin is not None else (transcript.name or Path(path).stem or "transcript"))
         with self.store.snapshot() as view:
             present = view.episode_source_ids(self.space, place)
@@ -285,16 +285,10 @@ class Capturing(Part):
             source = _source(chunk, place, method)
             candidates = [Candidate(m.id, m.kind, m.content) for m in self._learning.mentioned_by(_wire(source))]
             proposal = extract_turns(model, source, [t.text for t in chunk], candidates)
-            offset = len(claims)
-            group = []
-            for claim in proposal.batch.claims:
-                ref = claim.replaces
-                if ref is not None and ref.startswith("#"):
-                    ref = f"#{int(ref[1:]) + offset}"
-                group.append(replace(claim, index=offset + claim.index, replaces=ref))
+            rejected += proposal.rejected
+            group = _numbered(proposal.batch.claims, len(claims), rejected)
             claims += group
             groups.append((source, group))
-            rejected += proposal.rejected
         return groups, rejected
 
     def _link(self, links: list[tuple[int, int]], landed: list[tuple[str, str, str]]) -> Event | None:
@@ -411,6 +405,21 @@ def _unchanged(memory: Memory):
 # -- helpers ----------------------------------------------------------------------------------
 
 
+def _storable(transcript: Transcript) -> Transcript:
+    """The transcript without turns too long to be stored as an episode, each reported as
+    a problem: a pasted log must not block the rest of the conversation."""
+    from ..learn.transcripts import Problem
+
+    too_long = [t for t in transcript.turns
+                if max(len(t.text.strip()), len(redact_text(t.text.strip()))) > LIMITS.episode_max]
+    if not too_long:
+        return transcript
+    problems = tuple(Problem(f"turn {t.id}", f"longer than {LIMITS.episode_max} characters; not stored") for t in too_long)
+    dropped = {t.id for t in too_long}
+    kept = tuple(t for t in transcript.turns if t.id not in dropped)
+    return replace(transcript, turns=kept, problems=transcript.problems + problems)
+
+
 def _chunks(turns: list[Turn], limit: int = MAX_SOURCE_TEXT) -> list[list[Turn]]:
     """Consecutive user turns whose joined text fits one source (and the extractor's
     ``max_source_chars``, when it declares one: a model's context is smaller)."""
@@ -431,6 +440,29 @@ def _source(turns: list[Turn], place: str, method: Method) -> SourceSpec:
     text = "\n\n".join(t.text for t in turns)[:MAX_SOURCE_TEXT]
     at = max(t.time for t in turns)
     return SourceSpec(f"learn-{digest[:24]}", text, SourceKind.CONVERSATION, Basis.USER_STATEMENT, method, at, place)
+
+
+def _numbered(proposed: Sequence[ClaimSpec], offset: int, rejected: list[str]) -> list[ClaimSpec]:
+    """A chunk's claims numbered after ``offset``, ``#N`` references renumbered alike. A
+    claim breaking a content limit is left out here, with its reason, rather than refused
+    by the batch: one over-long proposal must not block the rest of a transcript on every
+    run. A correction of a claim left out names nothing."""
+    kept: list[ClaimSpec] = []
+    moved: dict[int, int] = {}  # index in the proposal -> index in the run
+    for claim in proposed:
+        try:
+            clean_content(claim.content, claim.kind)
+            clean_aliases(claim.aliases)
+        except InvalidInput as err:
+            rejected.append(f"claim {offset + len(kept)} ({claim.kind.value}): {err.reason}")
+            continue
+        ref = claim.replaces
+        if ref is not None and ref.startswith("#"):
+            target = moved.get(int(ref[1:]))
+            ref = None if target is None else f"#{target}"
+        moved[claim.index] = offset + len(kept)
+        kept.append(replace(claim, index=offset + len(kept), replaces=ref))
+    return kept
 
 
 def _method(model: Extractor) -> Method:
