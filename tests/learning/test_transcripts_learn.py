@@ -351,3 +351,52 @@ def test_a_claim_over_the_size_limit_is_rejected_and_the_rest_applied(engine, tm
     assert result.counts["added"] == 1 and len(result.rejected) == 1
     assert "a claim holds 4-800" in result.rejected[0]
     assert [c.content for c in result.claims] == ["We decided to ship on Fridays"]
+
+
+def test_a_record_corrected_twice_in_one_transcript_ends_with_the_latest_correction(engine, tmp_path):
+    engine.learn(write(tmp_path / "a.jsonl", [user(0, "Remember that the staging database is on db-stage-02.",
+                                                    session="s1")]))
+    [old] = records(engine, Kind.FACT)
+    path = write(tmp_path / "b.jsonl", [
+        user(10, "Actually, the staging database is on db-stage-03, not db-stage-02.", session="s1",
+             at=START + timedelta(hours=1)),
+        user(12, "Sorry, I meant the staging database is on db-stage-04, not db-stage-03.", session="s1",
+             at=START + timedelta(hours=2)),
+    ])
+    result = engine.learn(path)
+    assert result.claims[0].replaces == old.id and result.claims[1].replaces in (old.id, "#0")
+    recalled = engine.recall("where is the staging database")
+    assert engine.get(recalled.results[0].id).content == "the staging database is on db-stage-04"
+    current = [engine.get(r.id).content for r in recalled.results if "historical-rationale" not in r.markers]
+    assert "the staging database is on db-stage-03" not in current
+
+
+class TwiceExtractor:
+    """Names the one candidate it is offered from two claims (a batch may name it once)."""
+
+    name = "twice"
+
+    def extract(self, source):
+        raise AssertionError("the turn form is used")
+
+    def extract_turns(self, source, turns, candidates):
+        from cairn.learn.batch import Batch, ClaimSpec
+        from cairn.learn.extractors import Proposal
+
+        target = candidates[0].ref
+        claims = (ClaimSpec(0, Kind.FACT, "the staging database is on db-stage-03", target, ()),
+                  ClaimSpec(1, Kind.FACT, "the staging database is on db-stage-04", target, ()))
+        return Proposal(Batch(source, claims))
+
+
+def test_two_corrections_of_one_record_in_a_batch_become_a_chain(engine, tmp_path, monkeypatch):
+    engine.learn(write(tmp_path / "a.jsonl", [user(0, "Remember that the staging database is on db-stage-02.",
+                                                    session="s1")]))
+    [old] = records(engine, Kind.FACT)
+    monkeypatch.setattr("cairn.learn.extractors.extractor", lambda name: TwiceExtractor())
+    path = write(tmp_path / "b.jsonl", [user(10, "the staging database moved to db-stage-03, then db-stage-04",
+                                             session="s1", at=START + timedelta(hours=1))])
+    result = engine.learn(path, extractor="twice")
+    assert [c.replaces for c in result.claims] == [old.id, "#0"]
+    top = engine.recall("where is the staging database").results[0]
+    assert engine.get(top.id).content == "the staging database is on db-stage-04" and "corrected" in top.markers

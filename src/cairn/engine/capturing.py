@@ -447,8 +447,10 @@ def _numbered(proposed: Sequence[ClaimSpec], offset: int, rejected: list[str]) -
     claim breaking a content limit is left out here, with its reason, rather than refused
     by the batch: one over-long proposal must not block the rest of a transcript on every
     run. A correction of a claim left out names nothing."""
+    # (`named` below: a batch refuses two claims replacing one record.)
     kept: list[ClaimSpec] = []
     moved: dict[int, int] = {}  # index in the proposal -> index in the run
+    named: dict[str, int] = {}  # stored record -> the claim of this chunk that replaces it
     for claim in proposed:
         try:
             clean_content(claim.content, claim.kind)
@@ -460,6 +462,12 @@ def _numbered(proposed: Sequence[ClaimSpec], offset: int, rejected: list[str]) -
         if ref is not None and ref.startswith("#"):
             target = moved.get(int(ref[1:]))
             ref = None if target is None else f"#{target}"
+        elif ref is not None and ref in named:
+            # Corrected twice in one chunk: a batch names a record once, so the later
+            # correction corrects the earlier one (which holds the record by then).
+            ref = f"#{named[ref]}"
+        elif ref is not None:
+            named[ref] = offset + len(kept)
         moved[claim.index] = offset + len(kept)
         kept.append(replace(claim, index=offset + len(kept), replaces=ref))
     return kept
