@@ -280,3 +280,21 @@ def test_the_command_line_does_not_load_the_transcript_readers_or_extractors_unt
             "print('cairn.learn.transcripts' in sys.modules, 'cairn.learn.extractors.rules' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]
+
+
+def test_a_correction_changing_the_kind_of_a_record_is_rejected_and_the_rest_applied(engine, fake, tmp_path):
+    server, url = fake
+    server.answer([WINDOW])
+    first = tmp_path / "a.jsonl"
+    first.write_text(user(0, "I prefer window seats on trains.") + "\n", encoding="utf-8")
+    learn(engine, str(first), url)
+    [old] = [m for m in engine.store.iter_memories(engine.space) if m.kind is Kind.PREFERENCE]
+    second = tmp_path / "b.jsonl"
+    second.write_text(user(5, "No, I prefer aisle seats on trains. We decided to book the night train to Vienna.",
+                           at=START + timedelta(hours=1)) + "\n", encoding="utf-8")
+    server.replies.clear()
+    server.answer([{"kind": "fact", "content": "I prefer aisle seats on trains", "replaces": old.id, "aliases": []},
+                   TRAIN])
+    result = learn(engine, str(second), url)
+    assert result.rejected == ("claim 0 (fact): replaces a preference record",)
+    assert result.counts["added"] == 1 and engine.get(old.id).content == "I prefer window seats on trains"

@@ -286,7 +286,8 @@ class Capturing(Part):
             candidates = [Candidate(m.id, m.kind, m.content) for m in self._learning.mentioned_by(_wire(source))]
             proposal = extract_turns(model, source, [t.text for t in chunk], candidates)
             rejected += proposal.rejected
-            group = _numbered(proposal.batch.claims, len(claims), rejected)
+            kinds = {c.ref: c.kind for c in candidates}
+            group = _numbered(proposal.batch.claims, len(claims), rejected, kinds)
             claims += group
             groups.append((source, group))
         return groups, rejected
@@ -442,7 +443,8 @@ def _source(turns: list[Turn], place: str, method: Method) -> SourceSpec:
     return SourceSpec(f"learn-{digest[:24]}", text, SourceKind.CONVERSATION, Basis.USER_STATEMENT, method, at, place)
 
 
-def _numbered(proposed: Sequence[ClaimSpec], offset: int, rejected: list[str]) -> list[ClaimSpec]:
+def _numbered(proposed: Sequence[ClaimSpec], offset: int, rejected: list[str],
+              kinds: dict[str, Kind] | None = None) -> list[ClaimSpec]:
     """A chunk's claims numbered after ``offset``, ``#N`` references renumbered alike. A
     claim breaking a content limit is left out here, with its reason, rather than refused
     by the batch: one over-long proposal must not block the rest of a transcript on every
@@ -457,6 +459,11 @@ def _numbered(proposed: Sequence[ClaimSpec], offset: int, rejected: list[str]) -
             clean_aliases(claim.aliases)
         except InvalidInput as err:
             rejected.append(f"claim {offset + len(kept)} ({claim.kind.value}): {err.reason}")
+            continue
+        held = (kinds or {}).get(claim.replaces or "")
+        if held is not None and held is not claim.kind:
+            # A batch refuses a change of kind; left out here, so the rest still applies.
+            rejected.append(f"claim {offset + len(kept)} ({claim.kind.value}): replaces a {held.value} record")
             continue
         ref = claim.replaces
         if ref is not None and ref.startswith("#"):
