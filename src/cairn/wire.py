@@ -545,6 +545,8 @@ class ExplainCandidateDoc(TypedDict):
     rank_score: float | None  # None when the candidate was rejected before ranking
     factors: FactorsDoc
     reason: str
+    basis: str | None  # the record's evidence basis and method; None when it is unreadable
+    method: str | None
     markers: NotRequired[list[str]]
 
 
@@ -571,8 +573,23 @@ class RejectedDoc(TypedDict):
     reason: str
 
 
+class TraceScoreDoc(TypedDict):
+    """One candidate of a stored trace: its numbers and reason, and the query phrase its
+    record matched (None without a phrase bonus). Never the record's body."""
+
+    id: str
+    lane: str
+    reason: str
+    raw: float
+    rank_score: float | None
+    span: str | None
+    basis: str | None
+    method: str | None
+
+
 class TraceDoc(RecallRequestDoc):
-    """The stored trace of one recall: features, parameters, selected and rejected ids."""
+    """The stored trace of one recall: features, parameters, selected and rejected ids,
+    and every candidate's numbers (``scores``, absent from traces written before them)."""
 
     kind: str
     id: str
@@ -583,6 +600,7 @@ class TraceDoc(RecallRequestDoc):
     rejected: list[RejectedDoc]
     rejected_omitted: int
     note: str | None
+    scores: list[TraceScoreDoc]
 
 
 def recall_request(request: RecallRequest) -> RecallRequestDoc:
@@ -609,7 +627,7 @@ def explain_query(features: Mapping[str, Any], request: RecallRequest) -> Explai
 
 def trace(*, kind: str, trace_id: str, at: datetime, query: Mapping[str, Any], request: RecallRequest,
           candidates: int, selected: list[str], rejected: list[RejectedDoc], rejected_omitted: int,
-          note: str | None) -> TraceDoc:
+          note: str | None, scores: list[TraceScoreDoc] | None = None) -> TraceDoc:
     return cast(TraceDoc, {
         "kind": kind,
         "id": trace_id,
@@ -621,6 +639,7 @@ def trace(*, kind: str, trace_id: str, at: datetime, query: Mapping[str, Any], r
         "rejected": rejected,
         "rejected_omitted": rejected_omitted,
         "note": note,
+        "scores": list(scores or []),
     })
 
 
@@ -673,3 +692,14 @@ def locomo(doc: Mapping[str, Any]) -> LocomoDoc:
 
 def scale(rows: Iterable[Mapping[str, Any]]) -> ScaleDoc:
     return {"sizes": cast(list[ScaleRowDoc], list(rows))}
+
+
+# -- reading a trace back (``cairn trace ID``) -------------------------------------------------
+
+
+def stored_trace(body: Mapping[str, Any]) -> TraceDoc:
+    """A stored trace body in today's form: keys added after it was written get their
+    empty value, so ``cairn trace --json`` always prints every key of :class:`TraceDoc`."""
+    doc = dict(body)
+    doc.setdefault("scores", [])
+    return cast(TraceDoc, doc)

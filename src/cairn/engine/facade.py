@@ -31,8 +31,9 @@ from ..learn.batch import Batch
 from ..model import Actor, Basis, Certainty, Event, Kind, Memory, Method, Role, Status, Verdict
 from ..policy.feedback import FeedbackMessage
 from ..recall.pack import PACK
+from ..recall.traces import read_trace
 from ..store import Backend
-from ..wire import ExplainDoc, StatusDoc
+from ..wire import ExplainDoc, StatusDoc, TraceDoc
 from .ingesting import Ingested, Ingesting, Progress
 from .learning import Applied, Corrected, FeedbackResult, Learning
 from .recalling import SEARCH_BUDGET, SEARCH_LIMIT, Recalled, Recalling
@@ -328,3 +329,12 @@ class Cairn:
         """The successive states of one subject, oldest first, with their validity and the
         relations between them. Writes nothing."""
         return self._relations.timeline(query, limit=limit)
+
+    # -- traces --------------------------------------------------------------------------
+
+    def read_trace(self, trace_id: str) -> TraceDoc:
+        """The stored trace of one recall (its full id, as ``recall`` returned it): query
+        features, parameters, every candidate's numbers, reason and matched phrase. No
+        memory bodies. Writes nothing; :class:`~cairn.errors.NotFound` when it was pruned."""
+        with self.store.snapshot() as view:
+            return read_trace(view, self.space, trace_id)
