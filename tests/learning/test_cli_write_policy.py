@@ -186,3 +186,20 @@ def test_import_refuses_a_record_edited_to_correction_authority(cli, tmp_path, m
         assert "manual_correction" in out.err and listed == []
     else:
         assert [m["evidence"]["basis"] for m in listed] == ["manual_correction"]
+
+
+@pytest.mark.parametrize(("method", "priority"), [("model", 0), ("agent", 0), ("manual", 4)])
+def test_stored_malformed_evidence_defends_and_ranks_with_nothing(method, priority):
+    """A record written before the check, still carrying manual_correction/model: it fails
+    closed (priority 0) for replacement and for the rank's evidence weight alike."""
+    from datetime import UTC, datetime
+
+    from cairn.model import Basis, Evidence, Kind, Memory, Method
+    from cairn.policy.priority import record_priority
+    from cairn.recall.rank import rank_factors
+
+    at = datetime(2026, 11, 1, tzinfo=UTC)
+    legacy = Memory(id="a" * 24, space="default", origin="acme", kind=Kind.FACT, content=USER_PORT, created_at=at,
+                    updated_at=at, evidence=Evidence(Basis.MANUAL_CORRECTION, Method(method), "s0", at))
+    assert record_priority(legacy) == priority
+    assert rank_factors(legacy, 1.0, at).priority == priority
