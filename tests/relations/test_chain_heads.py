@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import random
 import tempfile
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -35,7 +37,7 @@ def chain_through_cli(cli, kind: str) -> list[str]:
     return ids
 
 
-def current(results: list[dict]) -> list[str]:
+def current(results: Sequence[Mapping[str, Any]]) -> list[str]:
     """The results offered as current: everything but history shown as history."""
     return [r["id"] for r in results if "historical-rationale" not in r["markers"]]
 
