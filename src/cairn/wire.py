@@ -574,17 +574,15 @@ class RejectedDoc(TypedDict):
 
 
 class TraceScoreDoc(TypedDict):
-    """One candidate of a stored trace: its numbers and reason, and the query phrase its
-    record matched (None without a phrase bonus). Never the record's body."""
+    """One candidate of a stored trace: its reason and numbers, and the query phrase its
+    record matched (``span``, only when a phrase bonus applied). Never the record's body.
+    Kept small on purpose: every recall stores one per candidate."""
 
     id: str
-    lane: str
     reason: str
     raw: float
     rank_score: float | None
-    span: str | None
-    basis: str | None
-    method: str | None
+    span: NotRequired[str]
 
 
 class TraceDoc(RecallRequestDoc):

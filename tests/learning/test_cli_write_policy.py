@@ -203,3 +203,20 @@ def test_stored_malformed_evidence_defends_and_ranks_with_nothing(method, priori
                     updated_at=at, evidence=Evidence(Basis.MANUAL_CORRECTION, Method(method), "s0", at))
     assert record_priority(legacy) == priority
     assert rank_factors(legacy, 1.0, at).priority == priority
+
+
+@pytest.mark.parametrize("user_first", [True, False])
+def test_a_withheld_claim_never_points_at_a_record_the_batch_rewrites(cli, tmp_path, user_first):
+    """The weak record held the withheld value before the batch, and the batch replaces
+    that text: the withheld claim needs its own quarantined variant, whatever the order."""
+    user = remember(cli, USER_PORT)
+    weak = remember(cli, SUMMARY_PORT, basis="summary", method="local")
+    claims = [{"kind": "fact", "content": SUMMARY_PORT, "replaces": user},
+              {"kind": "fact", "content": "Atlas database port is 2222", "replaces": weak}]
+    out = apply(cli, tmp_path, claims if user_first else claims[::-1],
+                text="Summary: the Atlas database port is 1111, or 2222 now.")
+    assert out.code == 0, out.err
+    withheld = next(c for c in out.json()["claims"] if c["outcome"] == "withheld")
+    variant = records(cli)[withheld["id"]]
+    assert (variant["content"], variant["status"]) == (SUMMARY_PORT, "conflicted")
+    assert records(cli)[weak]["content"] == "Atlas database port is 2222"

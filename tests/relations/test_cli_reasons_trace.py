@@ -99,7 +99,7 @@ def test_the_trace_stores_the_span_each_candidate_matched(cli, query, span):
     recalled = cli("--now", NOW, "--json", "recall", query).json()
     assert [r["id"] for r in recalled["results"]] == [memory]
     trace = cli("--json", "trace", recalled["trace"]).json()
-    assert [(s["id"], s["reason"], s["span"]) for s in trace["scores"]] == [(memory, "selected", span)]
+    assert [(s["id"], s["reason"], s.get("span")) for s in trace["scores"]] == [(memory, "selected", span)]
     assert trace["scores"][0]["raw"] == recalled["results"][0]["relevance"]
 
 

@@ -2,7 +2,7 @@
 
 It prints :class:`cairn.wire.TraceDoc` as stored (``--json``), or a short listing: the
 request, the query features, and one line per candidate with its reason, raw relevance,
-rank score, evidence and the query phrase its record matched. Read-only; a trace holds
+rank score and the query phrase its record matched. Read-only; a trace holds
 ids, numbers and query features, never a memory body.
 """
 
@@ -18,8 +18,8 @@ def register(sub) -> None:
         sub, "trace", "read back the stored trace of one recall (no memory bodies)", cmd_trace,
         description="Show the trace a recall or search wrote (its id is the `trace` of `recall --json`): the\n"
                     "query's features (terms of the redacted query, never its text), the parameters, the selected\n"
-                    "ids, and every candidate with its reason, raw relevance, rank score, evidence basis/method\n"
-                    "and the query phrase its record matched. No memory bodies. Writes nothing.\n"
+                    "ids, and every candidate with its reason, raw relevance, rank score and the query phrase\n"
+                    "its record matched. No memory bodies. Writes nothing.\n"
                     "Traces are kept 14 days; an unknown or pruned id exits 1.",
     )
     p.add_argument("trace_id", metavar="ID", help="the trace id (24 hexadecimal characters)")
@@ -35,9 +35,8 @@ def cmd_trace(cairn: Cairn, args) -> Output:
     ]
     for s in doc["scores"]:
         rank = "-" if s["rank_score"] is None else f"{s['rank_score']:.4f}"
-        evidence = f"{s['basis']}/{s['method']}" if s["basis"] else "-"
-        span = f"  phrase {s['span']!r}" if s["span"] else ""
-        lines.append(f"  {short(s['id'])}  {s['reason']:<22} raw {s['raw']:.4f}  rank {rank}  {evidence}{span}")
+        span = f"  phrase {s['span']!r}" if "span" in s else ""
+        lines.append(f"  {short(s['id'])}  {s['reason']:<22} raw {s['raw']:.4f}  rank {rank}{span}")
     if doc["note"]:
         lines.append(f"  note: {doc['note']}")
     return Output(doc, "\n".join(lines))

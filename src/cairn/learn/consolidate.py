@@ -244,7 +244,7 @@ def _replacement(
             # The same batch proposed this value against a stronger record and was withheld:
             # writing it over a weaker one would revive it. The target keeps its text.
             batch.leaving.discard(target.id)
-            _withhold(plan, claim, QUARANTINED_VALUE, standing, ctx)
+            _withhold(plan, claim, QUARANTINED_VALUE, standing, ctx, batch)
         case Replace(reason=reason):
             batch.leaving.discard(target.id)
             holder = _holder(plan, standing, claim.kind, value, besides=target.id, leaving=batch.leaving)
@@ -256,20 +256,20 @@ def _replacement(
             standing.setdefault((claim.kind, value), []).append(after)
             _done(plan, claim, "replaced", old.id, reason)
         case Withhold(reason=reason):
-            _withhold(plan, claim, reason, standing, ctx)
+            _withhold(plan, claim, reason, standing, ctx, batch)
 
 
 QUARANTINED_VALUE = "quarantined-value"  # the value was withheld elsewhere in the same batch
 REUSED_VALUE = "reused-value"  # the replacement's value already stands in another record
 
 
-def _withhold(plan: Plan, claim: ClaimSpec, reason: str, standing: Standing, ctx: Context) -> None:
+def _withhold(plan: Plan, claim: ClaimSpec, reason: str, standing: Standing, ctx: Context, batch: _Batch) -> None:
     """The stronger record stands; the weaker variant is kept, quarantined. A quarantined
     variant of the same kind and text is reused; so is a record that held the text before
-    the batch (existing variants are never silently quarantined)."""
+    the batch and keeps it (existing variants are never silently quarantined)."""
     plan.counts["withheld"] += 1
     plan.withheld_reasons[reason] = plan.withheld_reasons.get(reason, 0) + 1
-    found = _holding(plan, standing, claim.kind, fingerprint(claim.content))
+    found = [m for m in _holding(plan, standing, claim.kind, fingerprint(claim.content)) if m.id not in batch.leaving]
     existing = [m for m in found if m.status is Status.CONFLICTED] + [m for m in found if m.active]
     variant = existing[0] if existing else _create(plan, claim, ctx, Status.CONFLICTED, standing)
     plan.outcomes.append(ClaimOutcome(claim.index, "withheld", variant.id, reason))

@@ -64,17 +64,15 @@ def trace_doc(outcome: Outcome, trace_id: str, at: datetime) -> wire.TraceDoc:
 def _score(c: Candidate) -> wire.TraceScoreDoc:
     """A candidate's numbers and the phrase it matched. The span is query text; it is
     redacted again all the same, since the trace keeps no raw query text."""
-    span = None if c.phrase is None else redact(c.phrase.span)[0]
-    return {
+    doc: wire.TraceScoreDoc = {
         "id": c.id,
-        "lane": c.lane,
         "reason": (c.reason or Reason.SELECTED).value,
         "raw": round(c.raw, 4),
         "rank_score": None if c.factors is None else round(c.factors.rank_score, 4),
-        "span": span,
-        "basis": None if c.memory is None else c.memory.evidence.basis.value,
-        "method": None if c.memory is None else c.memory.evidence.method.value,
     }
+    if c.phrase is not None:
+        doc["span"] = redact(c.phrase.span)[0]
+    return doc
 
 
 def write_trace(store: Backend, space: str, outcome: Outcome, at: datetime, *, retention_days: float = RETENTION_DAYS) -> str:
