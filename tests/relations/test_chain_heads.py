@@ -89,3 +89,20 @@ def test_random_chains_at_one_instant_return_exactly_their_head(length, roles, k
             results = cairn.recall("Glacier project milestone", trace=False).to_dict()["results"]
             assert current(results) == [ids[length - 1]]
             assert results[0]["id"] == ids[length - 1]
+
+
+@pytest.mark.parametrize("attempt", range(4))
+def test_timeline_orders_states_written_at_one_instant_by_their_relations(cli, attempt):
+    ids = chain_through_cli(cli, "project_state")
+    states = cli("--now", NOW, "--json", "timeline", "Atlas rollout").json()["states"]
+    assert [s["id"] for s in states] == ids
+    assert [s["current"] for s in states] == [False, False, True]
+
+
+def test_control_timeline_without_relations_keeps_time_order(cli):
+    first = cli("--now", "2026-11-01T00:00:00Z", "--json", "remember", "Atlas rollout reached phase two",
+                "--kind", "project_state").json()["id"]
+    second = cli("--now", NOW, "--json", "remember", "Atlas rollout reached phase one",
+                 "--kind", "project_state").json()["id"]
+    states = cli("--now", NOW, "--json", "timeline", "Atlas rollout").json()["states"]
+    assert [s["id"] for s in states] == [first, second]
