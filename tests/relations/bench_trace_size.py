@@ -30,7 +30,8 @@ def main() -> None:
         connection = sqlite3.connect(db)
         sizes = [len(row[0]) for row in connection.execute("SELECT data FROM traces")]
         connection.close()
-    print(f"traces {len(sizes)}  mean {statistics.mean(sizes):.0f} B  median {statistics.median(sizes):.0f} B  max {max(sizes)} B")
+    mean, median = statistics.mean(sizes), statistics.median(sizes)
+    print(f"traces {len(sizes)}  mean {mean:.0f} B  median {median:.0f} B  max {max(sizes)} B")
 
 
 if __name__ == "__main__":
