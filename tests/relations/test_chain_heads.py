@@ -106,3 +106,35 @@ def test_control_timeline_without_relations_keeps_time_order(cli):
                  "--kind", "project_state").json()["id"]
     states = cli("--now", NOW, "--json", "timeline", "Atlas rollout").json()["states"]
     assert [s["id"] for s in states] == [first, second]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    kinds=st.lists(st.sampled_from(["fact", "project_state", "decision"]), min_size=2, max_size=6),
+    links=st.lists(st.tuples(st.integers(0, 5), st.sampled_from(["corrects", "supersedes", "contradicts"]),
+                             st.integers(0, 5)), max_size=6),
+    forgotten=st.sets(st.integers(0, 5), max_size=2),
+    limit=st.integers(1, 3),
+    history=st.booleans(),
+)
+def test_every_candidate_ends_selected_or_with_one_reason(kinds, links, forgotten, limit, history):
+    with tempfile.TemporaryDirectory(dir="/dev/shm" if Path("/dev/shm").is_dir() else None) as folder:
+        with Cairn(Path(folder) / "r.db", now=lambda: AT) as cairn:
+            ids = [cairn.remember(f"Glacier project {WORDS[i]} milestone reached", kind=k).memory.id
+                   for i, k in enumerate(kinds)]
+            for newer, role, older in links:
+                if newer < len(ids) and older < len(ids):
+                    try:
+                        cairn.relate(ids[newer], role, ids[older])
+                    except Exception:  # noqa: BLE001 - refusals (cycles, duplicates) have their own tests
+                        pass
+            for i in forgotten:
+                if i < len(ids):
+                    cairn.forget(ids[i])
+            options = {"limit": limit, "include_history": history}
+            results = [r["id"] for r in cairn.recall("Glacier project milestone", trace=False, **options).to_dict()["results"]]
+            explained = cairn.explain("Glacier project milestone", **options)
+            reasons = {c["id"]: c["reason"] for c in explained["candidates"]}
+            assert explained["selected"] == results
+            assert {i for i, r in reasons.items() if r == "selected"} == set(results)
+            assert set(results) <= set(reasons)
