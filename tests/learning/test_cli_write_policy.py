@@ -220,3 +220,20 @@ def test_a_withheld_claim_never_points_at_a_record_the_batch_rewrites(cli, tmp_p
     variant = records(cli)[withheld["id"]]
     assert (variant["content"], variant["status"]) == (SUMMARY_PORT, "conflicted")
     assert records(cli)[weak]["content"] == "Atlas database port is 2222"
+
+
+def test_a_record_kept_by_the_quarantine_still_holds_its_value_for_a_reuse(cli, tmp_path):
+    """The weak record's own replacement is withheld (its value is quarantined), so it keeps
+    its text: another replacement reusing that text must find it, whatever the order."""
+    user = remember(cli, USER_PORT)
+    kept = remember(cli, "Atlas cache host is cache-1", basis="summary", method="local")
+    other = remember(cli, "Atlas cache host was cache-0", basis="summary", method="local")
+    claims = [{"kind": "fact", "content": "Atlas cache host is cache-1", "replaces": other},
+              {"kind": "fact", "content": SUMMARY_PORT, "replaces": user},
+              {"kind": "fact", "content": SUMMARY_PORT, "replaces": kept}]
+    out = apply(cli, tmp_path, claims, text="Summary: Atlas database port is 1111; the Atlas cache host was cache-0, "
+                                            "it is cache-1.")
+    assert out.code == 0, out.err
+    current = [m for m in holding(cli, "Atlas cache host is cache-1") if m["status"] in ("provisional", "confirmed")]
+    assert [m["id"] for m in current] == [kept]
+    assert records(cli)[other]["status"] == "retired"

@@ -182,10 +182,12 @@ def plan_batch(claims: Iterable[ClaimSpec], mentioned: list[Memory], standing: S
         if isinstance(decision, Refuse):
             raise InvalidInput(f"claims[{claim.index}].replaces", decision.reason)
         decided.append((claim, target, decision))
+    withheld = frozenset(fingerprint(c.content) for c, _, d in decided if isinstance(d, Withhold))
     batch = _Batch(
-        withheld=frozenset(fingerprint(c.content) for c, _, d in decided if isinstance(d, Withhold)),
-        # Records whose text this batch will overwrite: a value they hold now is leaving.
-        leaving={t.id for c, t, d in decided if isinstance(d, Replace)},
+        withheld=withheld,
+        # Records whose text this batch will overwrite (a replacement with a quarantined
+        # value overwrites nothing): a value they hold now is leaving.
+        leaving={t.id for c, t, d in decided if isinstance(d, Replace) and fingerprint(c.content) not in withheld},
     )
     reaffirmed: set[str] = set()
     for claim, target, decision in decided:
