@@ -86,6 +86,19 @@ def test_explain_shows_the_basis_and_method_of_every_candidate(cli, tmp_path):
     chosen = candidates[user]
     assert chosen["raw"] > 0 and chosen["rank_score"] > 0
     assert {"freshness", "utility", "accuracy", "priority"} <= set(chosen["factors"])
+    quarantined = next(c for c in candidates.values() if c["reason"] == "conflicted")
+    assert quarantined["rank_score"] is None
+    assert (quarantined["factors"]["priority"], quarantined["factors"]["utility"]) == (1, 1.0)
+
+
+def test_explain_shows_the_quality_of_a_candidate_excluded_before_ranking(cli):
+    judged = remember(cli, "Atlas database port is 5432")
+    kept = remember(cli, "Atlas database port is 6000")
+    assert cli("--now", NOW, "feedback", judged, "incorrect").code == 0
+    candidates = explained(cli, "Atlas database port")
+    assert (candidates[judged]["reason"], candidates[judged]["rank_score"]) == ("conflicted", None)
+    assert candidates[judged]["factors"]["accuracy"] == 0.5  # the verdict that put it out
+    assert candidates[kept]["factors"]["accuracy"] == 1.0  # control: no verdict, neutral
 
 
 # -- the trace keeps the matched phrase, and `cairn trace` reads it back ---------------------
