@@ -499,6 +499,8 @@ class RecallResultDoc(TypedDict):
     lane: str
     superseded_by: NotRequired[str]
     matched: NotRequired[str]
+    speaker: NotRequired[str | None]  # episodes: who said the turn
+    turn: NotRequired[str | None]  # episodes: the turn's id in its conversation
 
 
 class RecallDoc(TypedDict):
@@ -548,6 +550,7 @@ class ExplainCandidateDoc(TypedDict):
     basis: str | None  # the record's evidence basis and method; None when it is unreadable
     method: str | None
     markers: NotRequired[list[str]]
+    turn: NotRequired[str]  # episodes: the turn's id in its conversation
 
 
 class ExplainQueryDoc(QueryFeaturesDoc, RecallRequestDoc):

@@ -17,6 +17,7 @@ import json
 from typing import cast
 
 from .. import wire
+from ..model import Kind
 from .gates import Reason
 from .pipeline import Candidate, Outcome, ResultItem
 from .rank import rank_factors
@@ -81,6 +82,9 @@ def result_dict(item: ResultItem) -> wire.RecallResultDoc:
         "contradicts": list(item.contradicts),
         "lane": item.lane,
     }
+    if m.kind is Kind.EPISODE:
+        doc["speaker"] = m.aliases[0] if m.aliases else None
+        doc["turn"] = m.evidence.source_id
     if item.superseded_by:
         doc["superseded_by"] = item.superseded_by
     if item.matched:
