@@ -32,6 +32,7 @@ from ..model import Actor, Basis, Certainty, Event, Kind, Memory, Method, Role, 
 from ..policy.feedback import FeedbackMessage
 from ..recall.pack import PACK
 from ..recall.traces import read_trace
+from ..recall.triage import Triage
 from ..store import Backend
 from ..wire import ExplainDoc, StatusDoc, TraceDoc
 from .ingesting import Ingested, Ingesting, Progress
@@ -41,6 +42,7 @@ from .records import Page, Quality, Records, Remembered, Shown
 from .relations import TIMELINE_MAX, Relations, Timeline
 from .scope import Clock, Scope
 from .transfer import Transfer, Transferred
+from .triaging import Triaging
 from .undo import Undo
 
 
@@ -73,6 +75,7 @@ class Cairn:
         self._learning = Learning(self.scope)
         self._recalling = Recalling(self.scope)
         self._ingesting = Ingesting(self.scope)
+        self._triaging = Triaging(self.scope)
 
     @classmethod
     def open(cls, path: str | os.PathLike[str] | None = None, **options: Any) -> Cairn:
@@ -329,6 +332,14 @@ class Cairn:
         """The successive states of one subject, oldest first, with their validity and the
         relations between them. Writes nothing."""
         return self._relations.timeline(query, limit=limit)
+
+    # -- the host loop -----------------------------------------------------------------
+
+    def triage(self, message: str, attachments: builtins.list[str] | tuple[str, ...] = ()) -> Triage:
+        """RETRIEVE (with a retrieval intent), ASK (the one missing anchor) or SKIP for one
+        user message, deterministically; SKIP too when no record of this space could be
+        relevant. Reads term statistics only; writes nothing."""
+        return self._triaging.triage(message, attachments)
 
     # -- traces --------------------------------------------------------------------------
 
