@@ -181,10 +181,11 @@ def test_import_refuses_a_record_edited_to_correction_authority(cli, tmp_path, m
     fresh = tmp_path / "other.db"
     out = cli("--db", str(fresh), "--now", NOW, "import", str(export))
     assert out.code == code, out.err
-    listed = cli("--db", str(fresh), "--json", "list").json()["memories"]
     if code:
-        assert "manual_correction" in out.err and listed == []
+        # Refused before anything was written: no store was left behind either.
+        assert "manual_correction" in out.err and not fresh.exists()
     else:
+        listed = cli("--db", str(fresh), "--json", "list").json()["memories"]
         assert [m["evidence"]["basis"] for m in listed] == ["manual_correction"]
 
 
