@@ -17,6 +17,7 @@ See docs/api.md for a worked session.
 from .engine import (
     Applied,
     Cairn,
+    Confirmed,
     Corrected,
     FeedbackResult,
     Ingested,
@@ -74,6 +75,7 @@ __all__ = [
     "Cairn",
     "CairnError",
     "Certainty",
+    "Confirmed",
     "Corrected",
     "Event",
     "Evidence",

@@ -139,11 +139,19 @@ def event_summary(e: Event) -> EventSummaryDoc:
 # -- record commands -----------------------------------------------------------------------
 
 
+class SimilarDoc(TypedDict):
+    """A current record of the same kind and origin that a new claim seems to replace."""
+
+    id: str
+    content: str
+
+
 class RememberDoc(TypedDict):
     id: str
     status: str
     event: str | None  # None when identical content already stood and nothing was written
     deduplicated: NotRequired[bool]
+    similar: NotRequired[list[SimilarDoc]]  # current records the new claim seems to replace
 
 
 class QualityDoc(TypedDict):
@@ -211,10 +219,13 @@ class StatusDoc(TypedDict):
     problems_elsewhere: int
 
 
-def remembered(m: Memory, event: Event | None, *, deduplicated: bool) -> RememberDoc:
+def remembered(m: Memory, event: Event | None, *, deduplicated: bool, similar: Iterable[Memory] = ()) -> RememberDoc:
     doc: RememberDoc = {"id": m.id, "status": m.status.value, "event": None if event is None else event.id}
     if deduplicated:
         doc["deduplicated"] = True
+    close = [{"id": s.id, "content": s.content} for s in similar]
+    if close:
+        doc["similar"] = cast(list[SimilarDoc], close)
     return doc
 
 
@@ -413,6 +424,8 @@ class TimelineStateDoc(TypedDict):
     current: bool
     markers: list[str]
     replaced_by: list[str]
+    # Earlier texts of this record (a correction keeps the id): [{"event", "at", "before", "after"}].
+    texts: NotRequired[list[dict[str, Any]]]
 
 
 class TimelineDoc(TypedDict):
@@ -673,3 +686,59 @@ def locomo(doc: Mapping[str, Any]) -> LocomoDoc:
 
 def scale(rows: Iterable[Mapping[str, Any]]) -> ScaleDoc:
     return {"sizes": cast(list[ScaleRowDoc], list(rows))}
+
+
+# -- confirmation, aliases, history with texts ------------------------------------------
+
+
+class ConfirmDoc(TypedDict):
+    id: str
+    moved: bool  # whether the confirmation clock moved
+    reason: str  # "confirmed", or why it did not move
+    confirmed_at: str  # the freshness anchor after the confirmation
+
+
+def confirmed(m: Memory, *, moved: bool, reason: str) -> ConfirmDoc:
+    anchor = m.reinforced_at if m.reinforced_at is not None and m.reinforced_at > m.updated_at else m.updated_at
+    return {"id": m.id, "moved": moved, "reason": reason, "confirmed_at": format_time(anchor)}
+
+
+class TextChangeDoc(TypedDict):
+    """A record's text before and after an event (bounded excerpts)."""
+
+    id: str
+    before: str | None  # None: the event created the record
+    after: str
+
+
+class VerboseEventDoc(EventSummaryDoc):
+    texts: list[TextChangeDoc]
+
+
+class VerboseHistoryDoc(TypedDict):
+    events: list[VerboseEventDoc]
+
+
+TEXT_EXCERPT = 200  # characters of each text shown by history --verbose and timeline
+
+
+def excerpt_text(text: str, width: int = TEXT_EXCERPT) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def text_changes(e: Event) -> list[TextChangeDoc]:
+    """The records whose text an event changed (or created), with both texts, bounded."""
+    out: list[TextChangeDoc] = []
+    for c in e.changes:
+        if c.table != "memory" or c.after is None:
+            continue
+        before = None if c.before is None else str(c.before.get("content", ""))
+        after = str(c.after.get("content", ""))
+        if before != after:
+            out.append({"id": c.id, "before": None if before is None else excerpt_text(before), "after": excerpt_text(after)})
+    return out
+
+
+def verbose_history(events: Iterable[Event]) -> VerboseHistoryDoc:
+    return {"events": [cast(VerboseEventDoc, {**event_summary(e), "texts": text_changes(e)}) for e in events]}

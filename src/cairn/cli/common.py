@@ -49,6 +49,36 @@ def positive_int(text: str) -> int:
     return value
 
 
+def word(text: str) -> str:
+    """A word of a closed vocabulary as typed, in any case (``--kind Preference``)."""
+    return text.strip().lower()
+
+
+class Progress:
+    """A progress line on stderr for long work (export, import), only on a terminal and
+    only past ``every`` items, so scripts and pipes see nothing."""
+
+    def __init__(self, what: str, *, every: int = 1000, stream=None) -> None:
+        import sys
+
+        self.what = what
+        self.every = every
+        self.stream = stream if stream is not None else sys.stderr
+        self.shown = False
+        self.count = 0
+        self.active = self.stream.isatty()
+
+    def tick(self, n: int = 1) -> None:
+        self.count += n
+        if self.active and self.count % self.every == 0:
+            print(f"\r{self.what}: {self.count} lines", end="", file=self.stream, flush=True)
+            self.shown = True
+
+    def done(self) -> None:
+        if self.shown:
+            print(f"\r{self.what}: {self.count} lines, done", file=self.stream, flush=True)
+
+
 def one_of(vocabulary: type[Enum]) -> str:
     """A closed vocabulary as help text ("fact | preference | ..."), read from its enum."""
     return " | ".join(str(member.value) for member in vocabulary)

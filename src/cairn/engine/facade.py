@@ -36,7 +36,7 @@ from ..wire import ExplainDoc, StatusDoc
 from .ingesting import Ingested, Ingesting, Progress
 from .learning import Applied, Corrected, FeedbackResult, Learning
 from .recalling import SEARCH_BUDGET, SEARCH_LIMIT, Recalled, Recalling
-from .records import Page, Quality, Records, Remembered, Shown
+from .records import Confirmed, Page, Quality, Records, Remembered, Shown, TextChange
 from .relations import TIMELINE_MAX, Relations, Timeline
 from .scope import Clock, Scope
 from .transfer import Transfer, Transferred
@@ -125,7 +125,8 @@ class Cairn:
         return self.scope.resolve_id(ref, table)
 
     def get(self, ref: str) -> Memory:
-        """The memory ``ref`` names, as stored."""
+        """The memory ``ref`` names, as stored (the bare record; :meth:`show` adds its
+        read-time quality and relations)."""
         return self.scope.get(ref)
 
     # -- records -----------------------------------------------------------------------
@@ -171,10 +172,17 @@ class Cairn:
         return self._records.show(ref)
 
     def list(
-        self, *, status: Status | str | None = None, kind: Kind | str | None = None, page: int = 1, per_page: int = 20
+        self,
+        *,
+        status: Status | str | None = None,
+        kind: Kind | str | None = None,
+        origin: str | None = None,
+        page: int = 1,
+        per_page: int = 20,
     ) -> Page:
-        """One page of this space's records, oldest first, optionally of one status/kind."""
-        return self._records.list(status=status, kind=kind, page=page, per_page=per_page)
+        """One page of this space's records, oldest first, optionally of one status, kind
+        or origin. A page past the last is refused (:class:`~cairn.errors.InvalidInput`)."""
+        return self._records.list(status=status, kind=kind, origin=origin, page=page, per_page=per_page)
 
     def forget(self, ref: str, *, purge: bool = False, actor: Actor | str = Actor.MANUAL) -> Event:
         """Mark a record forgotten (history keeps it), or with ``purge`` erase its content
@@ -222,9 +230,10 @@ class Cairn:
         """The records a batch with this source (its wire dict) may replace (read-only)."""
         return self._learning.mentioned_by(source)
 
-    def correct(self, ref: str, text: str) -> Corrected:
-        """A literal manual correction of a record (strongest evidence; undoable)."""
-        return self._learning.correct(ref, text)
+    def correct(self, ref: str, text: str, *, drop_aliases: bool = False) -> Corrected:
+        """A literal manual correction of a record (strongest evidence; undoable). Its
+        aliases are kept unless ``drop_aliases``."""
+        return self._learning.correct(ref, text, drop_aliases=drop_aliases)
 
     def feedback(
         self, ref: str, verdict: Verdict | str, source: str | None = None, *, at: datetime | str | None = None
@@ -251,13 +260,18 @@ class Cairn:
         as_of: datetime | str | None = None,
         known_at: datetime | str | None = None,
         trace: bool = True,
+        origin: str | None = None,
+        prefer_origin: str | None = None,
     ) -> Recalled:
         """The few memories that matter for ``query``, packed in a bounded digest.
 
+        ``origin`` keeps only that origin's records; ``prefer_origin`` (a host passes its
+        project) puts that origin's relevant records first without leaving others out.
         Read-only but for its trace (``trace=False`` writes none)."""
         return self._recalling.recall(
             query, limit=limit, budget=budget, lane=lane, include_dormant=include_dormant,
             include_history=include_history, as_of=as_of, known_at=known_at, trace=trace,
+            origin=origin, prefer_origin=prefer_origin,
         )
 
     def search(
@@ -271,11 +285,13 @@ class Cairn:
         as_of: datetime | str | None = None,
         known_at: datetime | str | None = None,
         trace: bool = True,
+        origin: str | None = None,
+        prefer_origin: str | None = None,
     ) -> Recalled:
         """Explicit lookup: like recall, dormant records included, up to 10 results."""
         return self._recalling.search(
             query, limit=limit, budget=budget, lane=lane, include_history=include_history,
-            as_of=as_of, known_at=known_at, trace=trace,
+            as_of=as_of, known_at=known_at, trace=trace, origin=origin, prefer_origin=prefer_origin,
         )
 
     def explain(
@@ -289,12 +305,15 @@ class Cairn:
         include_history: bool = False,
         as_of: datetime | str | None = None,
         known_at: datetime | str | None = None,
+        origin: str | None = None,
+        prefer_origin: str | None = None,
     ) -> ExplainDoc:
         """Every stage's numbers for ``query`` and each candidate's reason, no memory
         bodies, at most 8 KB. Writes nothing."""
         return self._recalling.explain(
             query, limit=limit, budget=budget, lane=lane, include_dormant=include_dormant,
             include_history=include_history, as_of=as_of, known_at=known_at,
+            origin=origin, prefer_origin=prefer_origin,
         )
 
     def ingest(
@@ -309,8 +328,11 @@ class Cairn:
     ) -> Ingested:
         """Store a conversation's turns as verbatim episodes (``format`` jsonl or locomo).
 
-        ``path_or_lines``: a file path, an iterable of JSONL lines, or a decoded LoCoMo
-        conversation; re-ingesting skips turns already stored. ``progress``: a callback
+        ``path_or_lines``: a file path, an iterable of JSONL lines, a list of turn dicts
+        (``{"id", "speaker" or "role", "text", "time"}`` or the chat shape ``{"role",
+        "content"}``: a missing id or time is generated, and the result's ``generated``
+        names which), or a decoded LoCoMo conversation; re-ingesting skips turns already
+        stored. Anything else is refused with :class:`~cairn.errors.InvalidInput`. ``progress``: a callback
         ``(done, total)``, ``False`` for none, ``None`` for a line on a terminal."""
         return self._ingesting.ingest(path_or_lines, format, origin, sample=sample, actor=actor, progress=progress)
 
@@ -328,3 +350,22 @@ class Cairn:
         """The successive states of one subject, oldest first, with their validity and the
         relations between them. Writes nothing."""
         return self._relations.timeline(query, limit=limit)
+
+    # -- aliases, confirmation, history with texts -------------------------------------
+
+    def alias(self, ref: str, action: str, word: str) -> Event:
+        """Add (``action="add"``) or remove (``"remove"``) one alias of a record, as one
+        undoable event. An alias is a search term, not evidence: no clock moves."""
+        return self._records.alias(ref, action, word)
+
+    def confirm(self, ref: str, *, source: str | None = None) -> Confirmed:
+        """Say a record still holds: its confirmation clock (``reinforced_at``) moves to
+        now, so a dormant record is offered again. Writes no event and never moves the
+        evidence date; one ``source`` confirms a record once; project states are refused
+        (they go stale silently: remember the current state instead)."""
+        return self._records.confirm(ref, source=source)
+
+    def text_changes(self, ref: str, *, limit: int = 20) -> builtins.list[TextChange]:
+        """The events that changed record ``ref``'s text (a correction keeps the id),
+        oldest first, each with the text before and after. Writes nothing."""
+        return self._records.text_changes(ref, limit=limit)

@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import wire
 from ..errors import InvalidInput
 from ..learn.ingest import Conversation, Turn, TurnError, parse_jsonl, parse_locomo
 from ..model import (
@@ -39,6 +40,7 @@ from ..model import (
     Method,
     Source,
     SourceKind,
+    format_time,
     source_to_dict,
 )
 from .mutation import new_id
@@ -59,6 +61,12 @@ class Ingested:
     origins: tuple[str, ...]
     event: Event | None  # None when every turn was already present
     ids: tuple[str, ...] = ()  # ids of the new episodes, in turn order
+    generated: tuple[str, ...] = ()  # turn fields Cairn filled in because the input lacked them ("id", "time")
+
+    def to_dict(self) -> wire.IngestDoc:
+        """The wire form (``ingest --json``)."""
+        return wire.ingested(source=self.source, episodes=self.episodes, skipped=self.skipped, origins=self.origins,
+                             event=self.event)
 
 
 def episode_content(turn: Turn) -> str:
@@ -95,6 +103,9 @@ class Ingesting(Part):
         if sample is not None and format != "locomo":
             raise InvalidInput("sample", "only the locomo format holds several conversations")
         actor = choice(Actor, actor, "actor")
+        generated: set[str] = set()
+        if format == "jsonl" and isinstance(path_or_lines, (list, tuple)):
+            path_or_lines = self._turn_lines(path_or_lines, generated)
         default_name, conversations = self._read_conversations(path_or_lines, format, sample)
         base = clean_origin(origin) if origin is not None else ""
         planned = self._plan(conversations, base, default_name)
@@ -119,9 +130,41 @@ class Ingesting(Part):
                 m.data.update({"source": source.id, "episodes": len(written), "skipped": skipped})
         if report:
             report(total, total)
-        return Ingested(source.id, len(written), skipped, tuple(p for p, _ in planned), m.event, tuple(written))
+        return Ingested(source.id, len(written), skipped, tuple(p for p, _ in planned), m.event, tuple(written),
+                        tuple(sorted(generated)))
 
     # -- steps -------------------------------------------------------------------------
+
+    def _turn_lines(self, items: list | tuple, generated: set[str]) -> list[str]:
+        """Turns given as Python values, as JSONL lines: a dict is a turn, in the JSONL
+        shape or the chat shape ``{"role", "content"}``. A missing ``id`` is generated
+        from the turn's position and text (so re-ingesting the same list is idempotent), a
+        missing ``time`` is now; the result's ``generated`` says which were filled in."""
+        lines: list[str] = []
+        for number, item in enumerate(items, 1):
+            if isinstance(item, str):
+                lines.append(item)
+                continue
+            if not isinstance(item, dict):
+                raise InvalidInput(f"ingest turn {number}", f"a {type(item).__name__}; give a dict or a JSONL line")
+            turn = dict(item)
+            if "text" not in turn and "content" in turn:
+                turn["text"] = turn.pop("content")
+            if not isinstance(turn.get("text"), str):
+                raise InvalidInput(f"ingest turn {number}", 'needs "text" (or "content") as a string')
+            if turn.get("id") is None:
+                speaker = str(turn.get("speaker", turn.get("role", "")))
+                digest = hashlib.sha256(f"{speaker}\n{turn['text']}".encode()).hexdigest()[:8]
+                turn["id"] = f"turn-{number}-{digest}"
+                generated.add("id")
+            if turn.get("time") is None:
+                turn["time"] = format_time(self.now())
+                generated.add("time")
+            try:
+                lines.append(json.dumps(turn, ensure_ascii=False))
+            except (TypeError, ValueError):
+                raise InvalidInput(f"ingest turn {number}", "holds a value that is not JSON data") from None
+        return lines
 
     def _read_conversations(self, path_or_lines, format: str, sample) -> tuple[str, list[Conversation]]:
         """Parse everything first: a defect must refuse the ingest before any write."""

@@ -39,6 +39,7 @@ class Reason(StrEnum):
     NOT_YET_RECORDED = "not-yet-recorded"
     NOT_VALID_AT = "not-valid-at"
     DORMANT = "dormant"
+    OTHER_ORIGIN = "other-origin"  # the caller asked for another origin only
     # relevance gates, on raw relevance
     NO_MATCH = "no-match"
     MISSING_LITERAL = "missing-literal"
@@ -65,6 +66,7 @@ EXCLUSIONS = frozenset(
         Reason.NOT_YET_RECORDED,
         Reason.NOT_VALID_AT,
         Reason.DORMANT,
+        Reason.OTHER_ORIGIN,
     }
 )
 GATES = frozenset(
