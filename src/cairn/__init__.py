@@ -26,6 +26,7 @@ from .engine import (
     Recalled,
     Remembered,
     Shown,
+    TextChange,
     Timeline,
     Transferred,
 )
@@ -102,6 +103,7 @@ __all__ = [
     "Status",
     "StoreError",
     "StoreUnavailable",
+    "TextChange",
     "Timeline",
     "Transferred",
     "UndoRefused",

@@ -14,6 +14,7 @@ import json
 import os
 import sys
 
+from .. import __version__
 from ..engine import Cairn, default_db_path
 from ..errors import CairnError
 from . import bench, ingest, learn, recall, records, relations
@@ -32,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--space", default=os.environ.get("CAIRN_SPACE", "default"), help="isolation space (default: default)")
     parser.add_argument("--now", help="fix the clock to this ISO-8601 time")
     parser.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
+    parser.add_argument("--version", action="version", version=f"cairn {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for group in GROUPS:
         group.register(sub)

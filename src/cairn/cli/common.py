@@ -32,9 +32,11 @@ def add_command(
     parser.set_defaults(handler=handler, needs_db=needs_db)
     # The global options are also accepted after the command (`cairn list --json`).
     globals_ = parser.add_argument_group("global options (also accepted before the command)")
-    globals_.add_argument("--db", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
-    globals_.add_argument("--space", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
-    globals_.add_argument("--now", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    globals_.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS,
+                          help="database file (default: $CAIRN_DB, else the user data directory)")
+    globals_.add_argument("--space", metavar="NAME", default=argparse.SUPPRESS,
+                          help="isolation space (default: $CAIRN_SPACE, else default)")
+    globals_.add_argument("--now", metavar="ISO-8601", default=argparse.SUPPRESS, help="fix the clock to this time")
     globals_.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print one JSON object")
     return parser
 

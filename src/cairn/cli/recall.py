@@ -40,7 +40,8 @@ def register(sub) -> None:
 
 
 def _common(p: argparse.ArgumentParser, *, limit: int, budget: int, dormant: bool, trace: bool) -> None:
-    p.add_argument("query", help="the topic to recall (1-512 characters)")
+    p.add_argument("query", help="the topic to recall; a longer text (a whole prompt, up to 64 KB) is read"
+                                 " for its last 512 characters")
     p.add_argument("--limit", type=positive_int, default=limit, help=f"at most this many claims (default {limit})")
     p.add_argument("--budget", type=int, default=budget, help=f"digest size in UTF-8 bytes (default {budget})")
     # LANES is read from the lane registry only when --lane is given or help is shown.
