@@ -133,6 +133,23 @@ def test_a_page_past_the_end_is_refused(cli):
 def test_an_empty_store_has_one_page(cli):
     r = cli("list")
     assert r.code == 0 and "page 1/1 (0 records)" in r.out
+    cli("remember", "Service 1 listens on port 8001", "--kind", "fact")
+    assert "page 1/1 (1 record)" in cli("list").out
+
+
+def test_verdicts_and_roles_accept_any_case(cli):
+    old = cli("--json", "remember", OLD, "--kind", "decision").json()["id"]
+    new = cli("--json", "remember", NEW, "--kind", "decision").json()["id"]
+    assert cli("feedback", old, "Accurate").code == 0
+    assert cli("relate", new, "SUPERSEDES", old).code == 0
+    assert cli("relate", new, "replaces", old).code == 1  # negative control: still a closed set
+
+
+def test_show_says_an_open_interval_in_words(cli):
+    memory_id = cli("--json", "--now", "2026-07-01T00:00:00Z", "remember", OLD, "--kind", "decision",
+                    "--valid-from", "2026-01-01").json()["id"]
+    out = cli("--now", "2026-07-01T00:00:00Z", "show", memory_id).out
+    assert "valid from 2026-01-01" in out and "…" not in out
 
 
 def test_status_wording(cli):

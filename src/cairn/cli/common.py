@@ -81,6 +81,17 @@ class Progress:
             print(f"\r{self.what}: {self.count} lines, done", file=self.stream, flush=True)
 
 
+def span(start: str | None, end: str | None) -> str:
+    """A validity interval in words: an open end is said, not drawn as an ellipsis."""
+    if start and end:
+        return f"valid {start} → {end}"
+    if start:
+        return f"valid from {start}"
+    if end:
+        return f"valid until {end}"
+    return "no validity interval"
+
+
 def one_of(vocabulary: type[Enum]) -> str:
     """A closed vocabulary as help text ("fact | preference | ..."), read from its enum."""
     return " | ".join(str(member.value) for member in vocabulary)

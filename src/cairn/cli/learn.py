@@ -46,7 +46,7 @@ def register(sub) -> None:
                                 "`incorrect` quarantines the record and its exact duplicates in its origin.\n"
                                 "A verdict from the same --source on the same record is applied at most once.")
     p.add_argument("id", help="memory id or unique prefix")
-    p.add_argument("verdict", help=one_of(Verdict))
+    p.add_argument("verdict", type=str.lower, help=f"{one_of(Verdict)} (any case)")
     p.add_argument("--source", help="id of the act this verdict comes from (replay-safe receipt key)")
 
 

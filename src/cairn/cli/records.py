@@ -10,7 +10,7 @@ from .. import wire
 from ..engine import Cairn
 from ..errors import InvalidInput
 from ..model import Basis, Certainty, Kind, Method, Role, Status
-from .common import Output, Progress, add_command, one_line, one_of, positive_int, short, word
+from .common import Output, Progress, add_command, one_line, one_of, positive_int, short, span, word
 
 # remember's relation options: one --ROLE ID option per role, each with its help text.
 RELATE_OPTIONS = {
@@ -144,7 +144,7 @@ def cmd_show(cairn: Cairn, args) -> Output:
         f"  priority {q['priority']}",
     ]
     if m["valid_from"] or m["valid_to"]:
-        lines.append(f"  valid: {m['valid_from'] or '…'} → {m['valid_to'] or '…'}")
+        lines.append(f"  {span(m['valid_from'], m['valid_to'])}")
     fb = m["feedback"]
     if fb["utility"] or fb["accuracy"]:
         utility, accuracy = fb["utility"], fb["accuracy"]
@@ -162,7 +162,7 @@ def cmd_list(cairn: Cairn, args) -> Output:
         f"{short(m.id)}  {m.kind.value:<13} {m.status.value:<11} {one_line(m.content, 70) if m.purged_at is None else '(purged)'}"
         for m in page.memories
     ]
-    lines.append(f"page {page.page}/{page.pages} ({page.total} records)")
+    lines.append(f"page {page.page}/{page.pages} ({_count(page.total, 'record', 'records')})")
     return Output(doc, "\n".join(lines))
 
 

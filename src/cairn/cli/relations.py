@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import wire
 from ..engine import Cairn
 from ..model import Role
-from .common import Output, add_command, one_line, one_of, positive_int, short
+from .common import Output, add_command, one_line, one_of, positive_int, short, span, word
 
 
 def register(sub) -> None:
@@ -21,7 +21,7 @@ def register(sub) -> None:
                     "space, a purged record, a relation already declared.",
     )
     p.add_argument("from_id", metavar="FROM", help="the newer record (id or unique prefix)")
-    p.add_argument("role", metavar="ROLE", help=roles)
+    p.add_argument("role", metavar="ROLE", type=word, help=f"{roles} (any case)")
     p.add_argument("to_id", metavar="TO", help="the older record (id or unique prefix)")
 
     p = add_command(
@@ -37,17 +37,6 @@ def register(sub) -> None:
 
 
 TEXTS_PER_STATE = 5  # earlier texts shown per state (the newest); `history ID --verbose` has them all
-
-
-def _span(start: str | None, end: str | None) -> str:
-    """A validity interval in words: an open end is said, not drawn as an ellipsis."""
-    if start and end:
-        return f"valid {start} → {end}"
-    if start:
-        return f"valid from {start}"
-    if end:
-        return f"valid until {end}"
-    return "no validity interval"
 
 
 def cmd_relate(cairn: Cairn, args) -> Output:
@@ -67,7 +56,7 @@ def cmd_timeline(cairn: Cairn, args) -> Output:
             s["texts"] = [c.to_dict() for c in changes]
         state = "current" if s["current"] else ("replaced by " + ", ".join(map(short, s["replaced_by"])) if s["replaced_by"]
                                                 else ", ".join(s["markers"]) or s["status"])
-        lines.append(f"{s['recorded_at']}  {short(s['id'])}  [{_span(s['valid_from'], s['valid_to'])}]  {state}")
+        lines.append(f"{s['recorded_at']}  {short(s['id'])}  [{span(s['valid_from'], s['valid_to'])}]  {state}")
         for c in s.get("texts", []):
             lines.append(f"    was ({c['reason']} {c['at']}): {one_line(c['before'], 80)}")
         lines.append(f"    {one_line(s['content'], 90)}")
