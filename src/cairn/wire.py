@@ -510,6 +510,7 @@ class RecallResultDoc(TypedDict):
     corrects: list[str]
     contradicts: list[str]
     lane: str
+    origin: str  # provenance inside the space ("" when none was given)
     superseded_by: NotRequired[str]
     matched: NotRequired[str]
 

@@ -68,5 +68,7 @@ def test_the_cli_flags(cli):
         preferred = cli("--json", command, "how do tests run", "--prefer-origin", "repo-a").json()
         assert [r["content"] for r in preferred["results"]] == [PYTEST, JEST]
     assert "other-origin" in cli("explain", "how do tests run", "--origin", "repo-a").out
+    spanning = cli("--json", "recall", "how do tests run").json()
+    assert sorted(r["origin"] for r in spanning["results"]) == ["repo-a", "repo-b"]
     listed = cli("--json", "list", "--origin", "repo-a").json()
     assert [m["content"] for m in listed["memories"]] == [PYTEST]

@@ -71,6 +71,7 @@ def result_dict(item: ResultItem) -> wire.RecallResultDoc:
         "corrects": list(item.corrects),
         "contradicts": list(item.contradicts),
         "lane": item.lane,
+        "origin": m.origin,
     }
     if item.superseded_by:
         doc["superseded_by"] = item.superseded_by
