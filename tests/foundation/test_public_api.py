@@ -166,6 +166,11 @@ def test_ingest_accepts_dicts_in_the_jsonl_shape(cairn):
     assert cairn.get(result.ids[0]).evidence.source_id == "t1"
 
 
+def test_ingest_accepts_any_iterable_of_dicts(cairn):
+    turns = ({"role": "user", "content": f"Backup number {n} went to the NAS."} for n in range(3))
+    assert cairn.ingest(turns, origin="gen").episodes == 3
+
+
 def test_ingest_accepts_the_chat_shape_and_states_what_it_generated(cairn):
     chat = [{"role": "user", "content": "Where do backups go?"}, {"role": "assistant", "content": "To the NAS."}]
     first = cairn.ingest(chat, origin="chat")

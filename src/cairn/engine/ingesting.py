@@ -104,8 +104,10 @@ class Ingesting(Part):
             raise InvalidInput("sample", "only the locomo format holds several conversations")
         actor = choice(Actor, actor, "actor")
         generated: set[str] = set()
-        if format == "jsonl" and isinstance(path_or_lines, (list, tuple)):
-            path_or_lines = self._turn_lines(path_or_lines, generated)
+        if format == "jsonl" and isinstance(path_or_lines, Iterable) and not isinstance(
+            path_or_lines, (str, bytes, dict, os.PathLike)
+        ):
+            path_or_lines = self._turn_lines(list(path_or_lines), generated)
         default_name, conversations = self._read_conversations(path_or_lines, format, sample)
         base = clean_origin(origin) if origin is not None else ""
         planned = self._plan(conversations, base, default_name)
@@ -135,7 +137,7 @@ class Ingesting(Part):
 
     # -- steps -------------------------------------------------------------------------
 
-    def _turn_lines(self, items: list | tuple, generated: set[str]) -> list[str]:
+    def _turn_lines(self, items: list, generated: set[str]) -> list[str]:
         """Turns given as Python values, as JSONL lines: a dict is a turn, in the JSONL
         shape or the chat shape ``{"role", "content"}``. A missing ``id`` is generated
         from the turn's position and text (so re-ingesting the same list is idempotent), a
