@@ -146,12 +146,19 @@ class SimilarDoc(TypedDict):
     content: str
 
 
+class WithheldDoc(TypedDict):
+    id: str
+    reason: str  # pinned | older-source | weaker
+
+
 class RememberDoc(TypedDict):
     id: str
     status: str
     event: str | None  # None when identical content already stood and nothing was written
     deduplicated: NotRequired[bool]
     similar: NotRequired[list[SimilarDoc]]  # current records the new claim seems to replace
+    replaced: NotRequired[list[str]]  # with --replaces-similar: the records it now supersedes
+    withheld: NotRequired[list[WithheldDoc]]  # with --replaces-similar: what the write policy kept standing
 
 
 class QualityDoc(TypedDict):
@@ -219,13 +226,25 @@ class StatusDoc(TypedDict):
     problems_elsewhere: int
 
 
-def remembered(m: Memory, event: Event | None, *, deduplicated: bool, similar: Iterable[Memory] = ()) -> RememberDoc:
+def remembered(
+    m: Memory,
+    event: Event | None,
+    *,
+    deduplicated: bool,
+    similar: Iterable[Memory] = (),
+    replaced: Sequence[str] = (),
+    withheld: Sequence[tuple[str, str]] = (),
+) -> RememberDoc:
     doc: RememberDoc = {"id": m.id, "status": m.status.value, "event": None if event is None else event.id}
     if deduplicated:
         doc["deduplicated"] = True
     close = [{"id": s.id, "content": s.content} for s in similar]
     if close:
         doc["similar"] = cast(list[SimilarDoc], close)
+    if replaced:
+        doc["replaced"] = list(replaced)
+    if withheld:
+        doc["withheld"] = [{"id": i, "reason": r} for i, r in withheld]
     return doc
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from cairn import Cairn
+from cairn import Cairn, InvalidInput
 from cairn.store import MIGRATIONS
+from testkit.batches import day
 
 FIXTURES = "Prefer pytest fixtures over unittest setUp methods"
 
@@ -100,3 +101,58 @@ def test_the_cli_suggests_the_relation(cli):
     assert "similar to current decision" in out and "supersedes" in out and "corrects" in out
     doc = cli("--json", "remember", "Deploys go out on Tuesdays", "--kind", "fact").json()
     assert "similar" not in doc
+
+
+# -- --replaces-similar: the hint acted on, under the write policy ------------------------------------
+
+OLD_DB = "Use PostgreSQL 17 for billing"
+NEW_DB = "We now use PostgreSQL 18 for billing"
+
+
+def test_replaces_similar_supersedes_what_the_policy_allows(cairn, clock):
+    old = cairn.remember(OLD_DB, kind="decision").memory
+    clock.at = day(1)
+    new = cairn.remember(NEW_DB, kind="decision", replaces_similar=True)
+    assert new.replaced == (old.id,) and new.withheld == () and new.memory.status.value == "provisional"
+    assert [(r.from_id, r.role.value, r.to_id) for r in cairn.show(old.id).relations] == [(new.id, "supersedes", old.id)]
+    hit = cairn.recall("PostgreSQL billing", trace=False).results[0]
+    assert hit.id == new.id and hit.corrects == (old.id,)
+    assert new.to_dict()["replaced"] == [old.id]
+
+
+@pytest.mark.parametrize(
+    ("setup", "incoming", "reason"),
+    [
+        ("pin", {}, "pinned"),
+        (None, {"at": "older"}, "older-source"),
+        (None, {"basis": "summary", "method": "model"}, "weaker"),
+    ],
+)
+def test_replaces_similar_withheld_by_the_policy_stores_the_claim_quarantined(cairn, clock, setup, incoming, reason):
+    clock.at = day(2)
+    old = cairn.remember(OLD_DB, kind="decision", pin=setup == "pin").memory
+    clock.at = day(3)
+    if incoming.get("at") == "older":
+        incoming = {"at": day(1)}
+    new = cairn.remember(NEW_DB, kind="decision", replaces_similar=True, **incoming)
+    assert new.replaced == () and new.withheld == ((old.id, reason),)
+    assert new.memory.status.value == "conflicted" and cairn.show(old.id).relations == []
+    assert cairn.recall("PostgreSQL billing", trace=False).ids == [old.id]
+    assert new.to_dict()["withheld"] == [{"id": old.id, "reason": reason}]
+
+
+def test_replaces_similar_without_a_similar_record_just_remembers(cairn):
+    new = cairn.remember(NEW_DB, kind="decision", replaces_similar=True)
+    assert (new.replaced, new.withheld, new.memory.status.value) == ((), (), "provisional")
+
+
+def test_replaces_similar_and_explicit_relations_do_not_mix(cairn):
+    old = cairn.remember(OLD_DB, kind="decision").memory
+    with pytest.raises(InvalidInput, match="not both"):
+        cairn.remember(NEW_DB, kind="decision", replaces_similar=True, relates=[("corrects", old.id)])
+
+
+def test_replaces_similar_cli(cli):
+    old = cli("--json", "--now", "2026-11-01T00:00:00Z", "remember", OLD_DB, "--kind", "decision").json()["id"]
+    r = cli("--now", "2026-11-02T00:00:00Z", "remember", NEW_DB, "--kind", "decision", "--replaces-similar")
+    assert r.code == 0 and f"supersedes {old[:10]}" in r.out and "similar to" not in r.out

@@ -38,6 +38,9 @@ def register(sub) -> None:
     p.add_argument("--expected-resolution-at", help="checkpoint time after which the claim should be re-confirmed")
     p.add_argument("--alias", action="append", default=[], help="a search term (repeatable, at most 8)")
     p.add_argument("--pin", action="store_true", help="pin: exempt from dormancy, protected from weaker replacement")
+    p.add_argument("--replaces-similar", action="store_true",
+                   help="supersede the current records this claim is similar to (same kind, origin, subject and"
+                        " attribute), if the write policy lets this evidence replace them; else store it quarantined")
     for role, text in RELATE_OPTIONS.items():
         p.add_argument(f"--{role.value}", action="append", default=[], metavar="ID",
                        help=f"{text}; repeatable; written in the same event")
@@ -115,6 +118,7 @@ def cmd_remember(cairn: Cairn, args) -> Output:
         aliases=args.alias,
         pin=args.pin,
         relates=[(role.value, ref) for role in RELATE_OPTIONS for ref in getattr(args, role.value)] or None,
+        replaces_similar=args.replaces_similar,
     )
     m = result.memory
     doc = result.to_dict()
@@ -123,7 +127,12 @@ def cmd_remember(cairn: Cairn, args) -> Output:
     if result.deduplicated:
         return Output(doc, f"already stored as {m.id} ({m.status.value}); nothing written")
     lines = [f"remembered {m.id} ({m.kind.value}, {m.status.value}) in event {doc['event']}"]
-    for old in result.similar:
+    if result.replaced:
+        lines.append(f"  supersedes {', '.join(short(i) for i in result.replaced)}")
+    if result.withheld:
+        lines += [f"  withheld: {short(i)} stands ({why}); this claim is quarantined" for i, why in result.withheld]
+        return Output(doc, "\n".join(lines))
+    for old in ([] if result.replaced else result.similar):
         lines += [f"  similar to current {old.kind.value} {short(old.id)}: \"{one_line(old.content, 70)}\"",
                   f"  if this replaces it: cairn relate {short(m.id)} supersedes {short(old.id)}"
                   f"  (or `corrects` if it was wrong)"]

@@ -150,17 +150,21 @@ class Cairn:
         actor: Actor | str = Actor.MANUAL,
         reason: str | None = None,
         relates: Iterable[tuple[Role | str, str]] | None = None,
+        replaces_similar: bool = False,
     ) -> Remembered:
         """Store one claim (or one episode) with its evidence, as one event.
 
         Identical content in the same origin is not stored twice: the standing record is
         returned with ``deduplicated=True`` (episodes excepted). Secrets are redacted
         before anything is written. ``relates`` declares ``[(role, older_ref), ...]``
-        relations from this record in the same event."""
+        relations from this record in the same event. The result's ``similar`` names
+        current records of the same kind and origin the claim seems to replace;
+        ``replaces_similar`` supersedes them when the write policy allows (else the claim
+        is stored quarantined and ``withheld`` says why)."""
         return self._records.remember(
             text, kind=kind, origin=origin, basis=basis, method=method, source=source, at=at, certainty=certainty,
             valid_from=valid_from, valid_to=valid_to, expected_resolution_at=expected_resolution_at, aliases=aliases,
-            pin=pin, actor=actor, reason=reason, relates=relates,
+            pin=pin, actor=actor, reason=reason, relates=relates, replaces_similar=replaces_similar,
         )
 
     def quality(self, memory: Memory) -> Quality:

@@ -37,6 +37,7 @@ from ..model import (
     Method,
     Relation,
     Role,
+    SourceKind,
     Status,
     format_time,
     memory_from_dict,
@@ -44,6 +45,7 @@ from ..model import (
 )
 from ..model.codec import change_from_dict
 from ..policy.aging import confirmation_anchor, freshness
+from ..policy.authority import Incoming, Withhold, authority
 from ..policy.priority import record_priority
 from ..recall.rank import rank_factors
 from ..store import WriteTx, content_hash
@@ -65,6 +67,11 @@ class Remembered:
     event: Event | None  # None when identical content already stood in this origin
     deduplicated: bool = False
     similar: tuple[Memory, ...] = ()
+    # With replaces_similar: the similar records now superseded, or — when the write
+    # policy withholds the replacement — (id, reason) of each that stands, the new claim
+    # then stored quarantined (conflicted).
+    replaced: tuple[str, ...] = ()
+    withheld: tuple[tuple[str, str], ...] = ()
 
     @property
     def id(self) -> str:
@@ -73,7 +80,8 @@ class Remembered:
 
     def to_dict(self) -> wire.RememberDoc:
         """The wire form (``remember --json``)."""
-        return wire.remembered(self.memory, self.event, deduplicated=self.deduplicated, similar=self.similar)
+        return wire.remembered(self.memory, self.event, deduplicated=self.deduplicated, similar=self.similar,
+                               replaced=self.replaced, withheld=self.withheld)
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,9 +196,15 @@ class Records(Part):
         actor: Actor | str = Actor.MANUAL,
         reason: str | None = None,
         relates: Iterable[tuple[Role | str, str]] | None = None,
+        replaces_similar: bool = False,
     ) -> Remembered:
         """Store one claim (or one episode). Identical content in the same origin is not
         stored twice: the standing record is returned instead (episodes excepted).
+
+        ``replaces_similar``: the new claim supersedes the similar records it finds (see
+        ``Remembered.similar``) when the write policy lets this evidence replace each of
+        them; when it withholds any, nothing is superseded and the new claim is stored
+        quarantined (``conflicted``), as a withheld batch variant is.
 
         ``relates``: ``[(role, older_ref), ...]`` relations declared from this record to
         older ones, written in the same event (checked as ``relate`` checks them; when the
@@ -227,8 +241,12 @@ class Records(Part):
             raise InvalidInput("valid_to", "lies before valid_from")
         actor = choice(Actor, actor, "actor")
         links = self.relations.check_relates(relates)
+        if replaces_similar and links:
+            raise InvalidInput("replaces_similar", "declares relations itself; give it or explicit relations, not both")
         standing = None
         similar: tuple[Memory, ...] = ()
+        replaced: tuple[str, ...] = ()
+        withheld: tuple[tuple[str, str], ...] = ()
         with self.scope.mutation(actor, reason or f"remember {kind.value}") as m:
             if kind is not Kind.EPISODE:
                 found = m.tx.memories_with_hash(self.space, memory.origin, content_hash(content))
@@ -236,12 +254,28 @@ class Records(Part):
             if standing is None:
                 if kind is not Kind.EPISODE and not links:
                     similar = self._similar(m.tx, memory)
+                if replaces_similar and similar:
+                    links, withheld = self._replacements(memory, similar, now)
+                    replaced = tuple(to_id for _, to_id in links)
+                    if withheld:
+                        memory = replace(memory, status=Status.CONFLICTED)
                 m.put(None, memory)
             for role, to_id in links:
                 m.put_relation(None, self.relations.checked_relation(m.tx, standing or memory, role, to_id))
         if standing is not None:
             return Remembered(standing, m.event, deduplicated=True)
-        return Remembered(memory, m.event, similar=similar)
+        return Remembered(memory, m.event, similar=similar, replaced=replaced, withheld=withheld)
+
+    @staticmethod
+    def _replacements(memory: Memory, similar: tuple[Memory, ...], now: datetime):
+        """``supersedes`` links to every similar record, or none and the reasons the write
+        policy withholds: a stronger, pinned or newer record is never replaced."""
+        incoming = Incoming(memory.evidence, _source_kind(memory.evidence))
+        decisions = [(old, authority(old, memory.kind, incoming, now)) for old in similar]
+        withheld = tuple((old.id, d.reason) for old, d in decisions if isinstance(d, Withhold))
+        if withheld:
+            return [], withheld
+        return [(Role.SUPERSEDES, old.id) for old in similar], ()
 
     def _similar(self, tx: WriteTx, memory: Memory) -> tuple[Memory, ...]:
         """Current records of the same kind and origin sharing most content words with
@@ -482,6 +516,17 @@ def _topic_words(indexed: str) -> frozenset[str]:
 def _alike(a: frozenset[str], b: frozenset[str]) -> bool:
     shared = len(a & b)
     return shared >= SIMILAR_MIN_SHARED and shared / len(a | b) >= SIMILAR_JACCARD
+
+
+def _source_kind(evidence: Evidence) -> SourceKind:
+    """What kind of source a directly remembered claim stands on, for the write policy: a
+    person's own word given by hand is a manual source, a summary a summary, the rest a
+    conversation."""
+    if evidence.basis is Basis.SUMMARY:
+        return SourceKind.SUMMARY
+    if evidence.method is Method.MANUAL:
+        return SourceKind.MANUAL
+    return SourceKind.CONVERSATION
 
 
 def _clean_source(source: str | None) -> str | None:
