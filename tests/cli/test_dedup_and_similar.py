@@ -156,3 +156,17 @@ def test_replaces_similar_cli(cli):
     old = cli("--json", "--now", "2026-11-01T00:00:00Z", "remember", OLD_DB, "--kind", "decision").json()["id"]
     r = cli("--now", "2026-11-02T00:00:00Z", "remember", NEW_DB, "--kind", "decision", "--replaces-similar")
     assert r.code == 0 and f"supersedes {old[:10]}" in r.out and "similar to" not in r.out
+
+
+def test_the_hint_is_skipped_when_only_common_words_could_find_it(cairn, monkeypatch):
+    """The look-alike search is bounded: past the bound no hint, never a slow remember."""
+    from cairn.engine import records
+
+    monkeypatch.setattr(records, "SIMILAR_SCAN_MAX", 6)
+    cairn.remember(OLD_DB, kind="decision")
+    assert cairn.remember(NEW_DB, kind="decision").similar  # within the bound: the hint
+    for n in range(4):
+        cairn.remember(f"Billing exports use PostgreSQL views, batch {n}", kind="fact")
+    assert cairn.remember("From now on we use PostgreSQL 19 for billing", kind="decision").similar == ()
+    monkeypatch.setattr(records, "SIMILAR_SCAN_MAX", 400)  # negative control: the same claim, bound lifted
+    assert cairn.remember("From now on we use PostgreSQL 20 for billing", kind="decision").similar

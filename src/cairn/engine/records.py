@@ -284,7 +284,14 @@ class Records(Part):
         words = _topic_words(index_text(memory.content))
         if len(words) < SIMILAR_MIN_SHARED:
             return ()
-        rows = tx.mentioning(self.space, memory.origin, sorted(words))
+        # A similar record shares at least SIMILAR_JACCARD of the union, so it misses at most
+        # the rest of these words: any that many + 1 of them finds it. The rarest are asked
+        # for, so a common word never makes this read the whole origin.
+        needed = min(len(words), int(len(words) * (1 - SIMILAR_JACCARD)) + 2)  # +2: one to spare for rounding
+        counted = sorted((tx.document_frequency(w), w) for w in words)[:needed]
+        if sum(n for n, _ in counted) > SIMILAR_SCAN_MAX:
+            return ()  # only common words: a look for look-alikes would read too much; no hint
+        rows = tx.mentioning(self.space, memory.origin, [w for _, w in counted])
         close = [i for i, terms in rows if _alike(words, _topic_words(terms))]
         found = tx.get_memories(self.space, close[:SIMILAR_MAX]) if close else {}
         return tuple(sorted((m for m in found.values() if m.kind is memory.kind and m.active),
@@ -505,6 +512,9 @@ class Records(Part):
 SIMILAR_MIN_SHARED = 2  # a claim of fewer topic words names no subject and attribute to share
 SIMILAR_JACCARD = 0.6  # share most content words (numbers aside): the same subject and attribute
 SIMILAR_MAX = 5
+# The hint is best effort: when even a claim's rarest words are held by more records than
+# this (file-wide), looking for look-alikes would cost more than a remember should; none is given.
+SIMILAR_SCAN_MAX = 400
 
 
 def _topic_words(indexed: str) -> frozenset[str]:
