@@ -158,15 +158,16 @@ def test_replaces_similar_cli(cli):
     assert r.code == 0 and f"supersedes {old[:10]}" in r.out and "similar to" not in r.out
 
 
-def test_the_hint_is_skipped_when_only_common_words_could_find_it(cairn, monkeypatch):
-    """The look-alike search is bounded: past the bound no hint, never a slow remember."""
-    from cairn.engine import records
+def test_the_look_alike_is_found_among_many_records_sharing_its_common_words(cairn, monkeypatch):
+    """The search reads only the best few index matches of the claim's rarest words."""
+    from cairn.engine import similar
 
-    monkeypatch.setattr(records, "SIMILAR_SCAN_MAX", 6)
-    cairn.remember(OLD_DB, kind="decision")
-    assert cairn.remember(NEW_DB, kind="decision").similar  # within the bound: the hint
-    for n in range(4):
-        cairn.remember(f"Billing exports use PostgreSQL views, batch {n}", kind="fact")
+    for n in range(150):
+        cairn.remember(f"We use tool {n} for team {n} reports", kind="decision")
+    old = cairn.remember(OLD_DB, kind="decision").memory
+    assert [m.id for m in cairn.remember(NEW_DB, kind="decision").similar] == [old.id]
+    monkeypatch.setattr(similar, "SIMILAR_COMMON", 1)  # every word now "common": no search, no hint
     assert cairn.remember("From now on we use PostgreSQL 19 for billing", kind="decision").similar == ()
-    monkeypatch.setattr(records, "SIMILAR_SCAN_MAX", 400)  # negative control: the same claim, bound lifted
-    assert cairn.remember("From now on we use PostgreSQL 20 for billing", kind="decision").similar
+    monkeypatch.setattr(similar, "SIMILAR_COMMON", 1000)
+    monkeypatch.setattr(similar, "SIMILAR_POOL", 0)  # a pool of nothing finds nothing
+    assert cairn.remember("From now on we use PostgreSQL 20 for billing", kind="decision").similar == ()

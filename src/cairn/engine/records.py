@@ -8,8 +8,8 @@ Rules kept here:
 * dedup within one origin on a normalised form (case, whitespace, trailing punctuation:
   the store's content hash), so a near-duplicate returns the standing record;
 * a new claim that shares its subject and attribute with a current record of the same
-  kind and origin (most of their content words, numbers aside) is stored, and the result
-  names that record in ``similar`` so the caller can declare ``supersedes``/``corrects``;
+  kind and origin is stored, and the result names that record in ``similar`` so the caller
+  can declare ``supersedes``/``corrects`` (or ask ``replaces_similar``; see :mod:`.similar`);
 * ``confirm`` moves the confirmation clock (``reinforced_at``) only: no event, no
   revision, never backwards, never for a project state (whose states go stale silently).
 """
@@ -37,7 +37,6 @@ from ..model import (
     Method,
     Relation,
     Role,
-    SourceKind,
     Status,
     format_time,
     memory_from_dict,
@@ -45,15 +44,14 @@ from ..model import (
 )
 from ..model.codec import change_from_dict
 from ..policy.aging import confirmation_anchor, freshness
-from ..policy.authority import Incoming, Withhold, authority
 from ..policy.priority import record_priority
 from ..recall.rank import rank_factors
 from ..store import WriteTx, content_hash
-from ..text import STOPWORDS, index_text
 from ..wire import ProblemDoc, StatusDoc
 from .mutation import new_id
 from .relations import Relations
 from .scope import Part, Scope
+from .similar import find_similar, replacements
 from .validate import as_time, choice, clean_aliases, clean_content, clean_origin, optional_choice, redact_text
 
 
@@ -253,9 +251,9 @@ class Records(Part):
                 standing = next((s for s in found if s.active and s.kind is kind), None)
             if standing is None:
                 if kind is not Kind.EPISODE and not links:
-                    similar = self._similar(m.tx, memory)
+                    similar = find_similar(m.tx, self.space, memory)
                 if replaces_similar and similar:
-                    links, withheld = self._replacements(memory, similar, now)
+                    links, withheld = replacements(memory, similar, now)
                     replaced = tuple(to_id for _, to_id in links)
                     if withheld:
                         memory = replace(memory, status=Status.CONFLICTED)
@@ -265,37 +263,6 @@ class Records(Part):
         if standing is not None:
             return Remembered(standing, m.event, deduplicated=True)
         return Remembered(memory, m.event, similar=similar, replaced=replaced, withheld=withheld)
-
-    @staticmethod
-    def _replacements(memory: Memory, similar: tuple[Memory, ...], now: datetime):
-        """``supersedes`` links to every similar record, or none and the reasons the write
-        policy withholds: a stronger, pinned or newer record is never replaced."""
-        incoming = Incoming(memory.evidence, _source_kind(memory.evidence))
-        decisions = [(old, authority(old, memory.kind, incoming, now)) for old in similar]
-        withheld = tuple((old.id, d.reason) for old, d in decisions if isinstance(d, Withhold))
-        if withheld:
-            return [], withheld
-        return [(Role.SUPERSEDES, old.id) for old in similar], ()
-
-    def _similar(self, tx: WriteTx, memory: Memory) -> tuple[Memory, ...]:
-        """Current records of the same kind and origin sharing most content words with
-        ``memory``, numbers and versions aside: "Use PostgreSQL 17 for billing" beside
-        "We now use PostgreSQL 18 for billing". A hint for the caller, never acted on."""
-        words = _topic_words(index_text(memory.content))
-        if len(words) < SIMILAR_MIN_SHARED:
-            return ()
-        # A similar record shares at least SIMILAR_JACCARD of the union, so it misses at most
-        # the rest of these words: any that many + 1 of them finds it. The rarest are asked
-        # for, so a common word never makes this read the whole origin.
-        needed = min(len(words), int(len(words) * (1 - SIMILAR_JACCARD)) + 2)  # +2: one to spare for rounding
-        counted = sorted((tx.document_frequency(w), w) for w in words)[:needed]
-        if sum(n for n, _ in counted) > SIMILAR_SCAN_MAX:
-            return ()  # only common words: a look for look-alikes would read too much; no hint
-        rows = tx.mentioning(self.space, memory.origin, [w for _, w in counted])
-        close = [i for i, terms in rows if _alike(words, _topic_words(terms))]
-        found = tx.get_memories(self.space, close[:SIMILAR_MAX]) if close else {}
-        return tuple(sorted((m for m in found.values() if m.kind is memory.kind and m.active),
-                            key=lambda m: (m.created_at, m.id)))
 
     def quality(self, memory: Memory) -> Quality:
         """Read-time quality of one record (nothing is written)."""
@@ -507,36 +474,6 @@ class Records(Part):
             "problems": [cast(ProblemDoc, p) for p in problems if p["space"] == self.space],
             "problems_elsewhere": sum(1 for p in problems if p["space"] != self.space),
         }
-
-
-SIMILAR_MIN_SHARED = 2  # a claim of fewer topic words names no subject and attribute to share
-SIMILAR_JACCARD = 0.6  # share most content words (numbers aside): the same subject and attribute
-SIMILAR_MAX = 5
-# The hint is best effort: when even a claim's rarest words are held by more records than
-# this (file-wide), looking for look-alikes would cost more than a remember should; none is given.
-SIMILAR_SCAN_MAX = 400
-
-
-def _topic_words(indexed: str) -> frozenset[str]:
-    """Indexed terms that name what a claim is about: stopwords and numbers left out (the
-    number is what a replacement typically changes)."""
-    return frozenset(t for t in indexed.split() if t not in STOPWORDS and not t.replace(".", "").isdigit())
-
-
-def _alike(a: frozenset[str], b: frozenset[str]) -> bool:
-    shared = len(a & b)
-    return shared >= SIMILAR_MIN_SHARED and shared / len(a | b) >= SIMILAR_JACCARD
-
-
-def _source_kind(evidence: Evidence) -> SourceKind:
-    """What kind of source a directly remembered claim stands on, for the write policy: a
-    person's own word given by hand is a manual source, a summary a summary, the rest a
-    conversation."""
-    if evidence.basis is Basis.SUMMARY:
-        return SourceKind.SUMMARY
-    if evidence.method is Method.MANUAL:
-        return SourceKind.MANUAL
-    return SourceKind.CONVERSATION
 
 
 def _clean_source(source: str | None) -> str | None:
