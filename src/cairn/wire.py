@@ -489,6 +489,10 @@ class RecallRequest(Protocol):
     def as_of(self) -> datetime | None: ...
     @property
     def known_at(self) -> datetime | None: ...
+    @property
+    def origin(self) -> str | None: ...
+    @property
+    def prefer_origin(self) -> str | None: ...
 
 
 class RecallRequestDoc(TypedDict):
@@ -501,6 +505,8 @@ class RecallRequestDoc(TypedDict):
     include_history: bool
     as_of: str | None
     known_at: str | None
+    origin: NotRequired[str]  # only that origin's records (given only when asked)
+    prefer_origin: NotRequired[str]  # that origin's relevant records first (given only when asked)
 
 
 class QueryFeaturesDoc(TypedDict):
@@ -620,7 +626,7 @@ class TraceDoc(RecallRequestDoc):
 
 def recall_request(request: RecallRequest) -> RecallRequestDoc:
     """The one serialisation of a recall's parameters (explain and traces both use it)."""
-    return {
+    doc: RecallRequestDoc = {
         "lane": request.lane,
         "limit": request.limit,
         "budget": request.budget,
@@ -629,6 +635,11 @@ def recall_request(request: RecallRequest) -> RecallRequestDoc:
         "as_of": None if request.as_of is None else format_time(request.as_of),
         "known_at": None if request.known_at is None else format_time(request.known_at),
     }
+    if request.origin is not None:
+        doc["origin"] = request.origin
+    if request.prefer_origin is not None:
+        doc["prefer_origin"] = request.prefer_origin
+    return doc
 
 
 def query_features(doc: Mapping[str, Any]) -> QueryFeaturesDoc:

@@ -38,6 +38,8 @@ def test_the_origin_filter_keeps_only_that_origin(cairn, two_projects, origin):
     reasons = {c["id"]: c["reason"] for c in cairn.explain("how do tests run", origin=origin)["candidates"]}
     other = two_projects[1] if origin == "repo-a" else two_projects[0]
     assert reasons[other] == "other-origin" and reasons[wanted] == "selected"
+    assert cairn.explain("how do tests run", origin=origin)["query"]["origin"] == origin  # traces keep it too
+    assert "origin" not in cairn.explain("how do tests run")["query"]
 
 
 @pytest.mark.parametrize("preferred", ["repo-a", "repo-b"])
