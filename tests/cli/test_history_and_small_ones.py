@@ -117,6 +117,11 @@ def test_vocabularies_accept_any_case(cli, spelling):
     assert r.code == 0 and cli("--json", "list", "--kind", spelling.swapcase()).json()["total"] == 1
 
 
+def test_a_dash_may_stand_for_an_underscore(cli):
+    r = cli("--json", "remember", "The migration is running", "--kind", "Project-State")
+    assert r.code == 0 and cli("--json", "show", r.json()["id"]).json()["memory"]["kind"] == "project_state"
+
+
 def test_an_unknown_kind_is_still_refused(cli):
     r = cli("remember", "Prefer short functions", "--kind", "Preferences")
     assert r.code == 1 and "kind" in r.err

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
@@ -52,8 +53,9 @@ def positive_int(text: str) -> int:
 
 
 def word(text: str) -> str:
-    """A word of a closed vocabulary as typed, in any case (``--kind Preference``)."""
-    return text.strip().lower()
+    """A word of a closed vocabulary as typed, in any case and with ``-`` for ``_``
+    (``--kind Preference``, ``--kind project-state``)."""
+    return text.strip().lower().replace("-", "_")
 
 
 class Progress:
@@ -61,8 +63,6 @@ class Progress:
     only past ``every`` items, so scripts and pipes see nothing."""
 
     def __init__(self, what: str, *, every: int = 1000, stream=None) -> None:
-        import sys
-
         self.what = what
         self.every = every
         self.stream = stream if stream is not None else sys.stderr
