@@ -85,6 +85,17 @@ def test_a_remembered_record_can_always_be_corrected(cairn, clock):
     assert cairn.correct(memory.id, "The staging database listens on port 6432").memory.content.endswith("6432")
 
 
+def test_ingest_refuses_a_turn_timed_later_than_now_and_writes_nothing(cairn, clock, db_path):
+    cairn.remember("Anything to create the file", kind="fact")
+    before = db_fingerprint(db_path)
+    turns = [{"id": "t1", "role": "user", "text": "Backups moved to Sunday.", "time": "2026-10-01T00:00:00Z"},
+             {"id": "t2", "role": "user", "text": "And to the NAS.", "time": (clock.at + timedelta(minutes=1)).isoformat()}]
+    with pytest.raises(InvalidInput, match="turn t2.*later than now"):
+        cairn.ingest(turns)
+    assert db_fingerprint(db_path) == before
+    assert cairn.ingest(turns[:1]).episodes == 1  # negative control: a past turn is fine
+
+
 def test_the_cli_refuses_future_evidence(cli):
     r = cli("--now", "2026-11-01T00:00:00Z", "remember", FACT, "--kind", "fact", "--at", "2026-11-02")
     assert r.code == 1 and "later than now" in r.err and len(r.err.splitlines()) == 1

@@ -12,8 +12,9 @@ Contract of :meth:`Ingesting.ingest`:
   skipped (whatever became of that episode since: forgotten turns are not revived);
 * the store numbers each new episode's position in its origin (the turn order), which the
   episode lane uses to find neighbouring turns;
-* one transaction and one event for the whole ingest; a defect anywhere refuses the
-  whole ingest with a one-line reason naming the line or turn, and nothing is written;
+* one transaction and one event for the whole ingest; a defect anywhere — a turn timed
+  later than now among them — refuses the whole ingest with a one-line reason naming the
+  line or turn, and nothing is written;
 * a progress line on stderr for long ingests when stderr is a terminal.
 """
 
@@ -204,10 +205,15 @@ class Ingesting(Part):
             else:
                 place = f"{base}/{conversation.name or index}" if base else (conversation.name or f"{own}-{index}")
             planned.append((clean_origin(place), conversation))
+        now = self.now()
         for _, conversation in planned:
             for turn in conversation.turns:
                 if len(episode_content(turn).strip()) > LIMITS.episode_max:
                     raise InvalidInput(f"ingest turn {turn.id}", f"longer than {LIMITS.episode_max} characters")
+                if turn.time > now:
+                    # A turn's time is its episode's evidence time: never later than now.
+                    raise InvalidInput(f"ingest turn {turn.id}",
+                                       f"time {turn.time.isoformat()} is later than now: evidence cannot be later than now")
         return planned
 
     def _source(self, conversations: list[Conversation], planned) -> Source:
