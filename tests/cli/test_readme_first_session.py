@@ -98,8 +98,6 @@ def test_remember_stores_each_claim(session):
         assert out.startswith("remembered ") and "provisional" in out
 
 
-@pytest.mark.xfail(strict=True, reason="recall does not answer 'which database for billing' on this branch "
-                                       "(below-coverage); the recall-claims change makes it answer")
 def test_recall_answers_with_the_decision_labelled(session):
     _args, _code, out, _err = step(session, "recall")
     assert '"Use PostgreSQL 16 for billing"' in out and "[decision | provisional" in out
