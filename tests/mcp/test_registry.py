@@ -142,3 +142,4 @@ def test_other_commands_do_not_import_the_sdk(tmp_path):
     control = subprocess.run([sys.executable, "-c", "import sys, cairn.mcp.server; print('mcp' in sys.modules)"],
                              capture_output=True, text=True, timeout=120)
     assert control.stdout.strip() == "True"
+

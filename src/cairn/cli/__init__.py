@@ -16,10 +16,10 @@ import sys
 
 from ..engine import Cairn, default_db_path
 from ..errors import CairnError
-from . import bench, ingest, learn, mcp, recall, records, relations
+from . import bench, host, ingest, learn, mcp, recall, records, relations
 from .common import Output
 
-GROUPS = (records, learn, recall, ingest, relations, bench, mcp)
+GROUPS = (records, learn, recall, ingest, relations, host, bench, mcp)
 
 
 def build_parser() -> argparse.ArgumentParser:
