@@ -134,6 +134,9 @@ class Recalling(Part):
     def _recall_request(self, query, limit, budget, lane, include_dormant, include_history, as_of, known_at,
                         origin=None, prefer_origin=None) -> Request:
         text = validate(query, limit=limit, budget=budget, lane=lane, max_limit=MAX_LIMIT)
+        for field, value in (("origin", origin), ("prefer_origin", prefer_origin)):
+            if value is not None and not isinstance(value, str):
+                raise InvalidInput(field, "must be a string (an origin name)")
         return Request(
             query=text,
             space=self.space,
