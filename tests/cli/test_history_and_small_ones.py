@@ -136,9 +136,9 @@ def test_a_page_past_the_end_is_refused(cli):
 
 
 def test_an_empty_store_has_one_page(cli):
-    r = cli("list")
+    cli("remember", "Anything to create the database", "--kind", "fact")
+    r = cli("--space", "empty", "list")
     assert r.code == 0 and "page 1/1 (0 records)" in r.out
-    cli("remember", "Service 1 listens on port 8001", "--kind", "fact")
     assert "page 1/1 (1 record)" in cli("list").out
 
 
@@ -158,6 +158,7 @@ def test_show_says_an_open_interval_in_words(cli):
 
 
 def test_status_wording(cli):
+    cli("--space", "other", "remember", "Anything to create the database", "--kind", "fact")
     first = cli("status").out
     assert "space default: 0 memories; 0 events; 0 relations" in first and " ;" not in first
     cli("remember", "Service 1 listens on port 8001", "--kind", "fact")

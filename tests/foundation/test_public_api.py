@@ -187,7 +187,7 @@ def test_ingest_accepts_the_chat_shape_and_states_what_it_generated(cairn):
     [
         ([{"role": "user"}], '"text" \\(or "content"\\)'),
         ([{"role": "user", "content": 42}], '"text" \\(or "content"\\)'),
-        ([42], "a int; give a dict"),
+        ([42], "42 is neither a line of text nor a turn object"),
         ([{"role": "user", "content": "hi", "time": "yesterday"}], "ISO-8601"),
         ([{"content": "no speaker"}], "role"),
         ([{"role": "user", "content": "x", "extra": object()}], "not JSON data"),
