@@ -38,7 +38,7 @@ ALLOWED: dict[str, set[str]] = {
     "engine": {"engine", "model", "text", "policy", "store", "recall", "learn", "errors", "wire", "plugins", "embed"},
     "cli": {"cli", "engine", "model", "errors", "bench", "wire", "plugins"},
     "mcp": {"engine", "model", "errors"},
-    "bench": {"bench", "engine", "model", "errors", "text", "store", "recall", "policy", "learn"},
+    "bench": {"bench", "engine", "model", "errors", "text", "store", "recall", "policy", "learn", "embed"},
 }
 # The ranking parts of recall: pure functions of their inputs. They import only these
 # layers and each other — never the store, the engine or an interface.

@@ -203,6 +203,14 @@ def case_ingest(cli, ids, tmp_path):
     return [(run(cli, "ingest", _write(tmp_path, "turns.jsonl", "".join(json.dumps(t) + "\n" for t in turns))), wire.IngestDoc)]
 
 
+def case_embed(cli, ids, tmp_path):
+    from cairn.embed.vectors import enabled
+
+    if not enabled():
+        pytest.skip("embed needs the semantic extra")
+    return [(run(cli, "embed"), wire.EmbedDoc)]
+
+
 def case_relate(cli, ids, tmp_path):
     return [(run(cli, "relate", ids["port"], "qualifies", ids["new"]), wire.RelateDoc)]
 

@@ -33,6 +33,8 @@ from ..policy.feedback import FeedbackMessage
 from ..recall.pack import PACK
 from ..store import Backend
 from ..wire import ExplainDoc, StatusDoc
+from .embedding import Embedded, Embedding
+from .embedding import Progress as EmbedProgress
 from .ingesting import Ingested, Ingesting, Progress
 from .learning import Applied, Corrected, FeedbackResult, Learning
 from .recalling import SEARCH_BUDGET, SEARCH_LIMIT, Recalled, Recalling
@@ -245,7 +247,7 @@ class Cairn:
         *,
         limit: int = PACK.limit,
         budget: int = PACK.budget,
-        lane: str = "claims",
+        lane: str | None = None,
         include_dormant: bool = False,
         include_history: bool = False,
         as_of: datetime | str | None = None,
@@ -266,7 +268,7 @@ class Cairn:
         *,
         limit: int = SEARCH_LIMIT,
         budget: int = SEARCH_BUDGET,
-        lane: str = "claims",
+        lane: str | None = None,
         include_history: bool = False,
         as_of: datetime | str | None = None,
         known_at: datetime | str | None = None,
@@ -284,7 +286,7 @@ class Cairn:
         *,
         limit: int = PACK.limit,
         budget: int = PACK.budget,
-        lane: str = "claims",
+        lane: str | None = None,
         include_dormant: bool = False,
         include_history: bool = False,
         as_of: datetime | str | None = None,
@@ -328,3 +330,12 @@ class Cairn:
         """The successive states of one subject, oldest first, with their validity and the
         relations between them. Writes nothing."""
         return self._relations.timeline(query, limit=limit)
+
+    # -- the semantic extra ------------------------------------------------------------
+
+    def embed(self, *, limit: int | None = None, progress: EmbedProgress | bool | None = None) -> Embedded:
+        """Back-fill the semantic lane's vectors of this space (needs the semantic extra):
+        texts written before it was installed, or in a bulk write. Resumable; see
+        :mod:`.embedding`. ``progress``: ``(done, total)`` callback, False, or None for a
+        bar on a terminal."""
+        return Embedding(self.scope).embed(limit=limit, progress=progress)

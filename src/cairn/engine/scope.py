@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ..embed.vectors import attach as attach_embedder
 from ..errors import AmbiguousId, InvalidInput, NotFound
 from ..model import Actor, Memory
 from ..store import Backend, open_store
@@ -70,6 +71,7 @@ class Scope:
         self.store = store
         self.space = check_space(space)
         self.clock = clock
+        attach_embedder(store)  # with the semantic extra active, texts are embedded in their write
 
     @classmethod
     def open(

@@ -139,9 +139,18 @@ def _episode_turns(conn: sqlite3.Connection) -> None:
     )
 
 
+def _vectors(conn: sqlite3.Connection) -> None:
+    """Sentence vectors keyed on the content hash (the semantic lane, cairn.store.sqlite.vectors).
+    Empty until an embedder writes; a store without the semantic extra never fills it."""
+    from .sqlite.vectors import SCHEMA
+
+    _run_script(conn, SCHEMA)
+
+
 MIGRATIONS: list[Migration] = [
     ("0001_initial", _initial),
     ("0002_episode_turns", _episode_turns),
+    ("0004_vectors", _vectors),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
