@@ -518,7 +518,7 @@ class Tx(_Reads, vectors.VectorWrites):
         if row is not None and (row[1] != values[5] or not live):
             vectors.drop_unheld(self.conn, memory.space, (row[1], values[5]))  # a vector outlives no record's text
         if live:
-            self.written.append((memory.space, values[5], memory.kind.value == "episode", memory.content))
+            self.written.append((memory.space, values[5], memory.kind.value == "episode", vectors.vector_text(memory)))
 
     def append_event(self, event: Event) -> None:
         cur = self.conn.execute(
