@@ -52,6 +52,11 @@ class MiniLM:
         self._session: Any = None
         self._tokenizer: Any = None
 
+    def prepare(self) -> None:
+        """Load the model and tokenizer now, if not yet loaded."""
+        if self._session is None:
+            self._load()
+
     def _load(self) -> None:
         import onnxruntime  # type: ignore[import-untyped]  # ships no type information
         from tokenizers import BertWordPieceTokenizer

@@ -127,6 +127,17 @@ def write_missing(tx: Any, model: Embedder, written: Sequence[tuple[str, str, bo
     return embedded
 
 
+def warm() -> None:
+    """Load the active embedder's model now (a no-op when it is loaded or inactive).
+
+    The engine calls it before it opens a write transaction: the model (hundreds of
+    milliseconds to load) must not be loaded while the store's write lock is held."""
+    model = active()
+    prepare = getattr(model, "prepare", None)
+    if prepare is not None:
+        prepare()
+
+
 def attach(store: Any) -> None:
     """Embed in the record's transaction from now on, when a store supports it and the
     extra is active (checked at the first write that puts a text, not here)."""

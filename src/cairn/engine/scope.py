@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ..embed.vectors import attach as attach_embedder
+from ..embed.vectors import warm as warm_embedder
 from ..errors import AmbiguousId, InvalidInput, NotFound
 from ..model import Actor, Memory
 from ..store import Backend, open_store
@@ -148,6 +149,7 @@ class Scope:
     @contextmanager
     def mutation(self, actor: Actor, reason: str) -> Iterator[Mutation]:
         """Open one write transaction; on success append exactly one event and commit."""
+        warm_embedder()  # load the semantic extra's model, if active, before taking the write lock
         with self.store.write() as tx:
             mutation = Mutation(tx=tx, space=self.space, actor=actor, reason=redact_text(reason), at=self.now())
             yield mutation
