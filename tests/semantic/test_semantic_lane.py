@@ -66,14 +66,27 @@ def test_hybrid_is_the_default_with_the_extra(cairn, para):
     assert default.outcome.request.lane == "hybrid" and default.ids == [para[0]]
 
 
-def test_a_named_subject_or_attribute_is_not_bridged_by_meaning(cairn, counting):
+def test_shared_words_alone_do_not_carry_a_near_miss(cairn, counting):
+    """Same attribute of another subject, another attribute of the same subject: close in
+    meaning through the shared words, below the higher bar for a partial word match."""
     sqlite = cairn.remember("SQLite authentication uses a password file next to the database", kind="fact").memory.id
     assert cairn.recall("SQLite authentication", lane="hybrid", trace=False).ids == [sqlite]  # positive control
     for other in ("MySQL authentication", "SQLite replication"):
         doc = cairn.explain(other, lane="hybrid")
         assert doc["selected"] == []
         (mine,) = [c for c in doc["candidates"] if c["id"] == sqlite]
-        assert mine["factors"]["fusion"]["cosine"] > SEMANTIC.support  # close in meaning, still out
+        assert SEMANTIC.strong < mine["factors"]["fusion"]["cosine"] < SEMANTIC.strong_partial  # the bar decides
+
+
+def test_a_named_subject_is_not_bridged_by_meaning(cairn, counting):
+    kafka = cairn.remember("Kafka topic retention is seven days for the events cluster", kind="fact").memory.id
+    for other in ("SQLite busy timeout is 5 seconds in the worker", "The HTTP request timeout is 60 seconds"):
+        cairn.remember(other, kind="fact")  # a store of several subjects, where the subject rule applies
+    assert cairn.recall("Kafka retention", lane="hybrid", trace=False).ids == [kafka]  # positive control
+    doc = cairn.explain("RabbitMQ topic retention", lane="hybrid")
+    (mine,) = [c for c in doc["candidates"] if c["id"] == kafka]
+    assert doc["selected"] == [] and mine["reason"] == "missing-subject"
+    assert mine["factors"]["fusion"]["cosine"] >= SEMANTIC.strong_partial  # similar enough: only the subject rule holds it
 
 
 def test_a_strict_literal_is_demanded_of_semantic_matches(cairn, counting):
