@@ -347,9 +347,9 @@ class MemStore:
         return sorted((seq, k[2], data) for k, (seq, data) in self._s.vectors.items()
                       if k[0] == space and k[1] == embedder and k[3] == episodes)
 
-    def vector_signature(self, space: str, embedder: str, episodes: bool) -> tuple[int, int]:
+    def vector_signature(self, space: str, embedder: str, episodes: bool) -> tuple:
         rows = self._group(space, embedder, episodes)
-        return len(rows), max((seq for seq, _, _ in rows), default=0)
+        return id(self), len(rows), max((seq for seq, _, _ in rows), default=0)
 
     def vector_rows(self, space: str, embedder: str, episodes: bool) -> list[tuple[str, bytes]]:
         return [(digest, data) for _, digest, data in self._group(space, embedder, episodes)]

@@ -20,11 +20,12 @@ candidate (``factors.fusion``):
 
 The semantic gate. A cosine is not relevance: every text has a nearest neighbour, and an
 unrelated memory still scores 0.1-0.3 with this model. A candidate passes on meaning
-alone only when its cosine reaches ``strong`` (no query word in the record) or
-``strong_partial`` (some, not enough for the lexical coverage gate); with a cosine of at
+alone only when its cosine reaches ``strong`` (no query word in the record),
+``strong_partial`` (some, not enough for the lexical coverage gate) or
+``strong_attribute`` (the named subject, not the attribute asked); with a cosine of at
 least ``support`` it passes when the lexical gates pass too. Never overridden: a strict
-literal the caller typed (a quoted string, a path), a named subject or attribute the
-record lacks (:data:`IDENTITY`), and the lexical relative cutoff (its words matched,
+literal the caller typed (a quoted string, a path), a named subject the record lacks
+(:data:`IDENTITY`), and the lexical relative cutoff (its words matched,
 and a much better match exists). Anything else is ``below-similarity``. The
 lexical lane's own gates are unchanged, so a hybrid recall passes what either lane
 passes: what the lexical lane passed stays findable, and a strong paraphrase is added.
@@ -53,6 +54,7 @@ class SemanticProfile:
     pool: int = 24  # nearest texts a semantic lane reads
     strong: float = 0.35  # a cosine that passes on meaning alone
     strong_partial: float = 0.55  # the same when the record holds some of the query's words, not enough
+    strong_attribute: float = 0.65  # the same when it holds the named subject but not the attribute asked
     support: float = 0.2  # the least cosine that counts beside lexical evidence
     claims_semantic_weight: float = 0.25  # hybrid claims: relevance = lexical share + this × cosine
     # hybrid-episodes, reciprocal rank: set on LoCoMo dev (conversations 0-4). The episode
@@ -64,9 +66,12 @@ class SemanticProfile:
 
 
 SEMANTIC = SemanticProfile()
-# Lexical verdicts no similarity overrides: the query names a subject the record lacks,
-# or an attribute of it the record does not hold.
-IDENTITY = frozenset({Reason.MISSING_SUBJECT, Reason.MISSING_ATTRIBUTE})
+# Lexical verdicts no similarity overrides: the query names a subject the record lacks.
+# A missing *attribute* word has its own bar (``strong_attribute``): "which AWS region is
+# production in" and a record on the production region do not share the word, and mean
+# the same thing (cosine 0.72), while "sqlite authentication" and "SQLite timeouts are
+# five seconds" share the subject and mean different things (0.55).
+IDENTITY = frozenset({Reason.MISSING_SUBJECT})
 FUSIONS: dict[str, tuple[str, str]] = {
     "hybrid": ("claims", "semantic"),
     "hybrid-episodes": ("episodes", "semantic-episodes"),
@@ -100,8 +105,8 @@ def semantic_verdict(query: ParsedQuery, c: Candidate, cosine: float | None,
         return c.reason  # its words matched, and the lexical lane found a much better match
     lexical = relevance_gate(query, c.memory, c.lexical)
     if lexical in IDENTITY:
-        # Meaning bridges vocabulary, not identity: "SQLite replication" is close in
-        # meaning to a note on SQLite authentication, and still not about it.
+        # Meaning bridges vocabulary, not identity: "RabbitMQ topic retention" is close in
+        # meaning to a note on Kafka topic retention (0.56), and still not about it.
         return lexical
     if cosine is None:
         return Reason.BELOW_SIMILARITY
@@ -110,7 +115,12 @@ def semantic_verdict(query: ParsedQuery, c: Candidate, cosine: float | None,
     # Some of the query's words are in the record and the rest are not: the similarity
     # then comes largely from the shared words ("MySQL authentication" and a note on
     # SQLite authentication score 0.48), so a higher bar than for a pure paraphrase.
-    bar = profile.strong if lexical is Reason.NO_MATCH else profile.strong_partial
+    if lexical is Reason.NO_MATCH:
+        bar = profile.strong
+    elif lexical is Reason.MISSING_ATTRIBUTE:
+        bar = profile.strong_attribute
+    else:
+        bar = profile.strong_partial
     return None if cosine >= bar else Reason.BELOW_SIMILARITY
 
 

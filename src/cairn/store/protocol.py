@@ -196,8 +196,8 @@ class VectorView(Protocol):
     text: a backend deletes it in the transaction that forgets, purges or rewrites the
     last such record."""
 
-    def vector_signature(self, space: str, embedder: str, episodes: bool) -> tuple[int, int]:
-        """A value that changes on every write to one group's vectors (count, newest row)."""
+    def vector_signature(self, space: str, embedder: str, episodes: bool) -> tuple:
+        """A value that changes on every write to one group's vectors (cheap: read per recall)."""
         ...
     def vector_rows(self, space: str, embedder: str, episodes: bool) -> list[tuple[str, bytes]]:
         """Every (content hash, vector bytes) of one group, in insertion order."""
