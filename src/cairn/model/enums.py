@@ -142,3 +142,4 @@ class Marker(StrEnum):
     DORMANT = "dormant"
     CHECKPOINT_PASSED = "checkpoint-passed"
     HISTORICAL_RATIONALE = "historical-rationale"
+    FUTURE = "future"  # validity starts after the reference time (shown only under include_history)

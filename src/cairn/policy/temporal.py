@@ -2,10 +2,13 @@
 
 Called by the recall pipeline for every candidate. The contract:
 
-    temporal_status(memory, *, now, as_of) -> TemporalStatus
+    temporal_status(memory, *, now, as_of, include_future=False) -> TemporalStatus
 
 * ``exclusion`` is ``"not-valid-at"`` when ``as_of`` is given and lies outside the
   record's closed validity interval ``[valid_from, valid_to]`` (an absent end is open).
+* Without ``as_of``, ``exclusion`` is ``"not-yet-valid"`` when the validity starts after
+  ``now``: a claim about the future is not current. With ``include_future`` (the caller
+  asked for history) it is kept instead, marked ``future``.
 * ``markers`` may hold ``past-state`` — the validity ended before the reference time
   (``as_of`` when given, else ``now``): the record is offered as history, never as
   current — and ``checkpoint-passed`` — the reference time passed
@@ -26,6 +29,7 @@ from datetime import datetime
 from ..model import Marker, Memory
 
 NOT_VALID_AT = "not-valid-at"
+NOT_YET_VALID = "not-yet-valid"
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +62,9 @@ def checkpoint_passed(memory: Memory, at: datetime) -> bool:
     return confirmed is None or confirmed < checkpoint
 
 
-def temporal_status(memory: Memory, *, now: datetime, as_of: datetime | None) -> TemporalStatus:
+def temporal_status(
+    memory: Memory, *, now: datetime, as_of: datetime | None, include_future: bool = False
+) -> TemporalStatus:
     """Exclusion and markers of one record at the reference time (see module docstring)."""
     if memory.valid_from is None and memory.valid_to is None and memory.expected_resolution_at is None:
         return NEUTRAL  # no interval, no checkpoint: exactly as before
@@ -67,6 +73,12 @@ def temporal_status(memory: Memory, *, now: datetime, as_of: datetime | None) ->
         # Asked about a time the claim did not hold: it is not an answer for that time.
         return TemporalStatus(NOT_VALID_AT)
     markers: list[str] = []
+    if as_of is None and not has_started(memory, now):
+        # "The team works from Lisbon from September": true later, not now. Offered as
+        # current it would be wrong today; asked for history, it comes marked future.
+        if not include_future:
+            return TemporalStatus(NOT_YET_VALID)
+        markers.append(Marker.FUTURE.value)
     if memory.valid_to is not None and memory.valid_to < reference:
         # Validity ended before the reference time: history, never the present.
         markers.append(Marker.PAST_STATE.value)

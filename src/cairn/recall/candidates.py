@@ -26,7 +26,7 @@ from ..store import ReadView
 from ..text import normalize, terms
 from .phrase import PHRASE, Span, holds
 from .query import ParsedQuery
-from .score import idf
+from .score import feature_df, idf
 
 SCAN_PER_TERM = 3000  # postings read per term (its newest matches)
 POOL = 48  # candidates handed to Cairn's own scoring
@@ -41,6 +41,7 @@ class IndexStats:
         self.view = view
         self.docs = view.document_count()
         self._cache: dict[str, int] = {}
+        self.memo: dict = {}  # per-feature weights of score.lexical, for this recall
 
     def learn(self, term: str, df: int) -> None:
         """Record an exact document frequency found by another read."""
@@ -50,6 +51,9 @@ class IndexStats:
         if term not in self._cache:
             self._cache[term] = self.view.document_frequency(term)
         return self._cache[term]
+
+    def extensions(self, prefix: str, limit: int) -> list[str]:
+        return self.view.terms_with_prefix(prefix, limit)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,17 +71,20 @@ def fetch(view: ReadView, space: str, query: ParsedQuery, stats: IndexStats, *, 
     overlap: dict[Hashable, float] = {}
     postings, bounded = 0, []
     for feature in query.features:
-        rows = view.term_postings(feature.term, SCAN_PER_TERM + 1)
-        if len(rows) > SCAN_PER_TERM:
-            rows = rows[:SCAN_PER_TERM]
-            bounded.append(feature.term)
-        else:
-            stats.learn(feature.term, len(rows))
-        postings += len(rows)
-        if not rows:
+        keys: dict[Hashable, None] = {}
+        for term in (feature.term, *feature.variants):
+            rows = view.term_postings(term, SCAN_PER_TERM + 1)
+            if len(rows) > SCAN_PER_TERM:
+                rows = rows[:SCAN_PER_TERM]
+                bounded.append(term)
+            else:
+                stats.learn(term, len(rows))
+            postings += len(rows)
+            keys.update(dict.fromkeys(rows))
+        if not keys:
             continue
-        weight = idf(stats.df(feature.term), stats.docs) * feature.weight
-        for key in rows:
+        weight = idf(feature_df(feature, stats), stats.docs) * feature.weight
+        for key in keys:
             overlap[key] = overlap.get(key, 0.0) + weight
     # Higher overlap first; equal overlaps keep posting order (each term's newest first),
     # which both nlargest and sorted preserve, so the order is deterministic.

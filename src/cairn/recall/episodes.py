@@ -2,7 +2,7 @@
 
 The recall pipeline calls it for ``--lane episodes|all``. The contract:
 
-    rank_episodes(view, space, query, *, limit) -> list[EpisodeScore]
+    rank_episodes(view, space, query, *, limit, as_of=None) -> list[EpisodeScore]
 
 ``view`` is a store read view (:class:`cairn.store.ReadView`), ``query`` the raw query
 text. Returns at most ``limit`` episode ids, best first, with a relevance score (higher
@@ -13,9 +13,12 @@ How a turn is scored (every weight lives in :data:`PROFILE`, tuned on LoCoMo
 conversations 0-4 only; model-free and deterministic):
 
 1. **Candidates** from the store's index: the query's content terms OR-ed, each long
-   term also as a prefix so that ``paint`` reaches ``painter``/``paintings``; the best
-   ``candidate_cap`` by the store's relevance (:func:`candidates`), with the word counts
-   for IDF read from the whole index (bounded) when that cap cuts (:func:`term_counts`).
+   term also as a prefix so that ``paint`` reaches ``painter``/``paintings``, and a
+   short stem also with its ``e`` (``named`` is indexed ``nam`` and meets ``name``); the
+   best ``candidate_cap`` by the store's relevance (:func:`candidates`), with the word
+   counts for IDF read from the whole index (bounded) when that cap cuts
+   (:func:`term_counts`). When the words find fewer turns than asked for and the
+   question names a speaker ("Ana's cat"), that speaker's turns join the candidates.
 2. **Lexical relevance**: BM25 over the stored terms, computed here so that terms are
    compared through a stronger stemmer (:func:`strong_stem`) and weighted by rarity.
    A query word that names a *speaker* of the conversation is not matched in the text
@@ -25,9 +28,20 @@ conversations 0-4 only; model-free and deterministic):
 4. **Phrase bonus**: adjacent query words found adjacent in the turn (bounded).
 5. **Context**: a turn is part of an exchange, so the best neighbouring turn (the turn
    position ±1 in the same conversation) and the best turn of its session lend it a
-   share of their relevance.
+   share of their relevance; a turn that follows a question (a turn with a wh-word)
+   borrows a larger share of it, as the likely reply.
 6. **Speaker and date**: turns spoken by the named speaker, and turns whose time falls
-   in a month or year the query names, are raised by a bounded factor.
+   in a month or year the query names, are raised by a bounded factor; a turn said on
+   the very day the question names ("on 9 November, 2022") once more.
+7. **Time** (:mod:`cairn.recall.tense`): a fact may change during a conversation, so
+   the question's tense orders turns of about equal relevance — present tense the later
+   statement first, past tense the earlier — by at most ``time_weight``; with ``as_of``
+   a turn said after it ranks behind (``after_as_of``), the rest as for the present.
+
+Only **matched** turns are returned: a turn holding a word of the question, or spoken
+by a speaker the question names. A neighbour that matches nothing lends its context to
+the turns beside it but is never handed out as a memory (``hand_out_context`` lifts
+this, for measurement only).
 """
 
 from __future__ import annotations
@@ -36,11 +50,14 @@ import math
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
+from datetime import datetime
 from functools import lru_cache
 from itertools import pairwise
 
+from ..model import format_time
 from ..store import EpisodeTurn, ReadView
 from ..text import MONTH_WORDS, STOPWORDS, tokenize
+from .tense import Tense, tense, time_factor
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,10 +81,16 @@ class EpisodeProfile:
     phrase_cap: float = 0.5
     neighbour_weight: float = 0.6  # share of the best neighbour's lexical score
     neighbour_fetch: int = 30  # neighbours of this many best candidates join the candidates
+    answer_weight: float = 0.8  # share of the best score of the turn before, when it asks a question
     session_weight: float = 0.35  # share of the session's best lexical score
     speaker_boost: float = 1.0  # ×(1 + boost) for a turn by the speaker the query is about
     other_speaker_share: float = 0.3  # of that boost, for a speaker named second or as an owner ("Gina's")
     date_boost: float = 0.6  # ×(1 + boost) when the turn's month/year is named
+    day_boost: float = 1.0  # ×(1 + boost) more when the turn's day is named too
+    speaker_floor: float = 0.05  # base of a named speaker's turn that holds none of the words
+    time_weight: float = 0.2  # ×(1 + weight·place in time) by the question's tense (recall.tense)
+    after_as_of: float = 0.5  # × for a turn said after --as-of
+    hand_out_context: bool = False  # True: a turn that only lends context may be returned too
 
 
 PROFILE = EpisodeProfile()
@@ -88,8 +111,14 @@ def strong_stem(term: str) -> str:
     ``painter``/``paint``, ``counselor``/``counseling``, ``nature``/``natural`` meet;
     the stem keeps at least four letters so short words are never mangled.
     """
-    if len(term) <= 4 or not term.isalpha() or not term.isascii():
+    if len(term) < 4 or not term.isalpha() or not term.isascii():
         return term
+    if len(term) == 4:
+        # name/named, hike/hiking: the index keeps "nam", "hik" for the inflected forms.
+        return term[:-1] if term[-1] == "e" and term[-2] not in "aeiou" else term
+    if term.endswith("ly") and len(term) > 5:
+        # The index stems "family" to "fami" but "families" to "family": meet at "fami".
+        return term[:-2]
     for suffix in _SUFFIXES:
         if term.endswith(suffix) and len(term) - len(suffix) >= 4:
             return term[: -len(suffix)]
@@ -103,6 +132,7 @@ class EpisodeQuery:
     months: frozenset[int]
     years: frozenset[int]
     owners: frozenset[str] = frozenset()  # terms written as owners ("Gina's")
+    days: frozenset[tuple[int, int]] = frozenset()  # (month, day) named together: "9 November", "Nov 9th"
 
 
 def parse_episode_query(query: str) -> EpisodeQuery:
@@ -113,7 +143,18 @@ def parse_episode_query(query: str) -> EpisodeQuery:
     months = frozenset(MONTH_WORDS[t.surface] for t in tokens if t.surface in MONTH_WORDS)
     years = frozenset(int(t.surface) for t in tokens if _YEAR_RE.match(t.surface))
     owners = frozenset(a.term for a, b in pairwise(tokens) if b.surface == "s")
-    return EpisodeQuery(terms, tuple(t.term for t in tokens), months, years, owners)
+    return EpisodeQuery(terms, tuple(t.term for t in tokens), months, years, owners, _days(tokens))
+
+
+def _days(tokens) -> frozenset[tuple[int, int]]:
+    """Month and day named side by side, in either order ("October 25", "9 November")."""
+    found = set()
+    for a, b in pairwise(tokens):
+        for month, day in ((a.surface, b.surface), (b.surface, a.surface)):
+            number = day.removesuffix("st").removesuffix("nd").removesuffix("rd").removesuffix("th")
+            if month in MONTH_WORDS and number.isdigit() and 1 <= int(number) <= 31:
+                found.add((MONTH_WORDS[month], int(number)))
+    return frozenset(found)
 
 
 def subject(q: EpisodeQuery, named: frozenset[str]) -> str | None:
@@ -134,8 +175,12 @@ def match_words(query: str | EpisodeQuery, prefix_min: int = PROFILE.prefix_min,
             continue
         words.append((term, False))
         root = strong_stem(term)
+        if root != term:
+            words.append((root, False))
         if len(root) >= prefix_min and root.isalpha():
             words.append((root, True))
+        elif len(root) >= 3 and root.isalpha() and root[-1] not in "aeiou" and strong_stem(root + "e") == root:
+            words.append((root + "e", False))  # "named" (indexed "nam") also finds "name"
     return list(dict.fromkeys(words))
 
 
@@ -167,27 +212,37 @@ def candidates(view: ReadView, space: str, words: list[tuple[str, bool]], cap: i
     return [_Turn.of(row) for row in view.episode_matches(space, words, cap)]
 
 
-def rank_episodes(view: ReadView, space: str, query: str, *, limit: int, profile: EpisodeProfile = PROFILE) -> list[EpisodeScore]:
-    """The ``limit`` best episodes for ``query``, best first (see the module docstring)."""
+def rank_episodes(view: ReadView, space: str, query: str, *, limit: int, profile: EpisodeProfile = PROFILE,
+                  as_of: datetime | None = None) -> list[EpisodeScore]:
+    """The ``limit`` best episodes for ``query``, best first (see the module docstring).
+    ``as_of``: the question asks what had been said by then (later turns rank behind)."""
     parsed = parse_episode_query(query)
     if limit < 1 or not parsed.terms:
         return []
     named = speaker_terms(view, space, parsed.terms)
     words = match_words(parsed, profile.prefix_min, named)
-    if not words:
-        return []
-    turns = candidates(view, space, words, profile.candidate_cap)
+    turns = candidates(view, space, words, profile.candidate_cap) if words else []
+    matched = len(turns)
+    about = subject(parsed, named)
+    if about is not None and matched < limit:
+        # The question's words do not fill the list: the turns of the speaker it names do.
+        have = {t.id for t in turns}
+        turns += [_Turn.of(row) for row in view.speaker_turns(space, about, limit - matched + len(have)) if row.id not in have][
+            : limit - matched]
     if not turns:
         return []
     # Over the cap, candidates are only the best index matches: count how common each word
     # really is (bounded), or a word in every other turn would look rare among them.
-    known = term_counts(view, parsed, named, profile) if len(turns) >= profile.candidate_cap else {}
+    known = term_counts(view, parsed, named, profile) if matched >= profile.candidate_cap else {}
     lexical_pass(parsed, turns, named, max(view.document_count(), len(turns)), profile, known)
     turns += neighbours(view, space, turns, profile.neighbour_fetch)
     # Ties go to the earlier turn (insertion order), not to the random id, so that two
     # ingests of the same conversation rank alike.
     order = {t.id: t.key for t in turns}
-    ranked = sorted(final_scores(parsed, turns, named, profile), key=lambda s: (-s.score, order[s.id]))
+    scored = final_scores(parsed, turns, named, profile, tense(query), as_of)
+    if not profile.hand_out_context:
+        scored = [s for s in scored if s.factors["matched"]]
+    ranked = sorted(scored, key=lambda s: (-s.score, order[s.id]))
     return ranked[:limit]
 
 
@@ -232,32 +287,64 @@ def lexical_pass(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], n_d
         turn.phrase = _phrase(doc, pairs, idf, total_idf, p)
 
 
-def final_scores(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: EpisodeProfile) -> list[EpisodeScore]:
-    """Context, speaker and date on top of the lexical pass (steps 5-6); pure."""
+def final_scores(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: EpisodeProfile,
+                 asked: Tense | None = None, as_of: datetime | None = None) -> list[EpisodeScore]:
+    """Context, speaker, date and time on top of the lexical pass (steps 5-7); pure.
+
+    A turn is ``matched`` when it holds a word of the question or was spoken by a speaker
+    the question names; the others are here only to lend context to their neighbours."""
     by_place = {(t.origin, t.turn): t for t in turns}
     about = subject(q, named)
     session_best: dict[tuple[str, str], float] = defaultdict(float)
     for t in turns:
         key = (t.origin, t.at[:10])
         session_best[key] = max(session_best[key], t.lexical)
+    cutoff = format_time(as_of) if as_of is not None else None
+    place = _time_places(turns, cutoff)
     out = []
     for t in turns:
-        base = t.lexical * (1 + t.phrase)
-        near = [by_place[p].lexical for p in ((t.origin, t.turn - 1), (t.origin, t.turn + 1)) if p in by_place]
-        context = p.neighbour_weight * max(near, default=0.0) + p.session_weight * session_best[(t.origin, t.at[:10])]
         said_by = set(t.speaker.split())
+        by_named = bool(named & said_by)
+        base = t.lexical * (1 + t.phrase)
+        if base == 0 and by_named:
+            base = p.speaker_floor  # the speaker's own turn, when the words found too few
+        before, after = by_place.get((t.origin, t.turn - 1)), by_place.get((t.origin, t.turn + 1))
+        near = [p.neighbour_weight * n.lexical for n in (before, after) if n is not None]
+        if before is not None and _asks(before):
+            near.append(p.answer_weight * before.lexical)  # the reply to a question lends more
+        context = max(near, default=0.0) + p.session_weight * session_best[(t.origin, t.at[:10])]
         speaker = 1.0
         if about in said_by:
             speaker += p.speaker_boost
-        elif named & said_by:
+        elif by_named:
             speaker += p.speaker_boost * p.other_speaker_share
         date = 1 + p.date_boost if _date_named(q, t.at) else 1.0
-        score = (base + context) * speaker * date
+        if q.days and len(t.at) >= 10 and (int(t.at[5:7]), int(t.at[8:10])) in q.days:
+            date *= 1 + p.day_boost  # said on the very day the question names
+        later = cutoff is not None and t.at > cutoff
+        when = p.after_as_of if later else time_factor(place[t.id], asked or (Tense.PRESENT if cutoff else None), p.time_weight)
+        score = (base + context) * speaker * date * when
         if score > 0:
             out.append(EpisodeScore(t.id, score, {
                 "lexical": round(t.lexical, 4), "coverage": round(t.coverage, 4), "phrase": round(t.phrase, 4),
-                "context": round(context, 4), "speaker": speaker, "date": date}))
+                "context": round(context, 4), "speaker": speaker, "date": date, "time": round(when, 4),
+                "matched": float(t.coverage > 0 or by_named)}))
     return out
+
+
+_ASKING = frozenset("what how why which where who".split())
+
+
+def _asks(turn: _Turn) -> bool:
+    return not _ASKING.isdisjoint(turn.terms)
+
+
+def _time_places(turns: list[_Turn], cutoff: str | None) -> dict[str, float]:
+    """Each turn's place in time among the candidates said by ``cutoff`` (0 = earliest,
+    1 = latest; 0.5 when all were said at once or the time is unknown)."""
+    times = sorted({t.at for t in turns if t.at and (cutoff is None or t.at <= cutoff)})
+    rank = {at: i / (len(times) - 1) for i, at in enumerate(times)} if len(times) > 1 else {}
+    return {t.id: rank.get(t.at, 0.5) for t in turns}
 
 
 def _lexical(turn: _Turn, doc: list[str], wanted: list[str], idf: dict, total_idf: float, avg_len: float, p) -> None:

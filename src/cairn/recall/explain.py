@@ -15,6 +15,7 @@ import json
 from typing import cast
 
 from .. import wire
+from ..model import Kind
 from .gates import Reason
 from .pipeline import Candidate, Outcome, ResultItem
 
@@ -72,6 +73,9 @@ def result_dict(item: ResultItem) -> wire.RecallResultDoc:
         "contradicts": list(item.contradicts),
         "lane": item.lane,
     }
+    if m.kind is Kind.EPISODE:
+        doc["speaker"] = m.aliases[0] if m.aliases else None
+        doc["turn"] = m.evidence.source_id
     if item.superseded_by:
         doc["superseded_by"] = item.superseded_by
     if item.matched:

@@ -56,6 +56,7 @@ class SemanticProfile:
     strong_partial: float = 0.55  # the same when the record holds some of the query's words, not enough
     strong_attribute: float = 0.65  # the same when it holds the named subject but not the attribute asked
     support: float = 0.2  # the least cosine that counts beside lexical evidence
+    min_words: int = 2  # query words (phrasing included) before meaning alone may answer it
     claims_semantic_weight: float = 0.25  # hybrid claims: relevance = lexical share + this × cosine
     # hybrid-episodes, reciprocal rank: set on LoCoMo dev (conversations 0-4). The episode
     # ranker is much the stronger list there (dev any@5 0.767 against 0.476 for cosine
@@ -72,10 +73,20 @@ SEMANTIC = SemanticProfile()
 # the same thing (cosine 0.72), while "sqlite authentication" and "SQLite timeouts are
 # five seconds" share the subject and mean different things (0.55).
 IDENTITY = frozenset({Reason.MISSING_SUBJECT})
+SEMANTIC_LANES = ("semantic", "semantic-episodes")
 FUSIONS: dict[str, tuple[str, str]] = {
     "hybrid": ("claims", "semantic"),
     "hybrid-episodes": ("episodes", "semantic-episodes"),
 }
+
+
+def matched(c: Candidate) -> bool:
+    """Whether a candidate counts as a match for the silence note: a semantic lane reads
+    its nearest neighbours however far they are, and one below the ``strong`` cosine
+    matched nothing (whether it was then excluded or not)."""
+    if c.lane not in SEMANTIC_LANES:
+        return True
+    return c.reason is not Reason.BELOW_SIMILARITY and (c.lane_score or 0.0) >= SEMANTIC.strong
 
 
 def default_lane(store: object = None) -> str:
@@ -89,6 +100,13 @@ def default_lane(store: object = None) -> str:
 
 
 # -- the semantic gate -------------------------------------------------------------------
+
+
+def understood(query: ParsedQuery, profile: SemanticProfile) -> bool:
+    """Whether the query is one the embedder's similarity may answer on its own: a
+    question of at least ``min_words`` words, none of them CJK (the packaged model is
+    English: it reads Chinese as unknown pieces)."""
+    return len(query.text.split()) >= profile.min_words and not any(f.cjk for f in query.features)
 
 
 def semantic_verdict(query: ParsedQuery, c: Candidate, cosine: float | None,
@@ -109,6 +127,11 @@ def semantic_verdict(query: ParsedQuery, c: Candidate, cosine: float | None,
         # meaning to a note on Kafka topic retention (0.56), and still not about it.
         return lexical
     if cosine is None:
+        return Reason.BELOW_SIMILARITY
+    if lexical is not None and not understood(query, profile):
+        # A bare word is a name or a keyword, not a paraphrase ("Zürich" is near any note
+        # on another city, 0.4); and the model reads English: between Chinese texts its
+        # cosine says nothing. Only the lexical lanes may answer such a query.
         return Reason.BELOW_SIMILARITY
     if lexical is None:
         return None if cosine >= profile.support else Reason.BELOW_SIMILARITY

@@ -4,11 +4,12 @@ Every dropped candidate gets a :class:`Reason` from one closed set, so a trace o
 ``explain`` never leaves the reader to re-derive why something was left out.
 
 * :func:`exclusion` — lifecycle and time: forgotten, conflicted, retired, disputed,
-  dormant (unless asked for), other space, not valid at ``as_of``, not yet recorded at
-  ``known_at``.
+  dormant (unless asked for), other space, not valid at ``as_of``, not yet valid (its
+  validity starts after now), not yet recorded at ``known_at``.
 * :func:`relevance_gate` — on raw relevance only: a strict literal the caller typed must
-  be present, the IDF-weighted coverage must reach ``coverage_min``, and a short
-  named-attribute query needs its subject *and* its attributes (once SQLite
+  be present, the coverage (:mod:`cairn.recall.score`: rarity prior × store rarity) must
+  reach ``coverage_min``, and a short named-attribute query needs its subject *and* its
+  attribute (of several attributes, at least half) (once SQLite
   authentication is suppressed, neither PostgreSQL authentication nor SQLite timeout may
   answer for it). An alias names the subject only when it is rare.
 * :func:`below_cutoff` — the 75 % relative cutoff against the best raw relevance.
@@ -38,6 +39,7 @@ class Reason(StrEnum):
     DISPUTED = "disputed"  # accuracy verdict incorrect
     NOT_YET_RECORDED = "not-yet-recorded"
     NOT_VALID_AT = "not-valid-at"
+    NOT_YET_VALID = "not-yet-valid"  # validity starts after now
     DORMANT = "dormant"
     # relevance gates, on raw relevance
     NO_MATCH = "no-match"
@@ -65,6 +67,7 @@ EXCLUSIONS = frozenset(
         Reason.DISPUTED,
         Reason.NOT_YET_RECORDED,
         Reason.NOT_VALID_AT,
+        Reason.NOT_YET_VALID,
         Reason.DORMANT,
     }
 )
@@ -101,7 +104,8 @@ def exclusion(
 ) -> Reason | None:
     """The lifecycle/time reason that keeps ``memory`` out, or None.
 
-    ``temporal`` is the exclusion named by ``policy.temporal`` (``not-valid-at``);
+    ``temporal`` is the exclusion named by ``policy.temporal`` (``not-valid-at``,
+    ``not-yet-valid``);
     ``recorded`` is False when ``known_at`` lies before the record existed.
     """
     if memory.space != space:
@@ -119,6 +123,8 @@ def exclusion(
         return Reason.NOT_YET_RECORDED
     if temporal == Reason.NOT_VALID_AT.value:
         return Reason.NOT_VALID_AT
+    if temporal == Reason.NOT_YET_VALID.value:
+        return Reason.NOT_YET_VALID
     if dormant and not include_dormant:
         # Old is not false: dormant means "not offered unprompted", never unfindable.
         return Reason.DORMANT
@@ -140,8 +146,12 @@ def relevance_gate(query: ParsedQuery, memory: Memory, lex: Lexical, profile: Ga
         if query.subject not in lex.present and query.subject not in lex.in_origin:
             # The subject may be named by the body, a *rare* alias, or the origin.
             return Reason.MISSING_SUBJECT
-        if not set(query.attributes) <= anywhere:
-            # Attribute evidence must be in the body or the aliases, never the origin.
+        held = len(set(query.attributes) & anywhere)
+        if held * 2 < len(query.attributes) or not held:
+            # Attribute evidence must be in the body or the aliases, never the origin. One
+            # attribute must be held; of several, at least half: "SQLite timeout" never
+            # answers "SQLite authentication", while "GDPR deletion request" answers
+            # "how do we handle a GDPR deletion request" without the word "handle".
             return Reason.MISSING_ATTRIBUTE
     return None
 

@@ -5,6 +5,10 @@ trust guidance first (reserved inside the budget), then one line per claim::
 
     - [fact | provisional | tool_observation/agent | aging] "The API service is …" (id 3f2a9c0d1e)
 
+An episode (a conversation turn) also says who spoke and when, and names its turn::
+
+    - [episode | active | transcript/local | Ana, 2026-05-02 10:00] "We adopted a tabby …" (id 8c1d2e3f4a, turn t1)
+
 Excerpts are at most 400 bytes, cut on a character boundary with an ellipsis. A line that
 does not fit is shortened down to a minimum excerpt, else left out as ``over-budget``.
 A ``historical-rationale`` item is emitted only directly after the item named by its
@@ -16,6 +20,7 @@ Pure: items in, :class:`Packed` out.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from .gates import Reason
@@ -44,6 +49,7 @@ class PackItem:
     labels: tuple[str, ...]  # kind, status, basis/method, aging, markers ... in order
     markers: tuple[str, ...] = ()
     superseded_by: str | None = None
+    turn: str | None = None  # an episode's turn id, named after the record id
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,8 +80,20 @@ def excerpt(text: str, max_bytes: int) -> tuple[str, bool]:
     return cut.rstrip() + ELLIPSIS, True
 
 
+_LABEL_DROP = re.compile(r"[^\w .:'@/-]+")
+
+
+def label_text(text: str, limit: int = 40) -> str:
+    """Record data shown outside the quotes (a speaker's name, a turn id): brackets,
+    pipes, quotes and line breaks removed and the length capped, so that it cannot
+    close the label or open a quotation of its own."""
+    clean = " ".join(_LABEL_DROP.sub(" ", text).split())
+    return clean[:limit].rstrip() or "?"
+
+
 def line(item: PackItem, text: str) -> str:
-    return f'- [{" | ".join(item.labels)}] "{text}" (id {item.id[:10]})'
+    turn = f", turn {label_text(item.turn)}" if item.turn else ""
+    return f'- [{" | ".join(item.labels)}] "{text}" (id {item.id[:10]}{turn})'
 
 
 def pack(items: list[PackItem], *, limit: int = PACK.limit, budget: int = PACK.budget, profile: PackProfile = PACK) -> Packed:

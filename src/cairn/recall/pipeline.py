@@ -19,20 +19,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 
 from .. import plugins
 from ..errors import InvalidInput
-from ..model import Marker, Memory
+from ..model import Kind, Marker, Memory
 from ..policy.aging import freshness
 from ..policy.temporal import temporal_status
 from ..store import ReadView
 from ..store.timetravel import memory_known_at
 from .candidates import IndexStats
-from .fusion import FUSIONS
+from .fusion import FUSIONS, matched
 from .gates import GATES, Reason, below_cutoff, exclusion, relevance_gate
 from .lanes import Lane, lane, lane_names
-from .pack import PACK, PackItem, pack
+from .pack import PACK, PackItem, label_text, pack
 from .phrase import PhraseHit
 from .query import ParsedQuery, parse_query, validate_query
 from .rank import RankFactors, order_key, rank_factors
@@ -145,6 +145,8 @@ class Candidate:
         }
         if self.markers:
             doc["markers"] = list(self.markers)
+        if self.memory is not None and self.memory.kind is Kind.EPISODE and self.memory.evidence.source_id:
+            doc["turn"] = self.memory.evidence.source_id
         return doc
 
 
@@ -176,6 +178,10 @@ class Outcome:
     candidates: list[Candidate] = field(default_factory=list)
     note: str | None = None
     scan: dict = field(default_factory=dict)  # postings read, terms whose scan was bounded
+    # Silence notes: relevant matches left out, by exclusion reason (dormant, retired,
+    # not-yet-valid), and conversation turns a claims-only recall would have found.
+    withheld: dict[str, int] = field(default_factory=dict)
+    turns_found: int = 0
 
 
 # -- validation ------------------------------------------------------------------------
@@ -219,12 +225,73 @@ def run(view: ReadView, request: Request) -> Outcome:
         candidates = [c for found in per_lane for c in found]
     results, digest = _resolve_and_pack(view, request, ranked, candidates)
     note: str | None = None
+    withheld: dict[str, int] = {}
+    turns = 0
     if not results:
-        if candidates:
-            note = "nothing relevant: every candidate was excluded or rejected (see explain)"
-        else:
-            note = "nothing matched the query"
-    return Outcome(request, query, results, digest, candidates, note, scan)
+        withheld = _withheld(view, query, candidates)
+        if request.lane in ("claims", "hybrid"):
+            turns = _turns_found(view, request, query)
+        note = _silence_note(request, withheld, turns, any(matched(c) for c in candidates))
+    return Outcome(request, query, results, digest, candidates, note, scan, withheld, turns)
+
+
+WITHHELD_CHECKED = 6  # excluded candidates judged for the silence note (best overlap first)
+
+# Exclusions that hide a relevant memory a caller can still ask for, and how.
+_WITHHELD_HINTS: dict[Reason, str] = {
+    Reason.DORMANT: "dormant (not confirmed lately): see them with --include-dormant or `cairn search`",
+    Reason.RETIRED: "retired: see them with `cairn timeline`",
+    Reason.NOT_YET_VALID: "not valid yet: see them with --include-history, or --as-of a time they hold",
+}
+
+
+def _withheld(view: ReadView, query: ParsedQuery, candidates: list[Candidate]) -> dict[str, int]:
+    """How many excluded candidates would have passed the relevance gates, by reason.
+
+    Only the exclusions a caller can lift are counted, and only candidates that match
+    the question (an excluded record sharing one common word is no hidden answer)."""
+    counts: dict[str, int] = {}
+    stats: IndexStats | None = None
+    # Candidates arrive best overlap first; the first few decide whether anything relevant
+    # was hidden, and scoring every excluded one would cost an empty recall milliseconds.
+    hidden = [c for c in candidates if c.reason in _WITHHELD_HINTS and c.memory is not None][:WITHHELD_CHECKED]
+    for c in hidden:
+        assert c.memory is not None and c.reason is not None
+        if c.lexical is None:
+            stats = stats or IndexStats(view)
+            c.lexical = lexical(query, c.memory, stats)
+        if relevance_gate(query, c.memory, c.lexical) is None:
+            counts[c.reason.value] = counts.get(c.reason.value, 0) + 1
+    return counts
+
+
+def _turns_found(view: ReadView, request: Request, query: ParsedQuery) -> int:
+    """Conversation turns that the episodes lane finds and whose gates pass: a claims
+    recall that found nothing says so instead of searching both lanes unasked (the
+    claims digest is injected into an agent's context; turns are evidence to look up)."""
+    if not plugins.is_builtin(plugins.LANE_GROUP, "episodes"):
+        return 0
+    found = _lane_candidates(lane("episodes"), view, request, query, {})
+    return sum(1 for c in found if c.reason is None and c.gate is None)
+
+
+def _silence_note(request: Request, withheld: dict[str, int], turns: int, any_candidate: bool) -> str:
+    """Silence must mean "nothing relevant", never "something was hidden"."""
+    parts: list[str] = []
+    for reason, hint in _WITHHELD_HINTS.items():
+        n = withheld.get(reason.value, 0)
+        if n:
+            parts.append(f"{n} matching {'memory is' if n == 1 else 'memories are'} {hint}")
+    if turns:
+        parts.append(
+            f"{turns} conversation {'turn matches' if turns == 1 else 'turns match'}: "
+            "see them with --lane episodes (or --lane all)"
+        )
+    if parts:
+        return "nothing current to recall; " + "; ".join(parts)
+    if any_candidate:
+        return "nothing relevant: every candidate was excluded or rejected (see explain)"
+    return "nothing matched the query"
 
 
 def _lane_candidates(source: Lane, view: ReadView, request: Request, query: ParsedQuery, scan: dict) -> list[Candidate]:
@@ -291,7 +358,9 @@ def exclude(candidates: list[Candidate], request: Request) -> None:
     """Set the exclusion reason and temporal markers of each candidate not yet excluded.
 
     The rules of :func:`cairn.recall.gates.exclusion` (another space, forgotten,
-    conflicted, retired, disputed, not valid at ``as_of``, dormant unless asked for);
+    conflicted, retired, disputed, not valid at ``as_of``, not yet valid — kept and
+    marked ``future`` under ``include_history`` —, dormant unless asked for or under an
+    ``as_of`` before now);
     a candidate without a readable record is out as ``other-space``."""
     for c in candidates:
         if c.reason is not None or c.judged:
@@ -300,14 +369,18 @@ def exclude(candidates: list[Candidate], request: Request) -> None:
         if c.memory is None:
             c.reason = Reason.OTHER_SPACE
             continue
-        temporal = temporal_status(c.memory, now=request.now, as_of=request.as_of)
+        temporal = temporal_status(
+            c.memory, now=request.now, as_of=request.as_of, include_future=request.include_history
+        )
         dormant = freshness(c.memory, request.now).dormant
         c.markers = tuple(temporal.markers)
         c.reason = exclusion(
             c.memory,
             space=request.space,
             dormant=dormant,
-            include_dormant=request.include_dormant,
+            # A question about the past is not answered from freshness: under an as-of
+            # before now, dormancy stays a label and excludes nothing.
+            include_dormant=request.include_dormant or (request.as_of is not None and request.as_of < request.now),
             temporal=temporal.exclusion,
         )
 
@@ -425,4 +498,13 @@ def _pack_item(r: Resolved, c: Candidate, m: Memory) -> PackItem:
     assert c.factors is not None  # set by _gather for every item it returns
     markers = _markers(r, c, c.factors)
     labels = (m.kind.value, m.status.value, f"{m.evidence.basis.value}/{m.evidence.method.value}", *markers)
+    if m.kind is Kind.EPISODE:
+        return PackItem(r.id, m.content, (*labels, spoken(m)), markers, r.superseded_by, m.evidence.source_id)
     return PackItem(r.id, m.content, labels, markers, r.superseded_by)
+
+
+def spoken(m: Memory) -> str:
+    """Who said an episode and when (UTC, to the minute): ``Ana, 2026-05-02 10:00``."""
+    who = label_text(m.aliases[0]) if m.aliases else "unknown speaker"
+    when = m.evidence.at.astimezone(UTC).strftime("%Y-%m-%d %H:%M") if m.evidence.at else "time unknown"
+    return f"{who}, {when}"

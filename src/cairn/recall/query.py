@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..errors import InvalidInput
-from ..text import STOPWORDS, literals, normalize, tokenize
+from ..text import STOPWORDS, Token, literals, normalize, stem, tokenize
 
 MAX_QUERY_CHARS = 512  # an explicit topic of 1-512 characters
 NAMED_RULE_MAX_FEATURES = 4  # the named-attribute rule covers queries of up to four features
@@ -49,6 +49,30 @@ GENERIC: frozenset[str] = frozenset(
     """.split()
 )
 
+# Question words: how a question is phrased, never what it is about. "how long",
+# "what version", "which region", "how big", "how should X be formatted", "what do we use
+# for", "what does X like" (the answer may say loves, prefers, favourite): none of these
+# words has to appear in the answer, so none is a named subject or a mandatory
+# attribute. They stay features (a record holding them scores a little more);
+# their coverage weight is the common-word prior of cairn.recall.score.
+QUESTION: frozenset[str] = frozenset(
+    stem(word)
+    for word in """
+    long big small large many much often time times date day days when version versions region
+    size type kind sort way ways name named number format formatted formatting use used using
+    work works working need needs needed want wanted should must happen happens happened
+    mean means called call supposed best right correct good usual usually exactly again
+    ask asked find found show look looking check tell told
+    like likes liked love loves prefer prefers preferred favourite favorite enjoy enjoys
+    """.split()
+)
+
+# "which database for billing": the word after which/what names the kind of answer
+# wanted, and the answer is usually an instance of it ("Use PostgreSQL 16 for billing")
+# that does not repeat the kind. It is phrasing for the gates (never mandatory, weighed
+# as a common word in coverage) and a feature like any other for scoring.
+WH_DETERMINERS: frozenset[str] = frozenset({"which", "what", "whose"})
+
 LITERAL_WEIGHT = 1.5  # literals the caller typed weigh more than ordinary words
 _NUMERIC_RE = re.compile(r"^v?\d+(?:[.:]\d+)*$")
 _RUN_SPLIT_RE = re.compile(r"[^\w\s'’-]+|(?<!\w)[-'’]+|[-'’]+(?!\w)")
@@ -63,6 +87,9 @@ class Feature:
     literal: bool
     numeric: bool
     cjk: bool
+    variants: tuple[str, ...] = ()  # other indexed spellings (cairn.recall.variants), set by a lane
+    surface: str = ""  # the word as typed (normalised, unstemmed): "postgres" of the term "postgr"
+    answer_type: bool = False  # the noun after which/what: names the kind of answer, not the topic
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +159,9 @@ def parse_query(text: str) -> ParsedQuery:
     lits = tuple(_literal(fragment) for fragment in literals(text))
     literal_terms = {t for lit in lits for t in lit.terms}
     features: dict[str, Feature] = {}
-    for token in tokenize(text):
+    tokens = tokenize(text)
+    kinds = _answer_types(tokens)
+    for token in tokens:
         if token.stop or token.term in FRAMING or token.term in features:
             continue
         is_literal = token.term in literal_terms
@@ -142,10 +171,31 @@ def parse_query(text: str) -> ParsedQuery:
             literal=is_literal,
             numeric=bool(_NUMERIC_RE.match(token.term)),
             cjk=token.cjk,
+            surface=token.surface,
+            answer_type=token.position in kinds and not is_literal,
         )
     feats = tuple(features.values())
+    if not any(not f.answer_type and not f.numeric and f.term not in QUESTION for f in feats):
+        # "what ORM do we use": with no other topic word, the kind asked for is the topic.
+        feats = tuple(replace(f, answer_type=False) for f in feats)
     subject, attributes = _named(text, feats)
     return ParsedQuery(text, feats, lits, _runs(text), subject, attributes)
+
+
+def _answer_types(tokens: list[Token]) -> set[int]:
+    """Positions of the head word of each which/what phrase: the last word of the run of
+    content words right after the wh-word ("which ticketing *tool*", "which *database*
+    for billing")."""
+    heads: set[int] = set()
+    for i, token in enumerate(tokens):
+        if token.surface not in WH_DETERMINERS:
+            continue
+        j = i + 1
+        while j < len(tokens) and not tokens[j].stop and not tokens[j].cjk and j - i <= 3:
+            j += 1
+        if j > i + 1:
+            heads.add(tokens[j - 1].position)
+    return heads
 
 
 def _literal(fragment: str) -> Literal:
@@ -167,27 +217,54 @@ def _runs(text: str) -> tuple[tuple[str, ...], ...]:
 def _named(text: str, features: tuple[Feature, ...]) -> tuple[str | None, tuple[str, ...]]:
     """The named subject and attributes of a short query, or ``(None, ())``.
 
-    Applies to at most four features. Numbers are never subjects (they are often the
+    Applies to at most four features. Question words (:data:`QUESTION`) are phrasing,
+    never subject nor attribute. Numbers are never subjects (they are often the
     replacement value being asked about) and, like generic status words, never mandatory.
     A word written with inner capitals or digits (``SQLite``, ``PostgreSQL``, ``k8s``)
-    names the subject; without one, only a bare two-word pair is read as subject and
-    attribute, the first word being the subject (English modifiers come first: "sqlite
-    authentication"). Two such names make the subject ambiguous: no rule.
+    names the subject; without one, a possessive ("Omar's doctor") names it, or a bare
+    two-word keyword pair is read as subject and attribute, the first word being the
+    subject (English modifiers come first: "sqlite authentication"). Two such names make
+    the subject ambiguous: no rule.
     """
     if not 2 <= len(features) <= NAMED_RULE_MAX_FEATURES:
         return None, ()
-    eligible = [f.term for f in features if not f.numeric and f.term not in GENERIC and f.term not in FILLER]
+    eligible = [
+        f.term
+        for f in features
+        if not f.numeric and not f.answer_type and f.term not in GENERIC | FILLER | QUESTION
+    ]
     if len(eligible) < 2:
         return None, ()
     named = [t for t in eligible if t in _name_like(text)]
     if len(named) > 1:
         return None, ()
-    if not named and len(eligible) != 2:
+    owner = _possessor(text, eligible)
+    if not named and owner is not None:
+        # "what is Omar's shoe size": the possessive names the subject and what of it is
+        # asked, whatever the sentence around them.
+        return owner, tuple(t for t in eligible if t != owner)
+    if not named and (len(eligible) != 2 or any(t.stop or t.term in QUESTION for t in tokenize(text))):
         # Without a written name, only the bare "subject attribute" pair is read as one:
-        # in a longer lowercase query the first word is as likely a verb ("pick ...").
+        # in a longer lowercase query the first word is as likely a verb ("pick ..."),
+        # and in a sentence ("how do we lint the code") the pair is not a keyword pair.
         return None, ()
     subject = named[0] if named else eligible[0]
     return subject, tuple(t for t in eligible if t != subject)
+
+
+# "X's Y" or "X's Y Z" (Omar's favourite film); a lookahead, as "what's Omar's" holds two
+_POSSESSIVE_RE = re.compile(r"([^\W_]+)['’]s\s+(?=([^\W_]+(?:\s+[^\W_]+)?))")
+
+
+def _possessor(text: str, eligible: list[str]) -> str | None:
+    """The term of the one owner in an "X's Y" phrase whose Y is also a topic word."""
+    owners = set()
+    for m in _POSSESSIVE_RE.finditer(unicodedata.normalize("NFKC", text)):
+        owner = [t.term for t in tokenize(m.group(1))]
+        following = [t.term for t in tokenize(m.group(2))]
+        if owner and owner[-1] in eligible and set(following) & set(eligible):
+            owners.add(owner[-1])
+    return owners.pop() if len(owners) == 1 else None
 
 
 def _name_like(text: str) -> set[str]:

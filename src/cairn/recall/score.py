@@ -7,8 +7,24 @@ more). The same function scores a record whether it came from the store's index
 log): only the :class:`CorpusStats` differ.
 
 Besides the score, :class:`Lexical` reports which features matched where, the
-IDF-weighted coverage, and which alias-only matches were *rare* enough to name a topic
-(an alias shared by many records is a tag, not a name). The gates read those.
+coverage, and which alias-only matches were *rare* enough to name a topic (an alias
+shared by many records is a tag, not a name). The gates read those.
+
+**Coverage** is the weighted share of the query's features a record holds. A feature's
+weight must mean the same in a store of one record and of a million, so it is not the
+store's IDF alone: it starts from a **rarity prior** — a word in the shipped table of
+common English words (``common_words.txt``: "want", "long", "use", "way") weighs
+``common_weight``, any other word 1 — times the store's own rarity of the term, counted
+as if ``prior_docs`` more records lacked it (a term in both records of a two-record store
+still weighs 0.8, a term in 14 of 20 records 0.3, and in a large store the pseudo-records
+vanish). A word no record holds has no store rarity to speak of and keeps its prior: in
+a two-record store, "how does Omar want his eggs cooked" is about Omar and eggs, not
+about "want". A CJK bigram no record holds is
+most often two characters across a word boundary (么时 of 什么时候): it weighs
+``unknown_cjk_weight``.
+
+A query feature may carry **variants** (:mod:`cairn.recall.variants`: ``postgres`` →
+``postgresql``, ``lint`` → ``linter``): their occurrences count as the feature's own.
 """
 
 from __future__ import annotations
@@ -17,11 +33,13 @@ import math
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cache
+from importlib import resources
 from typing import Protocol
 
 from ..model import Memory
 from ..text import tokenize
-from .query import ParsedQuery
+from .query import Feature, ParsedQuery
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,9 +55,19 @@ class ScoreProfile:
     alias_avg_terms: float = 3.0
     rare_alias_fraction: float = 0.01  # an alias term names a topic if in ≤1 % of records ...
     rare_alias_floor: int = 3  # ... or in at most this many
+    common_weight: float = 0.35  # coverage weight of a common English word (the prior)
+    prior_docs: int = 20  # records that lack every term, added to the store's count for coverage
+    unknown_cjk_weight: float = 0.25  # a CJK bigram no record holds: most often a cross-word pair
 
 
 SCORE = ScoreProfile()
+
+
+@cache
+def common_words() -> frozenset[str]:
+    """The shipped table of common words, in index form (see ``common_words.txt``)."""
+    text = resources.files("cairn.recall").joinpath("common_words.txt").read_text(encoding="utf-8")
+    return frozenset(line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#"))
 
 
 class CorpusStats(Protocol):
@@ -51,7 +79,8 @@ class CorpusStats(Protocol):
 
 
 class ListStats:
-    """Statistics of an in-memory list of records (the ``known_at`` path and tests)."""
+    """Statistics of an in-memory list of records (the ``known_at`` path and tests);
+    also the vocabulary :mod:`cairn.recall.variants` reads."""
 
     def __init__(self, records: Iterable[Memory]) -> None:
         counts: Counter[str] = Counter()
@@ -61,9 +90,13 @@ class ListStats:
             counts.update(set(field_terms(memory.content)) | set(field_terms(" ".join(memory.aliases))))
         self.docs = n
         self._df = counts
+        self.memo: dict = {}  # per-feature weights (see _weights)
 
     def df(self, term: str) -> int:
         return self._df.get(term, 0)
+
+    def extensions(self, prefix: str, limit: int) -> list[str]:
+        return sorted(t for t in self._df if t.startswith(prefix) and t != prefix)[:limit]
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +129,45 @@ def is_rare(term: str, stats: CorpusStats, profile: ScoreProfile = SCORE) -> boo
     return stats.df(term) <= max(profile.rare_alias_floor, profile.rare_alias_fraction * stats.docs)
 
 
+def feature_df(feature: Feature, stats: CorpusStats) -> int:
+    """Records holding the feature or one of its variants (an upper bound: the sum)."""
+    df = stats.df(feature.term) + sum(stats.df(v) for v in feature.variants)
+    return min(df, max(stats.docs, 1))
+
+
+def coverage_weight(feature: Feature, df: int, docs: int, profile: ScoreProfile = SCORE) -> float:
+    """The feature's weight in coverage: the rarity prior times the store's own rarity,
+    the latter counted as if ``prior_docs`` more records lacked the term, so that a
+    small store's counts lean on the prior (see the module docstring)."""
+    if feature.answer_type or feature.term in common_words():
+        prior = profile.common_weight
+    elif feature.cjk and df == 0:
+        prior = profile.unknown_cjk_weight
+    else:
+        prior = 1.0
+    if df <= 1:
+        return prior * feature.weight  # held by one record or none: as rare as a word can be
+    pseudo = docs + profile.prior_docs
+    return prior * idf(df, pseudo) / idf(1, pseudo) * feature.weight
+
+
+def _weights(feature: Feature, stats: CorpusStats, profile: ScoreProfile) -> tuple[int, float, float]:
+    """(document frequency, scoring weight, coverage weight) of a feature; the same for
+    every candidate of one recall, so kept on the statistics object when it has a memo."""
+    memo: dict | None = getattr(stats, "memo", None)
+    key = (feature, profile)
+    if memo is not None and key in memo:
+        return memo[key]
+    df = feature_df(feature, stats)
+    weight = idf(df, stats.docs) * feature.weight
+    if feature.answer_type:
+        weight *= profile.common_weight  # "which *database*": the kind asked for is weak evidence
+    found = (df, weight, coverage_weight(feature, df, stats.docs, profile))
+    if memo is not None:
+        memo[key] = found
+    return found
+
+
 def lexical(query: ParsedQuery, memory: Memory, stats: CorpusStats, profile: ScoreProfile = SCORE) -> Lexical:
     """Score ``memory`` against ``query``. Pure apart from ``stats`` lookups.
 
@@ -103,7 +175,8 @@ def lexical(query: ParsedQuery, memory: Memory, stats: CorpusStats, profile: Sco
     (an explicit origin may name the subject; it adds nothing to the score). Numbers are
     left out of coverage when the query has words too: a number is often the very value
     that changed, so its absence is no evidence against a record. A word no record holds
-    still counts: the query asked about it, and nothing here answers that part.
+    still counts, at its prior weight: the query asked about it, and nothing here
+    answers that part.
     """
     content = Counter(field_terms(memory.content))
     aliases = Counter(field_terms(" ".join(memory.aliases)))
@@ -114,20 +187,22 @@ def lexical(query: ParsedQuery, memory: Memory, stats: CorpusStats, profile: Sco
     score = total = covered = 0.0
     in_content, in_aliases, rare, in_origin = set(), set(), set(), set()
     for feature in query.features:
-        weight = idf(stats.df(feature.term), stats.docs) * feature.weight
-        tf_c, tf_a = content.get(feature.term, 0), aliases.get(feature.term, 0)
+        df, weight, share = _weights(feature, stats, profile)
+        spellings = (feature.term, *feature.variants)
+        tf_c = sum(content.get(t, 0) for t in spellings)
+        tf_a = sum(aliases.get(t, 0) for t in spellings)
         if tf_c:
             in_content.add(feature.term)
         if tf_a:
             in_aliases.add(feature.term)
-            if not tf_c and is_rare(feature.term, stats, profile):
+            if not tf_c and df <= max(profile.rare_alias_floor, profile.rare_alias_fraction * stats.docs):
                 rare.add(feature.term)
-        if feature.term in origin:
+        if any(t in origin for t in spellings):
             in_origin.add(feature.term)
         if not (words_only and feature.numeric):
-            total += weight
-            if tf_c or feature.term in rare or feature.term in origin:
-                covered += weight
+            total += share
+            if tf_c or feature.term in rare or feature.term in in_origin:
+                covered += share
         tf = profile.content_weight * tf_c / c_norm + (profile.alias_weight * tf_a / a_norm if aliases else 0.0)
         if tf:
             score += weight * tf * (profile.k1 + 1) / (tf + profile.k1)

@@ -139,6 +139,31 @@ def _episode_turns(conn: sqlite3.Connection) -> None:
     )
 
 
+def _fold_index_terms(conn: sqlite3.Connection) -> None:
+    """Re-index every record with the current normalisation of :mod:`cairn.text`
+    (accents folded, inflections sharing one term), so that a word stored before the
+    change is found by the same word typed today. The index is rebuilt from each
+    record's own content and aliases; a purged record has none and stays out."""
+    import json
+
+    from ..text import index_text
+
+    rows = conn.execute(
+        "SELECT m.rowid, m.data FROM memories m WHERE m.rowid IN (SELECT rowid FROM memories_fts)"
+    ).fetchall()
+    conn.execute("DELETE FROM memories_fts")
+    for rowid, data in rows:
+        try:
+            doc = json.loads(data)
+            content, aliases = str(doc.get("content") or ""), [str(a) for a in doc.get("aliases") or []]
+        except (ValueError, AttributeError, TypeError):
+            continue  # an unreadable row is skipped by every read already (see problems)
+        conn.execute(
+            "INSERT INTO memories_fts (rowid, content, aliases) VALUES (?, ?, ?)",
+            (rowid, index_text(content), index_text(" ".join(aliases))),
+        )
+
+
 def _vectors(conn: sqlite3.Connection) -> None:
     """Sentence vectors keyed on the content hash (the semantic lane, cairn.store.sqlite.vectors).
     Empty until an embedder writes; a store without the semantic extra never fills it."""
@@ -150,6 +175,7 @@ def _vectors(conn: sqlite3.Connection) -> None:
 MIGRATIONS: list[Migration] = [
     ("0001_initial", _initial),
     ("0002_episode_turns", _episode_turns),
+    ("0003_fold_index_terms", _fold_index_terms),
     ("0004_vectors", _vectors),
 ]
 

@@ -98,6 +98,10 @@ class ReadView(Protocol):
     def document_frequency(self, term: str) -> int:
         """Records (every space) whose index holds ``term``."""
         ...
+    def terms_with_prefix(self, prefix: str, limit: int) -> list[str]:
+        """Indexed terms (every space) longer than ``prefix`` that start with it, in
+        term order, at most ``limit``."""
+        ...
 
     # -- lexical index: candidates
     def term_postings(self, term: str, limit: int) -> list[Key]:
@@ -132,6 +136,10 @@ class ReadView(Protocol):
     def episode_matches(self, space: str, words: Sequence[tuple[str, bool]], cap: int) -> list[EpisodeTurn]:
         """Episodes of ``space`` whose content holds any ``(word, prefix)`` (prefix: any
         term starting with it), best backend relevance first, at most ``cap``."""
+        ...
+    def speaker_turns(self, space: str, word: str, cap: int) -> list[EpisodeTurn]:
+        """Episodes of ``space`` whose speaker (aliases) holds the indexed term ``word``,
+        newest first, at most ``cap``."""
         ...
     def count_matching(self, words: Sequence[tuple[str, bool]], bound: int) -> int:
         """Records (every space) whose content holds any of ``words``, counted up to ``bound``."""

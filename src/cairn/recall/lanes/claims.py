@@ -1,7 +1,8 @@
 """The ``claims`` lane: remembered claims (episodes left out), gates applied.
 
-Candidates come from the full-text index by IDF-weighted overlap
-(:func:`cairn.recall.candidates.fetch`) and are scored with Cairn's BM25F plus the phrase
+The query's words are first widened by the spellings the index holds
+(:mod:`cairn.recall.variants`: ``postgres`` → ``postgresql``). Candidates come from the
+full-text index by IDF-weighted overlap (:func:`cairn.recall.candidates.fetch`) and are scored with Cairn's BM25F plus the phrase
 bonus. With ``known_at`` the records rebuilt from the event log are scored in memory
 instead, and current matches that did not exist then are excluded as
 ``not-yet-recorded``.
@@ -18,6 +19,7 @@ from ..phrase import list_frequency, phrase_hits
 from ..pipeline import Candidate, Request, exclude
 from ..query import ParsedQuery
 from ..score import CorpusStats, ListStats, field_terms, lexical
+from ..variants import expand
 
 
 class ClaimsLane:
@@ -29,15 +31,17 @@ class ClaimsLane:
         stats: CorpusStats
         if request.known_at is not None:
             records = [m for m in records_known_at(view, request.space, request.known_at) if m.kind is not Kind.EPISODE]
-            stats = ListStats(records)
+            listed = ListStats(records)
+            stats, query = listed, expand(query, listed)
             known = {m.id for m in records}
-            wanted = set(query.terms)
+            wanted = {t for f in query.features for t in (f.term, *f.variants)}
             matched = [m for m in records if wanted & (set(field_terms(m.content)) | set(field_terms(" ".join(m.aliases))))]
             fetched = fetch(view, request.space, query, IndexStats(view), claims=True)
             later = [m for m in fetched.memories if m.id not in known]
             frequency = list_frequency(records)
         else:
             index = IndexStats(view)
+            query = expand(query, index)
             fetched = fetch(view, request.space, query, index, claims=True)
             stats = index
             matched, later = fetched.memories, []

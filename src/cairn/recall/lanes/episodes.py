@@ -4,7 +4,10 @@ Candidates are the ranked list of :func:`cairn.recall.episodes.rank_episodes`, r
 the request's space, with the same exclusions as claims. Their raw relevance is the
 episode ranker's own score and their order its order: this lane serves
 evidence-finding, which wants recall more than precision, so the relevance gates are
-computed and reported (explain's ``gate_reported``) but decide nothing.
+computed and reported (explain's ``gate_reported``) but decide nothing. The ranker
+returns only turns that hold a word of the question or were said by a speaker it names
+(a neighbour lends context, never itself); ``--as-of`` reaches the ranker, which puts
+turns said after that time behind.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ class EpisodesLane:
     def candidates(self, view: ReadView, request: Request, query: ParsedQuery, scan: dict) -> list[Candidate]:
         """The episode ranker's pool (at least :data:`POOL_MIN`), excluded, with lexical evidence."""
         pool = max(POOL_MIN, request.limit * 4)
-        scored = rank_episodes(view, request.space, request.query, limit=pool)
+        scored = rank_episodes(view, request.space, request.query, limit=pool, as_of=request.as_of)
         memories = view.get_memories(request.space, [s.id for s in scored])
         stats = IndexStats(view)
         candidates: list[Candidate] = []

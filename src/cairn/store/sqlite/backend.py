@@ -336,6 +336,14 @@ class _Reads(vectors.VectorReads):
         row = self.conn.execute("SELECT doc FROM temp.cairn_fts_vocab WHERE term = ?", (fts.fts_form(term),)).fetchone()
         return int(row[0]) if row else 0
 
+    def terms_with_prefix(self, prefix: str, limit: int) -> list[str]:
+        self.document_frequency(prefix)  # creates the vocabulary table on first use
+        rows = self.conn.execute(
+            "SELECT term FROM temp.cairn_fts_vocab WHERE term > ? AND term < ? ORDER BY term LIMIT ?",
+            (fts.fts_form(prefix), fts.fts_form(prefix) + "\U0010ffff", limit),
+        ).fetchall()
+        return [str(r[0]) for r in rows]
+
     # -- lexical index: candidates -----------------------------------------------------
 
     def term_postings(self, term: str, limit: int) -> list[Key]:
@@ -425,6 +433,15 @@ class _Reads(vectors.VectorReads):
             " FROM memories_fts f JOIN memories m ON m.rowid = f.rowid"
             " WHERE memories_fts MATCH ? AND m.space = ? AND m.kind = 'episode' ORDER BY f.rank LIMIT ?",
             (fts.in_column("content", fts.words_or_prefixes(words)), space, cap),
+        )
+        return [_episode_turn(r) for r in rows]
+
+    def speaker_turns(self, space: str, word: str, cap: int) -> list[EpisodeTurn]:
+        rows = self.conn.execute(
+            "SELECT f.rowid, m.id, m.origin, m.turn, f.content, f.aliases, json_extract(m.data, '$.evidence.at')"
+            " FROM memories_fts f JOIN memories m ON m.rowid = f.rowid"
+            " WHERE memories_fts MATCH ? AND m.space = ? AND m.kind = 'episode' ORDER BY f.rowid DESC LIMIT ?",
+            (fts.in_column("aliases", fts.quote_fts(word)), space, cap),
         )
         return [_episode_turn(r) for r in rows]
 

