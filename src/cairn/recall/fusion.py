@@ -269,5 +269,7 @@ def _record(c: Candidate, cosine: dict[str, float], lex: dict[str, tuple[int, fl
     if c.id in lex:
         doc["lexical_rank"], doc["lexical"] = lex[c.id][0], round(lex[c.id][1], 5)
     if c.id in sem:
-        doc["semantic_rank"], doc["semantic"] = sem[c.id][0], round(sem[c.id][1], 5)
+        if sem[c.id][0]:  # 0: a lexical survivor the semantic lane did not rank
+            doc["semantic_rank"] = sem[c.id][0]
+        doc["semantic"] = round(sem[c.id][1], 5)
     c.fusion = doc
