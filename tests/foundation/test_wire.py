@@ -233,6 +233,32 @@ def case_bench_scale(cli, ids, tmp_path):
     return [(doc, wire.ScaleDoc)]
 
 
+def case_mcp(cli, ids, tmp_path):
+    # `cairn mcp` serves rather than prints: its documents are its tools' structuredContent,
+    # built by the same wire builders and pinned here against each tool's declared type.
+    from cairn import Cairn
+    from cairn.mcp.registry import call, tools
+
+    with Cairn(tmp_path / "store" / "cairn.db", now=NOW) as cairn:
+        added = call(cairn, "memory_remember", {"content": "Billing invoices are sent monthly", "kind": "fact"})
+        forgot = call(cairn, "memory_forget", {"id": added.doc["id"]})
+        calls = [
+            ("memory_recall", {"query": "PostgreSQL billing service"}), ("memory_search", {"query": "billing service"}),
+            ("memory_explain", {"query": "PostgreSQL billing service"}), ("memory_show", {"id": ids["new"]}),
+            ("memory_timeline", {"query": "billing service"}), ("memory_history", {}),
+            ("memory_relate", {"from_id": ids["port"], "role": "qualifies", "to_id": ids["old"]}),
+            ("memory_feedback", {"id": ids["port"], "verdict": "useful", "source": "s1"}),
+            ("memory_pin", {"id": ids["port"]}),
+            ("memory_correct", {"id": ids["port"], "text": "The staging database listens on port 5433"}),
+            ("memory_undo", {"event": forgot.doc["event"]}),
+        ]
+        replies = [(name, call(cairn, name, args)) for name, args in calls]
+    replies += [("memory_remember", added), ("memory_forget", forgot)]
+    assert [name for name, reply in replies if reply.error] == []
+    assert {name for name, _ in replies} == set(tools())
+    return [(dict(reply.doc), tools()[name].doc_type) for name, reply in replies]
+
+
 CASES = {name.removeprefix("case_").replace("_", " "): fn for name, fn in dict(globals()).items() if name.startswith("case_")}
 
 
