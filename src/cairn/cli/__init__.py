@@ -16,10 +16,10 @@ import sys
 
 from ..engine import Cairn, default_db_path
 from ..errors import CairnError
-from . import bench, embed, ingest, learn, mcp, recall, records, relations
+from . import bench, embed, host, ingest, learn, mcp, recall, records, relations
 from .common import Output
 
-GROUPS = (records, learn, recall, ingest, relations, bench, mcp, embed)
+GROUPS = (records, learn, recall, ingest, relations, host, bench, mcp, embed)
 
 
 def build_parser() -> argparse.ArgumentParser:
