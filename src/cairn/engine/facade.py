@@ -435,7 +435,7 @@ def _recall_args(query: object, limit: object, budget: object, lane: object, as_
     check_str(query, "query")
     check_int(limit, "limit", 1, 1000)
     check_int(budget, "budget", 1, COUNT_MAX)
-    check_str(lane, "lane")
+    check_str(lane, "lane", optional=True)  # None: the default lane (hybrid with the semantic extra)
     check_time_arg(as_of, "as_of")
     check_time_arg(known_at, "known_at")
     for flag in flags:
