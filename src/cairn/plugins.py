@@ -60,7 +60,10 @@ BUILTINS: dict[str, dict[str, str]] = {
         "semantic": "cairn.recall.lanes.semantic:SemanticLane",
         "semantic-episodes": "cairn.recall.lanes.semantic:SemanticEpisodesLane",
     },
-    EXTRACTOR_GROUP: {},
+    EXTRACTOR_GROUP: {
+        "rules": "cairn.learn.extractors.rules:RulesExtractor",
+        "model": "cairn.learn.extractors.model:ModelExtractor",
+    },
     EMBEDDER_GROUP: {
         "minilm": "cairn.embed.minilm:MiniLM",
     },
