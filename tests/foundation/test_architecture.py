@@ -36,8 +36,9 @@ ALLOWED: dict[str, set[str]] = {
     "recall": {"recall", "model", "text", "policy", "store", "errors", "wire", "plugins", "embed"},
     "learn": {"learn", "model", "text", "policy", "errors", "plugins"},
     "engine": {"engine", "model", "text", "policy", "store", "recall", "learn", "errors", "wire", "plugins", "embed"},
-    "cli": {"cli", "engine", "model", "errors", "bench", "wire", "plugins", "mcp"},
+    "cli": {"cli", "engine", "model", "errors", "bench", "wire", "plugins", "mcp", "web"},
     "mcp": {"mcp", "engine", "model", "errors", "wire"},
+    "web": {"web", "engine", "model", "errors", "wire", "mcp"},
     "bench": {"bench", "engine", "model", "errors", "text", "store", "recall", "policy", "learn"},
 }
 # The ranking parts of recall: pure functions of their inputs. They import only these

@@ -16,10 +16,10 @@ import sys
 
 from ..engine import Cairn, default_db_path
 from ..errors import CairnError
-from . import bench, ingest, learn, mcp, recall, records, relations
+from . import bench, ingest, learn, mcp, recall, records, relations, ui
 from .common import Output
 
-GROUPS = (records, learn, recall, ingest, relations, bench, mcp)
+GROUPS = (records, learn, recall, ingest, relations, bench, mcp, ui)
 
 
 def build_parser() -> argparse.ArgumentParser:
