@@ -137,7 +137,7 @@ class Handler(BaseHTTPRequestHandler):
         if session is None and not bearer:
             raise api.HttpError(401, "unauthorized", "log in with the URL `cairn ui` printed, or send the bearer token")
         if method != "GET":
-            self._check_write(session, bearer, is_api)
+            self._check_write(session, bearer, is_api and method == "POST")
         if method == "POST" and path == "/logout" and session is not None:
             gate.logout(session)
             return self._redirect("/login", clear_cookie=True)
@@ -156,13 +156,13 @@ class Handler(BaseHTTPRequestHandler):
         route, path_args = api.match(method, path)
         return self.server.worker.run(lambda cairn: api.call(cairn, route, path_args, arguments))
 
-    def _check_write(self, session: Session | None, bearer: bool, is_api: bool) -> None:
+    def _check_write(self, session: Session | None, bearer: bool, json_body: bool) -> None:
         if bearer:
             return  # no ambient credential: a page on another site cannot send it
         assert session is not None
         if not self.server.gate.csrf_ok(session, self.headers.get(CSRF_HEADER)):
             raise api.HttpError(403, "forbidden", f"a write needs the session's {CSRF_HEADER} header")
-        if is_api and self.headers.get_content_type() != "application/json":
+        if json_body and self.headers.get_content_type() != "application/json":
             raise api.HttpError(415, "bad_request", "a write's body is a JSON object (Content-Type: application/json)")
 
     def _api(self, method: str, path: str, query: dict[str, list[str]], body: bytes) -> None:
