@@ -42,7 +42,7 @@ pytestmark = [
 
 
 def test_a_person_curates_memories_in_the_browser(ui: UI, tmp_path: Path) -> None:
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import Dialog, expect, sync_playwright
 
     def seed(cairn) -> dict[str, str]:
         ids = {"tea": cairn.remember(TEA, kind="preference", origin="home").memory.id,
@@ -61,7 +61,12 @@ def test_a_person_curates_memories_in_the_browser(ui: UI, tmp_path: Path) -> Non
             viewport={"width": 1280, "height": 800})
         try:
             page = browser.new_page()
-            page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+
+            def on_dialog(dialog: Dialog) -> None:  # an alert() from stored markup, or a confirm()
+                dialogs.append(dialog.message)
+                dialog.dismiss()
+
+            page.on("dialog", on_dialog)
 
             # log in with the one-time URL: the token leaves the address bar
             page.goto(ui.server.login_url)
