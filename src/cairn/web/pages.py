@@ -107,7 +107,7 @@ def records_page(query: Mapping[str, str], fetch: Fetch, csrf: str) -> str:
     doc = fetch("GET", "/api/records", {**filters, "page": page})
     form = f"""<form method="get" action="/" class="filters" role="search">
 <label>Search <input type="search" name="text" value="{esc(filters.get("text", ""))}" accesskey="s"
- placeholder="words in the text (press /)"></label>
+ placeholder="words (press /)"></label>
 {_select("kind", [k.value for k in Kind], filters.get("kind", ""))}
 {_select("status", [s.value for s in Status], filters.get("status", ""))}
 <label>origin <input name="origin" value="{esc(filters.get("origin", ""))}" size="12"></label>
