@@ -16,10 +16,10 @@ import sys
 
 from ..engine import Cairn, default_db_path
 from ..errors import CairnError
-from . import bench, ingest, learn, mcp, recall, records, relations, ui
+from . import bench, host, ingest, learn, mcp, recall, records, relations, ui
 from .common import Output
 
-GROUPS = (records, learn, recall, ingest, relations, bench, mcp, ui)
+GROUPS = (records, learn, recall, ingest, relations, host, bench, mcp, ui)
 
 
 def build_parser() -> argparse.ArgumentParser:
