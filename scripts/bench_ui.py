@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from cairn import Cairn
 from cairn.web.server import Worker, start
 
 TOKEN = "bench-token-0123456789abcdef"
@@ -51,6 +52,45 @@ def p95(values: list[float]) -> float:
     return sorted(values)[max(0, int(len(values) * 0.95) - 1)]
 
 
+def measure(size: int, folder: Path, repeat: int) -> None:
+    worker = Worker(str(folder / "cairn.db"), space="default")
+    print(f"filling {size} records", file=sys.stderr)
+    fill(worker, size)
+    server, _ = start(worker, token=TOKEN)
+    conn = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=60)
+    headers = {"Host": f"127.0.0.1:{server.server_address[1]}", "Authorization": f"Bearer {TOKEN}",
+               "Content-Type": "application/json"}
+    some_id = worker.run(lambda c: c.list(per_page=1, page=1).memories[0].id)
+
+    def api(method: str, path: str, body: dict | None = None) -> Callable[[], object]:
+        def call() -> object:
+            conn.request(method, path, None if body is None else json.dumps(body), headers)
+            r = conn.getresponse()
+            data = r.read()
+            assert r.status == 200, data[:200]
+            return data
+        return call
+
+    query = "which host runs service s4242"
+    ops: list[tuple[str, Callable[[], object], Callable[[Cairn], object]]] = [
+        ("list a page (20)", api("GET", "/api/records?page=3"), lambda c: c.list(page=3)),
+        ("show a record", api("GET", f"/api/records/{some_id}"), lambda c: c.show(some_id)),
+        ("recall", api("POST", "/api/recall", {"query": query}), lambda c: c.recall(query).to_dict()),
+        ("explain", api("POST", "/api/explain", {"query": query}), lambda c: c.explain(query)),
+    ]
+    for name, through_api, direct in ops:
+        through_api()  # warm both paths once
+        worker.run(direct)
+        a = timed(through_api, repeat)
+        e = timed(lambda d=direct: worker.run(d), repeat)
+        ma, me = statistics.median(a), statistics.median(e)
+        print(f"| {size:,} | {name} | {ma:.2f} | {p95(a):.2f} | {me:.2f} | {p95(e):.2f} | +{ma - me:.2f} |", flush=True)
+    conn.close()
+    server.shutdown()
+    server.server_close()
+    worker.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000")
@@ -60,43 +100,7 @@ def main() -> None:
     print("|---:|---|---:|---:|---:|---:|---:|")
     for size in (int(s) for s in args.sizes.split(",")):
         with tempfile.TemporaryDirectory() as folder:
-            worker = Worker(str(Path(folder) / "cairn.db"), space="default")
-            print(f"filling {size} records", file=sys.stderr)
-            fill(worker, size)
-            server, _ = start(worker, token=TOKEN)
-            conn = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=60)
-            headers = {"Host": f"127.0.0.1:{server.server_address[1]}", "Authorization": f"Bearer {TOKEN}",
-                       "Content-Type": "application/json"}
-            some_id = worker.run(lambda c: c.list(per_page=1, page=1).memories[0].id)
-
-            def api(method: str, path: str, body: dict | None = None) -> Callable[[], object]:
-                def call() -> object:
-                    conn.request(method, path, None if body is None else json.dumps(body), headers)
-                    r = conn.getresponse()
-                    data = r.read()
-                    assert r.status == 200, data[:200]
-                    return data
-                return call
-
-            query = "which host runs service s4242"
-            ops: list[tuple[str, Callable[[], object], Callable[[object], object]]] = [
-                ("list a page (20)", api("GET", "/api/records?page=3"), lambda c: c.list(page=3)),
-                ("show a record", api("GET", f"/api/records/{some_id}"), lambda c: c.show(some_id)),
-                ("recall", api("POST", "/api/recall", {"query": query}), lambda c: c.recall(query).to_dict()),
-                ("explain", api("POST", "/api/explain", {"query": query}), lambda c: c.explain(query)),
-            ]
-            for name, through_api, direct in ops:
-                through_api()  # warm both paths once
-                worker.run(direct)
-                a = timed(through_api, args.repeat)
-                e = timed(lambda d=direct: worker.run(d), args.repeat)
-                ma, me = statistics.median(a), statistics.median(e)
-                print(f"| {size:,} | {name} | {ma:.2f} | {p95(a):.2f} | {me:.2f} | {p95(e):.2f} | +{ma - me:.2f} |",
-                      flush=True)
-            conn.close()
-            server.shutdown()
-            server.server_close()
-            worker.close()
+            measure(size, Path(folder), args.repeat)
 
 
 if __name__ == "__main__":

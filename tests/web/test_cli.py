@@ -24,7 +24,7 @@ def _env(**extra: str) -> dict[str, str]:
 
 def _get(url: str) -> http.client.HTTPResponse:
     parts = urlsplit(url)
-    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+    conn = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=30)
     conn.request("GET", parts.path + ("?" + parts.query if parts.query else ""))
     return conn.getresponse()
 
