@@ -12,6 +12,7 @@ Markdown table: median and p95 in milliseconds, and the difference of the median
 from __future__ import annotations
 
 import argparse
+import functools
 import http.client
 import json
 import statistics
@@ -82,7 +83,7 @@ def measure(size: int, folder: Path, repeat: int) -> None:
         through_api()  # warm both paths once
         worker.run(direct)
         a = timed(through_api, repeat)
-        e = timed(lambda d=direct: worker.run(d), repeat)
+        e = timed(functools.partial(worker.run, direct), repeat)
         ma, me = statistics.median(a), statistics.median(e)
         print(f"| {size:,} | {name} | {ma:.2f} | {p95(a):.2f} | {me:.2f} | {p95(e):.2f} | +{ma - me:.2f} |", flush=True)
     conn.close()
