@@ -150,8 +150,12 @@ def record_page(memory_id: str, fetch: Fetch, csrf: str) -> str:
              ("aliases", ", ".join(m["aliases"]) or "—")]
     grid = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in facts)
     quality = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in q.items())
+    def end(other: str) -> str:
+        return "<em>this record</em>" if other == m["id"] else _link(other)
+
+    # Relations read newer → older: "X supersedes this record" means X replaced it.
     relations = "".join(
-        f"<li>{_link(r['from'])} <strong>{esc(r['role'])}</strong> {_link(r['to'])}"
+        f"<li>{end(r['from'])} <strong>{esc(r['role'])}</strong> {end(r['to'])}"
         f" <span class=muted>({esc(r['status'])}, {esc((r['created_at'] or '')[:10])})</span></li>"
         for r in doc["relations"]) or "<li>none</li>"
     pin = "unpin" if m["layer"] == "pinned" else "pin"
