@@ -85,7 +85,7 @@ def measure(size: int, folder: Path, repeat: int) -> None:
         a = timed(through_api, repeat)
         e = timed(functools.partial(worker.run, direct), repeat)
         ma, me = statistics.median(a), statistics.median(e)
-        print(f"| {size:,} | {name} | {ma:.2f} | {p95(a):.2f} | {me:.2f} | {p95(e):.2f} | +{ma - me:.2f} |", flush=True)
+        print(f"| {size:,} | {name} | {ma:.2f} | {p95(a):.2f} | {me:.2f} | {p95(e):.2f} | {ma - me:+.2f} |", flush=True)
     conn.close()
     server.shutdown()
     server.server_close()

@@ -297,6 +297,26 @@ def test_without_a_configured_token_no_bearer_is_accepted(ui: UI) -> None:
     assert c.get("/api/status").status == 401
 
 
+def test_the_api_reaches_only_the_servers_space(ui: UI) -> None:
+    from cairn import Cairn
+    from testkit import NOW
+
+    def elsewhere(_) -> str:
+        with Cairn(ui.db, space="other", now=NOW) as other:
+            return other.remember("The other space keeps its own secrets", kind="fact").memory.id
+
+    hidden = ui.engine(elsewhere)
+    ids = seed(ui)
+    c = ui.login()
+    assert c.get(f"/api/records/{ids['tea']}").status == 200  # the control: this space's record
+    assert (c.get(f"/api/records/{hidden}").status, c.get(f"/api/records/{hidden}").json["error"]["code"]) == (404, "not_found")
+    assert hidden not in c.get("/api/records?per_page=100").text
+    assert c.get("/api/records?space=other").json["error"]["code"] == "invalid_input"  # no route takes a space
+    before = db_fingerprint(ui.db)
+    assert c.post(f"/api/records/{hidden}/forget").status == 404
+    assert db_fingerprint(ui.db) == before
+
+
 # -- stored markup ----------------------------------------------------------------------------------
 
 

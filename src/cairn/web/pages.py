@@ -17,7 +17,7 @@ from __future__ import annotations
 import html
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
-from urllib.parse import quote, urlencode
+from urllib.parse import quote, unquote, urlencode
 
 from ..errors import NotFound
 from ..model import Kind, Status, Verdict
@@ -222,7 +222,7 @@ def render(path: str, query: Mapping[str, list[str]], fetch: Fetch, csrf: str) -
     if path == "/":
         return records_page(q, fetch, csrf)
     if path.startswith("/records/") and path.count("/") == 2:
-        return record_page(path.removeprefix("/records/"), fetch, csrf)
+        return record_page(unquote(path.removeprefix("/records/")), fetch, csrf)
     if path == "/conflicted":
         return conflicted_page(q, fetch, csrf)
     if path == "/recall":

@@ -50,7 +50,11 @@ class Worker:
 
     def __init__(self, db: str | None, *, space: str, now: datetime | str | None = None) -> None:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cairn-ui-engine")
-        self.cairn: Cairn = self._pool.submit(lambda: Cairn(db, space=space, now=now)).result()
+        try:
+            self.cairn: Cairn = self._pool.submit(lambda: Cairn(db, space=space, now=now)).result()
+        except BaseException:
+            self._pool.shutdown()  # e.g. a schema too new: the one-line reason reaches the CLI
+            raise
 
     def run(self, fn: Callable[[Cairn], T]) -> T:
         return self._pool.submit(fn, self.cairn).result()
