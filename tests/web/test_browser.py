@@ -31,6 +31,9 @@ TEA = "Alice prefers green tea over coffee"
 FIXED = "Alice prefers black tea, no sugar"
 XSS = "The banner markup is <img src=x onerror=alert(1)> on the landing page"
 DOUBTFUL = "The release train leaves every second Tuesday"
+STALE = "The on-call rotation changes on Mondays"
+REWORDED = "The on-call rotation changes on Thursdays"
+WRONG = "The office closes at noon on Fridays"
 
 pytestmark = [
     pytest.mark.slow,
@@ -47,8 +50,11 @@ def test_a_person_curates_memories_in_the_browser(ui: UI, tmp_path: Path) -> Non
     def seed(cairn) -> dict[str, str]:
         ids = {"tea": cairn.remember(TEA, kind="preference", origin="home").memory.id,
                "xss": cairn.remember(XSS, kind="fact", origin="web").memory.id,
-               "doubtful": cairn.remember(DOUBTFUL, kind="fact", origin="work").memory.id}
-        cairn.feedback(ids["doubtful"], "incorrect", "msg-7")  # quarantined: it waits in the conflicted queue
+               "doubtful": cairn.remember(DOUBTFUL, kind="fact", origin="work").memory.id,
+               "stale": cairn.remember(STALE, kind="fact", origin="work").memory.id,
+               "wrong": cairn.remember(WRONG, kind="fact", origin="work").memory.id}
+        for name in ("doubtful", "stale", "wrong"):  # quarantined: they wait in the conflicted queue
+            cairn.feedback(ids[name], "incorrect", f"msg-{name}")
         return ids
 
     ids = ui.engine(seed)
@@ -101,15 +107,24 @@ def test_a_person_curates_memories_in_the_browser(ui: UI, tmp_path: Path) -> Non
             assert ui.engine(lambda c: c.get(ids["tea"]).content) == TEA
             page.screenshot(path=shots / "4-undone.png", full_page=True)
 
-            # resolve the conflicted record: keep it (its text becomes the person's own)
+            # resolve the conflicted records: keep one (its text becomes the person's own), replace
+            # one's text, dismiss one
             page.get_by_role("link", name="Conflicted").click()
             queue = page.locator("tbody tr")
-            expect(queue).to_have_count(1)
-            expect(queue.locator("td.text")).to_have_text(DOUBTFUL)
+            expect(queue).to_have_count(3)
             page.screenshot(path=shots / "5-conflicted.png")
-            queue.get_by_role("button", name="Keep").click()
+            page.locator("tr", has_text=DOUBTFUL).get_by_role("button", name="Keep").click()
+            expect(queue).to_have_count(2)
+            row = page.locator("tr", has_text=STALE)
+            row.get_by_role("textbox").fill(REWORDED)
+            row.get_by_role("button", name="Replace").click()
+            expect(queue).to_have_count(1)
+            page.locator("tr", has_text=WRONG).get_by_role("button", name="Dismiss").click()
             expect(page.locator("main")).to_contain_text("No records.")
-            assert ui.engine(lambda c: c.get(ids["doubtful"]).status) is not Status.CONFLICTED
+            after = ui.engine(lambda c: {k: c.get(ids[k]) for k in ("doubtful", "stale", "wrong")})
+            assert after["doubtful"].content == DOUBTFUL and after["doubtful"].status is not Status.CONFLICTED
+            assert after["stale"].content == REWORDED and after["stale"].status is not Status.CONFLICTED
+            assert after["wrong"].status is Status.FORGOTTEN
 
             # stored markup is shown as text: no element made of it, no script run
             page.goto(f"{ui.server.base_url}/?text=onerror")
