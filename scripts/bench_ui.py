@@ -5,7 +5,8 @@ directly, in the same run, on the same store.
 
 For each size, a fresh store gets that many claims (one `remember` each), then each
 operation runs `--repeat` times through the API (one keep-alive connection, bearer token)
-and as many times directly on the server's engine thread (the baseline). Prints one
+and as many times directly on the server's engine thread (the baseline), the two alternating
+call by call so that other load on the machine weighs on both alike. Prints one
 Markdown table: median and p95 in milliseconds, and the difference of the medians.
 """
 
@@ -40,12 +41,14 @@ def fill(worker: Worker, size: int) -> None:
     worker.run(write)
 
 
-def timed(fn: Callable[[], object], repeat: int) -> list[float]:
-    out = []
+def timed_pair(first: Callable[[], object], second: Callable[[], object], repeat: int) -> tuple[list[float], list[float]]:
+    """Milliseconds of each call, the two alternating, so that a busy machine weighs on both alike."""
+    out: tuple[list[float], list[float]] = ([], [])
     for _ in range(repeat):
-        start_ns = time.perf_counter_ns()
-        fn()
-        out.append((time.perf_counter_ns() - start_ns) / 1e6)
+        for fn, times in ((first, out[0]), (second, out[1])):
+            start_ns = time.perf_counter_ns()
+            fn()
+            times.append((time.perf_counter_ns() - start_ns) / 1e6)
     return out
 
 
@@ -82,8 +85,7 @@ def measure(size: int, folder: Path, repeat: int) -> None:
     for name, through_api, direct in ops:
         through_api()  # warm both paths once
         worker.run(direct)
-        a = timed(through_api, repeat)
-        e = timed(functools.partial(worker.run, direct), repeat)
+        a, e = timed_pair(through_api, functools.partial(worker.run, direct), repeat)
         ma, me = statistics.median(a), statistics.median(e)
         print(f"| {size:,} | {name} | {ma:.2f} | {p95(a):.2f} | {me:.2f} | {p95(e):.2f} | {ma - me:+.2f} |", flush=True)
     conn.close()
