@@ -210,6 +210,7 @@ def test_an_oversized_body_is_refused_before_it_is_read(ui: UI) -> None:
     (errors.RelationRefused("cycle", "x"), "relation_refused", 409),
     (errors.StoreUnavailable("/db", "locked"), "store_unavailable", 503),
     (errors.SchemaTooNew(9, 1), "schema_too_new", 500),
+    (errors.NoSuchDatabase("/nowhere/cairn.db"), "no_such_database", 500),
 ])
 def test_error_codes_follow_the_error_classes(err: errors.CairnError, code: str, status: int) -> None:
     assert (api.error_code(err), api.error_status(err)) == (code, status)

@@ -31,6 +31,9 @@ def _get(url: str) -> http.client.HTTPResponse:
 
 @pytest.mark.slow
 def test_it_prints_a_login_url_that_works_once(db_path: Path) -> None:
+    from cairn import Cairn
+
+    Cairn(db_path).close()  # an existing store: `cairn ui` does not create one
     proc = subprocess.Popen([sys.executable, "-m", "cairn", "--db", str(db_path), "ui", "--port", "0"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env())
     try:
@@ -63,6 +66,14 @@ def test_refusals_are_one_line_and_touch_nothing(db_path: Path, args: list[str],
     assert message in result.stderr and result.stderr.count("\n") == 1
     assert result.stdout == ""
     assert db_fingerprint(db_path) == before == "absent"  # the database was not even created
+
+
+def test_a_missing_database_is_refused_not_served_empty(tmp_path: Path) -> None:
+    missing = tmp_path / "mistyped.db"
+    result = subprocess.run([sys.executable, "-m", "cairn", "--db", str(missing), "ui", "--port", "0"],
+                            capture_output=True, text=True, env=_env(), timeout=60)
+    assert result.returncode == 1 and "no such database" in result.stderr
+    assert not missing.exists()
 
 
 def test_a_configured_token_allows_another_address(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -39,7 +39,10 @@ def cmd_ui(_: None, args) -> Output:
         raise InvalidInput("--port", f"{args.port} is outside 0-65535")
     token = auth.configured_token()
     auth.check_address(args.host, token)  # before the database is opened
-    worker = server.Worker(args.db, space=args.space, now=args.now)
+    if args.db is not None and not args.db.strip():
+        raise InvalidInput("--db", "empty; give a database path")
+    # The page curates records that exist: a mistyped path is refused, not served empty.
+    worker = server.Worker(args.db, space=args.space, now=args.now, create=False)
     try:
         ui = server.UIServer(args.host, args.port, worker, token=token, allow_hosts=tuple(args.allow_host),
                              version=_version())

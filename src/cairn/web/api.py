@@ -8,10 +8,10 @@ OpenAPI description cannot drift from what the routes accept and return. Argumen
 checked by :func:`~cairn.mcp.schema.check_arguments` before the engine runs; every
 engine call is one transaction, so a refused request has written nothing.
 
-Errors are ``{"error": {"code": CODE, "message": ONE LINE}}``. The code is the
-:class:`~cairn.errors.CairnError` class in snake case (``invalid_input``, ``not_found``,
+Errors are ``{"error": {"code": CODE, "message": ONE LINE}}``, as the CLI's ``--json``
+errors: the code is the error's stable ``error_code`` (``invalid_input``, ``not_found``,
 ``ambiguous_id``, ``refused``, ``undo_refused``, ``relation_refused``, ...), the message
-is the line the CLI prints after ``cairn:``; the HTTP status follows the class
+the line the CLI prints after ``cairn:``; the HTTP status follows the class
 (:data:`STATUS`). Codes of the HTTP layer itself: ``unauthorized``, ``forbidden``,
 ``no_route``, ``method_not_allowed``, ``bad_request``, ``too_large``, ``internal``.
 
@@ -58,8 +58,8 @@ class HttpError(Exception):
 
 
 def error_code(err: errors.CairnError) -> str:
-    """``UndoRefused`` → ``undo_refused``: the class names the error, as it does in Python."""
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", type(err).__name__).lower()
+    """The error's stable code, the one the CLI prints in its ``--json`` errors."""
+    return err.error_code
 
 
 def error_status(err: errors.CairnError) -> int:

@@ -48,10 +48,10 @@ STATIC = {"app.js": "text/javascript; charset=utf-8", "app.css": "text/css; char
 class Worker:
     """One thread that opens the engine and runs every call on it, one at a time."""
 
-    def __init__(self, db: str | None, *, space: str, now: datetime | str | None = None) -> None:
+    def __init__(self, db: str | None, *, space: str, now: datetime | str | None = None, create: bool = True) -> None:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cairn-ui-engine")
         try:
-            self.cairn: Cairn = self._pool.submit(lambda: Cairn(db, space=space, now=now)).result()
+            self.cairn: Cairn = self._pool.submit(lambda: Cairn(db, space=space, now=now, create=create)).result()
         except BaseException:
             self._pool.shutdown()  # e.g. a schema too new: the one-line reason reaches the CLI
             raise
