@@ -314,6 +314,35 @@ def case_trace(cli, ids, tmp_path):
     return [(doc, wire.TraceDoc)]
 
 
+def case_ui(cli, ids, tmp_path):
+    # `cairn ui` serves rather than prints: its JSON API answers with the same wire builders,
+    # every route run here (without HTTP) and pinned against the type it declares.
+    from cairn import Cairn
+    from cairn.web import api
+
+    query = {"query": "PostgreSQL billing service"}
+    plan = {
+        "/api/records": ({}, {"origin": "acme"}), "/api/records/{id}": ({"id": ids["port"]}, {}),
+        "/api/records/{id}/history": ({"id": ids["port"]}, {}), "/api/history": ({}, {}),
+        "/api/timeline": ({}, {"query": "billing service"}), "/api/conflicted": ({}, {}), "/api/status": ({}, {}),
+        "/api/recall": ({}, query), "/api/search": ({}, query), "/api/explain": ({}, query),
+        "/api/records/{id}/correct": ({"id": ids["port"]}, {"text": "The staging database listens on port 5433"}),
+        "/api/records/{id}/feedback": ({"id": ids["new"]}, {"verdict": "useful"}),
+        "/api/records/{id}/forget": ({"id": ids["old"]}, {}), "/api/records/{id}/pin": ({"id": ids["new"]}, {}),
+        "/api/records/{id}/unpin": ({"id": ids["new"]}, {}),
+        "/api/relations": ({}, {"from_id": ids["port"], "role": "qualifies", "to_id": ids["new"]}),
+    }
+    docs, forgot = [], None
+    with Cairn(tmp_path / "store" / "cairn.db", now=NOW) as cairn:
+        for route in api.ROUTES:
+            path_args, args = plan.get(route.path) or ({"id": forgot}, {})  # undo: the forget's event
+            doc = dict(api.call(cairn, route, path_args, args))
+            forgot = doc["event"] if route.path.endswith("/forget") else forgot
+            docs.append((doc, route.doc_type))
+    assert len(docs) == len(plan) + 1  # every route, the undo included
+    return docs
+
+
 CASES = {name.removeprefix("case_").replace("_", " "): fn for name, fn in dict(globals()).items() if name.startswith("case_")}
 
 
