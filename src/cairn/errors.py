@@ -116,3 +116,26 @@ class StoreUnavailable(StoreError):
         super().__init__(f"cannot use database {path}: {reason}")
         self.path = path
         self.reason = reason
+
+
+class ArchiveFailed(Refused):
+    """An archived source failed verification; nothing was read from it. ``failures``
+    holds one line per failed check (``"<source id>: <code>: <detail>"``)."""
+
+    def __init__(self, source_id: str, failures: list[str]) -> None:
+        more = f" (+{len(failures) - 1} more)" if len(failures) > 1 else ""
+        super().__init__(f"archive {source_id} failed verification: {failures[0] if failures else '?'}{more}")
+        self.source_id = source_id
+        self.failures = failures
+
+
+class UnknownLabel(InvalidInput):
+    """A topic or entity label that is not a canonical id of the space's vocabulary:
+    ``where`` names the batch or line and the record, ``field`` is topics or entities."""
+
+    def __init__(self, where: str, field: str, label: str) -> None:
+        super().__init__(f"{where} {field}", f"unknown label {label!r} (not in this space's vocabulary; "
+                                              "see `cairn labels`); nothing was written")
+        self.where = where
+        self.label_field = field
+        self.label = label

@@ -676,3 +676,51 @@ def locomo(doc: Mapping[str, Any]) -> LocomoDoc:
 
 def scale(rows: Iterable[Mapping[str, Any]]) -> ScaleDoc:
     return {"sizes": cast(list[ScaleRowDoc], list(rows))}
+
+
+# -- archive and labels -----------------------------------------------------------------
+# The archive's values live in cairn.archive, which this module does not import: these
+# functions read them by attribute (an entry's ``to_dict`` holds exactly the catalog fields).
+
+
+def archive_entry(entry: Any, *, deduplicated: bool | None = None) -> dict[str, Any]:
+    doc: dict[str, Any] = {"entry": entry.to_dict()}
+    if deduplicated is not None:
+        doc["deduplicated"] = deduplicated
+    return doc
+
+
+def archive_catalog(entries: Iterable[Any]) -> dict[str, Any]:
+    return {"entries": [e.to_dict() for e in entries]}
+
+
+def archive_verified(verified: Any) -> dict[str, Any]:
+    return {"ok": verified.ok, "checked": list(verified.checked),
+            "failures": [{"source_id": f.source_id, "code": f.code, "detail": f.detail} for f in verified.failures]}
+
+
+def rehydrated(entry: Any, r: Any) -> dict[str, Any]:
+    """A rehydrated range: the label first, then each record's exact text and channels."""
+    return {
+        "label": r.label,
+        "entry": entry.to_dict(),
+        "turns": [r.first, r.last],
+        "records": [{"turn": rec.turn, "id": rec.id, "time": None if rec.time is None else format_time(rec.time),
+                     "exact": rec.exact, "raw": rec.raw.decode("utf-8", "replace"), "channels": rec.channels}
+                    for rec in r.records],
+        "channels": {name: [{"turn": turn, "text": text} for turn, text in items]
+                     for name, items in r.channels().items()},
+    }
+
+
+def archive_removed(entry: Any, event: Event) -> dict[str, Any]:
+    return {"entry": entry.to_dict(), "event": event.id}
+
+
+def vocabulary(v: Any) -> dict[str, Any]:
+    return dict(v.to_dict())
+
+
+def label_problems(problems: Iterable[Any]) -> dict[str, Any]:
+    found = [{"where": p.where, "field": p.field, "label": p.label} for p in problems]
+    return {"ok": not found, "problems": found}

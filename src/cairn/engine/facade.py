@@ -27,13 +27,19 @@ from datetime import datetime
 from types import TracebackType
 from typing import IO, Any
 
+from ..archive.catalog import Entry
+from ..archive.labels import Hint, LabelProblem, Vocabulary
+from ..archive.rehydrate import Rehydrated
+from ..archive.verify import Verified
 from ..learn.batch import Batch
 from ..model import Actor, Basis, Certainty, Event, Kind, Memory, Method, Role, Status, Verdict
 from ..policy.feedback import FeedbackMessage
 from ..recall.pack import PACK
 from ..store import Backend
 from ..wire import ExplainDoc, StatusDoc
+from .archiving import Added, Archiving, Removed
 from .ingesting import Ingested, Ingesting, Progress
+from .labelling import Imported, Labelling
 from .learning import Applied, Corrected, FeedbackResult, Learning
 from .recalling import SEARCH_BUDGET, SEARCH_LIMIT, Recalled, Recalling
 from .records import Page, Quality, Records, Remembered, Shown
@@ -149,17 +155,20 @@ class Cairn:
         actor: Actor | str = Actor.MANUAL,
         reason: str | None = None,
         relates: Iterable[tuple[Role | str, str]] | None = None,
+        topics: Iterable[str] = (),
+        entities: Iterable[str] = (),
     ) -> Remembered:
         """Store one claim (or one episode) with its evidence, as one event.
 
         Identical content in the same origin is not stored twice: the standing record is
         returned with ``deduplicated=True`` (episodes excepted). Secrets are redacted
         before anything is written. ``relates`` declares ``[(role, older_ref), ...]``
-        relations from this record in the same event."""
+        relations from this record in the same event. ``topics``/``entities`` must be
+        canonical ids of the space's label vocabulary (:class:`~cairn.errors.UnknownLabel`)."""
         return self._records.remember(
             text, kind=kind, origin=origin, basis=basis, method=method, source=source, at=at, certainty=certainty,
             valid_from=valid_from, valid_to=valid_to, expected_resolution_at=expected_resolution_at, aliases=aliases,
-            pin=pin, actor=actor, reason=reason, relates=relates,
+            pin=pin, actor=actor, reason=reason, relates=relates, topics=topics, entities=entities,
         )
 
     def quality(self, memory: Memory) -> Quality:
@@ -328,3 +337,57 @@ class Cairn:
         """The successive states of one subject, oldest first, with their validity and the
         relations between them. Writes nothing."""
         return self._relations.timeline(query, limit=limit)
+
+    # -- archive of raw sources --------------------------------------------------------
+
+    def archive_add(self, path: str | os.PathLike[str], *, source_type: str | None = None,
+                    source_id: str | None = None) -> Added:
+        """Preserve a source byte for byte in the space's private raw store and catalog it
+        (metadata only). The same bytes twice are one entry (``deduplicated``)."""
+        return Archiving(self.scope).add(path, source_type=source_type, source_id=source_id)
+
+    def archive_entries(self) -> builtins.list[Entry]:
+        """The catalog of this space's raw store, tombstones included."""
+        return Archiving(self.scope).entries()
+
+    def archive_verify(self, ref: str | None = None) -> Verified:
+        """Every check of the raw store (or of one entry); each failure named."""
+        return Archiving(self.scope).verify(ref)
+
+    def archive_show(self, ref: str, *, turns: str | None = None, around: str | None = None,
+                     context: int = 0) -> tuple[Entry, Rehydrated | None]:
+        """An entry, and with ``turns`` ("A..B") or ``around`` (an episode id; ``ref`` may
+        then be ``"-"``) the smallest range of it, verified first, as untrusted evidence."""
+        return Archiving(self.scope).show(ref, turns=turns, around_episode=around, context=context)
+
+    def archive_remove(self, ref: str, *, actor: Actor = Actor.MANUAL) -> Removed:
+        """Delete a preserved copy on an explicit request; the catalog keeps a tombstone and
+        the event log the source's hash."""
+        return Archiving(self.scope).remove(ref, actor=actor)
+
+    def ingest_archived(self, path: str | os.PathLike[str], format: str = "jsonl", origin: str | None = None,
+                        **options: Any) -> tuple[Added, Ingested]:
+        """Archive a conversation file, then ingest it; its episodes link to the entry."""
+        return Archiving(self.scope).ingest(self._ingesting, path, format, origin, **options)
+
+    # -- labels ------------------------------------------------------------------------
+
+    def labels(self) -> Vocabulary:
+        """The space's topic/entity vocabulary (empty until one is imported)."""
+        return Labelling(self.scope).vocabulary()
+
+    def labels_import(self, text: str) -> Imported:
+        """Replace the space's vocabulary with a JSON one; reports stored labels it lacks."""
+        return Labelling(self.scope).import_(text)
+
+    def labels_check(self) -> builtins.list[LabelProblem]:
+        """Stored labels (records of any status) that are not in the vocabulary. Read-only."""
+        return Labelling(self.scope).check()
+
+    def label_hint(self, text: str, field: str = "topics") -> Hint:
+        """How a query hint is understood; an unknown one carries a warning."""
+        return Labelling(self.scope).hint(text, field)
+
+    def labels_recognise(self, text: str) -> dict[str, builtins.list[str]]:
+        """The vocabulary's labels whose id or alias occurs in ``text``."""
+        return Labelling(self.scope).recognise(text)
