@@ -30,6 +30,7 @@ from .engine import (
 )
 from .errors import (
     AmbiguousId,
+    ArchiveFailed,
     BadImportLine,
     BenchDataMissing,
     CairnError,
@@ -42,6 +43,7 @@ from .errors import (
     StoreError,
     StoreUnavailable,
     UndoRefused,
+    UnknownLabel,
 )
 from .learn.batch import Batch
 from .model import (
@@ -66,6 +68,7 @@ __all__ = [
     "Actor",
     "AmbiguousId",
     "Applied",
+    "ArchiveFailed",
     "Backend",
     "BadImportLine",
     "Basis",
@@ -103,6 +106,7 @@ __all__ = [
     "Timeline",
     "Transferred",
     "UndoRefused",
+    "UnknownLabel",
     "Verdict",
 ]
 

@@ -4,12 +4,14 @@ are return values, not exceptions; these are for refused or impossible operation
     CairnError                     every error Cairn raises on purpose (CLI exit 1)
     ├── InvalidInput               bad argument: kind, time, text length, verdict, ...
     │   ├── BadImportLine          an import line that cannot be read (line number, reason)
-    │   └── BenchDataMissing       benchmark data absent or unreadable at the path given or defaulted
+    │   ├── BenchDataMissing       benchmark data absent or unreadable at the path given or defaulted
+    │   └── UnknownLabel           a topic/entity label not in the space's vocabulary (where, field, label)
     ├── NotFound                   no record/event with that id in this space
     ├── AmbiguousId                a prefix matching several ids (candidates listed)
     ├── Refused                    a valid request the rules do not allow
     │   ├── UndoRefused            the records an event touched changed since
-    │   └── RelationRefused        self-reference, cycle, cross-space, purged target
+    │   ├── RelationRefused        self-reference, cycle, cross-space, purged target
+    │   └── ArchiveFailed          an archived source failed verification; nothing was read
     ├── PluginError                a lane, extractor or embedder not installed, not loadable, or misbehaving
     └── StoreError                 the database cannot be used as asked
         ├── SchemaTooNew           written by a newer Cairn; refused before any DDL

@@ -81,6 +81,8 @@ class MemoryDoc(TypedDict):
     expected_resolution_at: str | None
     last_confirmed_at: str | None
     purged_at: str | None
+    topics: NotRequired[list[str]]  # canonical vocabulary ids; present only when the record has some
+    entities: NotRequired[list[str]]
 
 
 # "from" is a Python keyword: the functional form spells the key as it is on the wire.
@@ -395,6 +397,7 @@ class IngestDoc(TypedDict):
     skipped: int  # turns already present in their origin
     origins: list[str]
     event: str | None  # None when every turn was already present
+    archive: NotRequired[str]  # ingest --archive: the archived source's id
 
 
 class RelateDoc(TypedDict):
@@ -503,6 +506,13 @@ class RecallResultDoc(TypedDict):
     turn: NotRequired[str | None]  # episodes: the turn's id in its conversation
 
 
+class TopicHintDoc(TypedDict):
+    given: str
+    label: str | None  # None: unknown to the vocabulary and to stored records
+    how: str  # canonical | alias | present | unknown
+    carried_by: list[str]  # ids of the results that carry the label
+
+
 class RecallDoc(TypedDict):
     """recall and search."""
 
@@ -513,6 +523,8 @@ class RecallDoc(TypedDict):
     query: QueryFeaturesDoc
     candidates: int
     rejected: int
+    topic: NotRequired[TopicHintDoc]  # recall --topic: how the hint was understood
+    warnings: NotRequired[list[str]]  # e.g. an unknown topic hint (the query still ran)
 
 
 class PhraseDoc(TypedDict):
@@ -683,27 +695,131 @@ def scale(rows: Iterable[Mapping[str, Any]]) -> ScaleDoc:
 # functions read them by attribute (an entry's ``to_dict`` holds exactly the catalog fields).
 
 
-def archive_entry(entry: Any, *, deduplicated: bool | None = None) -> dict[str, Any]:
-    doc: dict[str, Any] = {"entry": entry.to_dict()}
-    if deduplicated is not None:
-        doc["deduplicated"] = deduplicated
-    return doc
+class ArchiveEntryDoc(TypedDict):
+    """A catalog entry: metadata only, never any text of the source."""
+
+    schema_version: int
+    source_type: str
+    source_id: str
+    started_at: str | None
+    ended_at: str | None
+    original_path: str
+    preserved_path: str  # relative to the space's raw store
+    byte_size: int
+    sha256: str
+    record_count: int
+    copy_mode: str
+    status: str  # verified | removed (a tombstone)
 
 
-def archive_catalog(entries: Iterable[Any]) -> dict[str, Any]:
-    return {"entries": [e.to_dict() for e in entries]}
+class ArchiveAddDoc(TypedDict):
+    entry: ArchiveEntryDoc
+    deduplicated: bool  # the same bytes were already archived
 
 
-def archive_verified(verified: Any) -> dict[str, Any]:
+class ArchiveShownEntryDoc(TypedDict):
+    entry: ArchiveEntryDoc
+
+
+class ArchiveListDoc(TypedDict):
+    entries: list[ArchiveEntryDoc]
+
+
+class ArchiveFailureDoc(TypedDict):
+    source_id: str
+    code: str
+    detail: str
+
+
+class ArchiveVerifyDoc(TypedDict):
+    ok: bool
+    checked: list[str]
+    failures: list[ArchiveFailureDoc]
+
+
+class RehydratedRecordDoc(TypedDict):
+    turn: int
+    id: str | None
+    time: str | None
+    exact: bool  # raw is the record's exact bytes (False: a JSON message re-serialised)
+    raw: str
+    channels: dict[str, list[str]]
+
+
+class ChannelItemDoc(TypedDict):
+    turn: int
+    text: str
+
+
+class RehydratedDoc(TypedDict):
+    label: str  # untrusted quoted evidence: printed first, always
+    entry: ArchiveEntryDoc
+    turns: list[int]  # [first, last]
+    records: list[RehydratedRecordDoc]
+    channels: dict[str, list[ChannelItemDoc]]
+
+
+class ArchiveRemoveDoc(TypedDict):
+    entry: ArchiveEntryDoc  # the tombstone
+    event: str
+
+
+class LabelEntryDoc(TypedDict):
+    aliases: list[str]
+
+
+class VocabularyDoc(TypedDict):
+    topics: dict[str, LabelEntryDoc]
+    entities: dict[str, LabelEntryDoc]
+
+
+class LabelProblemDoc(TypedDict):
+    where: str
+    field: str
+    label: str
+
+
+class LabelsImportDoc(TypedDict):
+    topics: dict[str, LabelEntryDoc]
+    entities: dict[str, LabelEntryDoc]
+    stale: list[LabelProblemDoc]  # stored labels the new vocabulary lacks
+
+
+class LabelsCheckDoc(TypedDict):
+    ok: bool
+    problems: list[LabelProblemDoc]
+
+
+class LabelsMatchDoc(TypedDict):
+    labels: dict[str, list[str]]
+
+
+def archive_entry(entry: Any) -> ArchiveEntryDoc:
+    return cast(ArchiveEntryDoc, dict(entry.to_dict()))
+
+
+def archive_added(entry: Any, *, deduplicated: bool) -> ArchiveAddDoc:
+    return {"entry": archive_entry(entry), "deduplicated": deduplicated}
+
+
+def archive_shown(entry: Any) -> ArchiveShownEntryDoc:
+    return {"entry": archive_entry(entry)}
+
+
+def archive_catalog(entries: Iterable[Any]) -> ArchiveListDoc:
+    return {"entries": [archive_entry(e) for e in entries]}
+
+
+def archive_verified(verified: Any) -> ArchiveVerifyDoc:
     return {"ok": verified.ok, "checked": list(verified.checked),
             "failures": [{"source_id": f.source_id, "code": f.code, "detail": f.detail} for f in verified.failures]}
 
 
-def rehydrated(entry: Any, r: Any) -> dict[str, Any]:
+def rehydrated(entry: Any, r: Any) -> RehydratedDoc:
     """A rehydrated range: the label first, then each record's exact text and channels."""
     return {
         "label": r.label,
-        "entry": entry.to_dict(),
+        "entry": archive_entry(entry),
         "turns": [r.first, r.last],
         "records": [{"turn": rec.turn, "id": rec.id, "time": None if rec.time is None else format_time(rec.time),
                      "exact": rec.exact, "raw": rec.raw.decode("utf-8", "replace"), "channels": rec.channels}
@@ -713,14 +829,27 @@ def rehydrated(entry: Any, r: Any) -> dict[str, Any]:
     }
 
 
-def archive_removed(entry: Any, event: Event) -> dict[str, Any]:
-    return {"entry": entry.to_dict(), "event": event.id}
+def archive_removed(entry: Any, event: Event) -> ArchiveRemoveDoc:
+    return {"entry": archive_entry(entry), "event": event.id}
 
 
-def vocabulary(v: Any) -> dict[str, Any]:
-    return dict(v.to_dict())
+def vocabulary(v: Any) -> VocabularyDoc:
+    return cast(VocabularyDoc, v.to_dict())
 
 
-def label_problems(problems: Iterable[Any]) -> dict[str, Any]:
-    found = [{"where": p.where, "field": p.field, "label": p.label} for p in problems]
+def label_problem(p: Any) -> LabelProblemDoc:
+    return {"where": p.where, "field": p.field, "label": p.label}
+
+
+def labels_imported(v: Any, stale: Iterable[Any]) -> LabelsImportDoc:
+    doc = vocabulary(v)
+    return {"topics": doc["topics"], "entities": doc["entities"], "stale": [label_problem(p) for p in stale]}
+
+
+def labels_checked(problems: Iterable[Any]) -> LabelsCheckDoc:
+    found = [label_problem(p) for p in problems]
     return {"ok": not found, "problems": found}
+
+
+def labels_matched(found: Any) -> LabelsMatchDoc:
+    return {"labels": found.to_dict()}

@@ -35,9 +35,11 @@ ALLOWED: dict[str, set[str]] = {
     "store": {"store", "model", "text", "errors"},
     "recall": {"recall", "model", "text", "policy", "store", "errors", "wire", "plugins", "embed"},
     "learn": {"learn", "model", "text", "policy", "errors", "plugins"},
-    "engine": {"engine", "model", "text", "policy", "store", "recall", "learn", "errors", "wire", "plugins", "embed"},
+    "engine": {"engine", "model", "text", "policy", "store", "recall", "learn", "errors", "wire", "plugins", "embed",
+               "archive"},
     "cli": {"cli", "engine", "model", "errors", "bench", "wire", "plugins"},
     "mcp": {"engine", "model", "errors"},
+    "archive": {"archive", "model"},
     "bench": {"bench", "engine", "model", "errors", "text", "store", "recall", "policy", "learn"},
 }
 # The ranking parts of recall: pure functions of their inputs. They import only these

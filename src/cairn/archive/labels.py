@@ -68,6 +68,17 @@ class Hint:
 
 
 @dataclass(frozen=True, slots=True)
+class Recognised:
+    """The canonical ids whose id or alias occurs in a text, per namespace."""
+
+    topics: tuple[str, ...] = ()
+    entities: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, list[str]]:
+        return {"topics": list(self.topics), "entities": list(self.entities)}
+
+
+@dataclass(frozen=True, slots=True)
 class Vocabulary:
     topics: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     entities: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
@@ -109,14 +120,14 @@ class Vocabulary:
         return Hint(hint, None, "unknown",
                     f"{name[:-1]} hint {hint!r} is not in this space's vocabulary; the query runs without it")
 
-    def recognise(self, text: str) -> dict[str, list[str]]:
+    def recognise(self, text: str) -> Recognised:
         """Per namespace, the canonical ids whose id or alias occurs in ``text``."""
         found: dict[str, list[str]] = {name: [] for name in FIELDS}
         for name in FIELDS:
             for label, aliases in sorted(self.namespace(name).items()):
                 if any(alias_matches(a, text) for a in (label.replace("_", " "), *aliases)):
                     found[name].append(label)
-        return found
+        return Recognised(tuple(found["topics"]), tuple(found["entities"]))
 
 
 def alias_matches(alias: str, text: str) -> bool:

@@ -78,7 +78,7 @@ def _entry_line(entry) -> str:
 def cmd_add(cairn: Cairn, args) -> Output:
     added = cairn.archive_add(args.file, source_type=args.source_type, source_id=args.source_id)
     head = "already archived" if added.deduplicated else "archived"
-    return Output(wire.archive_entry(added.entry, deduplicated=added.deduplicated),
+    return Output(wire.archive_added(added.entry, deduplicated=added.deduplicated),
                   f"{head}: {_entry_line(added.entry)}\n  preserved at {added.entry.preserved_path}")
 
 
@@ -100,7 +100,7 @@ def cmd_verify(cairn: Cairn, args) -> Output:
 def cmd_show(cairn: Cairn, args) -> Output:
     entry, rehydrated = cairn.archive_show(args.id, turns=args.turns, around=args.around, context=args.context)
     if rehydrated is None:
-        return Output(wire.archive_entry(entry), _entry_line(entry) + f"\n  preserved at {entry.preserved_path}"
+        return Output(wire.archive_shown(entry), _entry_line(entry) + f"\n  preserved at {entry.preserved_path}"
                                                                f"\n  original at {entry.original_path}")
     lines = [f"[{rehydrated.label}]", f"source {entry.source_id} (sha256 {entry.sha256[:16]}), "
                                      f"turns {rehydrated.first}..{rehydrated.last}"]

@@ -62,7 +62,7 @@ def cmd_import(cairn: Cairn, args) -> Output:
         raise InvalidInput("vocabulary file", f"{args.file} is not UTF-8 text") from None
     imported = cairn.labels_import(text)
     v = imported.vocabulary
-    doc = {**wire.vocabulary(v), **{"stale": wire.label_problems(imported.stale)["problems"]}}
+    doc = wire.labels_imported(v, imported.stale)
     stderr = [f"cairn: warning: {p} (the new vocabulary lacks it; see `cairn labels check`)" for p in imported.stale]
     return Output(doc, f"imported {len(v.topics)} topics and {len(v.entities)} entities", stderr=stderr)
 
@@ -70,12 +70,12 @@ def cmd_import(cairn: Cairn, args) -> Output:
 def cmd_check(cairn: Cairn, args) -> Output:
     problems = cairn.labels_check()
     if not problems:
-        return Output(wire.label_problems(problems), "every stored label is in the vocabulary")
-    return Output(wire.label_problems(problems), "\n".join(str(p) for p in problems), exit_code=1,
+        return Output(wire.labels_checked(problems), "every stored label is in the vocabulary")
+    return Output(wire.labels_checked(problems), "\n".join(str(p) for p in problems), exit_code=1,
                   stderr=[f"cairn: {len(problems)} stored label(s) are not in the vocabulary"])
 
 
 def cmd_match(cairn: Cairn, args) -> Output:
     found = cairn.labels_recognise(args.text)
-    text = "\n".join(f"{name[:-1]} {label}" for name, labels in found.items() for label in labels)
-    return Output({"labels": found}, text or "no label recognised")
+    text = "\n".join(f"{name[:-1]} {label}" for name, labels in found.to_dict().items() for label in labels)
+    return Output(wire.labels_matched(found), text or "no label recognised")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 
+from .. import wire
 from ..engine import Cairn
 from ..engine.recalling import LANES
 from .common import Output, add_command, positive_int, short
@@ -84,7 +85,7 @@ def _topic_hint(cairn: Cairn, topic: str, recalled, output: Output) -> None:
     hint = cairn.label_hint(topic)
     carried = [r.id for r in recalled.results if hint.label is not None and hint.label in cairn.get(r.id).topics]
     doc = dict(output.doc)
-    doc["topic"] = {"given": hint.given, "label": hint.label, "how": hint.how, "carried_by": carried}
+    doc["topic"] = wire.TopicHintDoc(given=hint.given, label=hint.label, how=hint.how, carried_by=carried)
     if hint.warning:
         doc["warnings"] = [*doc.get("warnings", []), hint.warning]
         output.stderr.append(f"cairn: warning: {hint.warning}")

@@ -28,7 +28,7 @@ from types import TracebackType
 from typing import IO, Any
 
 from ..archive.catalog import Entry
-from ..archive.labels import Hint, LabelProblem, Vocabulary
+from ..archive.labels import Hint, LabelProblem, Recognised, Vocabulary
 from ..archive.rehydrate import Rehydrated
 from ..archive.verify import Verified
 from ..learn.batch import Batch
@@ -388,6 +388,6 @@ class Cairn:
         """How a query hint is understood; an unknown one carries a warning."""
         return Labelling(self.scope).hint(text, field)
 
-    def labels_recognise(self, text: str) -> dict[str, builtins.list[str]]:
+    def labels_recognise(self, text: str) -> Recognised:
         """The vocabulary's labels whose id or alias occurs in ``text``."""
         return Labelling(self.scope).recognise(text)

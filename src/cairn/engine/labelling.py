@@ -25,6 +25,7 @@ from ..archive.labels import (
     FIELDS,
     Hint,
     LabelProblem,
+    Recognised,
     Vocabulary,
     VocabularyError,
     parse_vocabulary,
@@ -151,5 +152,5 @@ class Labelling(Part):
         first = vocabulary.resolve_hint(text, name)
         return first if first.label is not None else vocabulary.resolve_hint(text, name, self.present(name))
 
-    def recognise(self, text: str) -> dict[str, list[str]]:
+    def recognise(self, text: str) -> Recognised:
         return self.vocabulary().recognise(text)
