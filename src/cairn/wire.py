@@ -822,7 +822,7 @@ def rehydrated(entry: Any, r: Any) -> RehydratedDoc:
         "entry": archive_entry(entry),
         "turns": [r.first, r.last],
         "records": [{"turn": rec.turn, "id": rec.id, "time": None if rec.time is None else format_time(rec.time),
-                     "exact": rec.exact, "raw": rec.raw.decode("utf-8", "replace"), "channels": rec.channels}
+                     "exact": rec.exact, "raw": rec.raw.decode("utf-8", "replace"), "channels": r.record_channels(rec)}
                     for rec in r.records],
         "channels": {name: [{"turn": turn, "text": text} for turn, text in items]
                      for name, items in r.channels().items()},

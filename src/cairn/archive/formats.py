@@ -20,7 +20,7 @@ Pure: bytes in, values out.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from ..model import BadTime, parse_time
@@ -31,6 +31,7 @@ CHANNELS = ("visible", "context", "reasoning", "tool", "external")
 _CONTEXT_ROLES = frozenset({"system", "developer"})
 _TOOL_ROLES = frozenset({"tool", "function", "tool_result", "tool_call"})
 _REASONING_ROLES = frozenset({"reasoning", "thinking"})
+_TIME_KEYS = ("time",)
 
 
 class FormatError(ValueError):
@@ -45,12 +46,16 @@ class FormatError(ValueError):
 @dataclass(frozen=True, slots=True)
 class Record:
     turn: int  # 1-based position in the source
-    raw: bytes  # the record's exact bytes (JSONL: the line without its line ending)
-    exact: bool  # whether ``raw`` is a slice of the file (False: a JSON message re-serialised)
+    line: str  # the record's text (JSONL: the line without its line ending), decoded from UTF-8
+    exact: bool  # whether ``line`` is a slice of the file (False: a JSON message re-serialised)
     id: str | None
     time: datetime | None
     session: str | None  # the source identity the record embeds (Claude Code's sessionId)
-    channels: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def raw(self) -> bytes:
+        """The record's exact bytes: valid UTF-8 decodes and encodes back unchanged."""
+        return self.line.encode("utf-8")
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,19 +87,26 @@ def read(data: bytes, source_type: str) -> Reading:
     """Every record of ``data`` read as ``source_type``; raises :class:`FormatError`."""
     if source_type not in SOURCE_TYPES:
         raise FormatError("source type", f"{source_type!r} (one of: {', '.join(SOURCE_TYPES)})")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise FormatError("file", f"not UTF-8 ({err.reason} at byte {err.start})") from None
     if source_type == "openai-chat-json":
-        records = _openai(data)
+        records = _openai(text)
     else:
         reader = _claude_record if source_type == "claude-code-jsonl" else _conversation_record
         records = []
-        for number, line in _lines(data):
+        # The hot loop of a whole-file verify: a location string is built only on error.
+        for number, line in enumerate(text.split("\n"), 1):
+            if line.endswith("\r"):
+                line = line[:-1]
+            if not line or line.isspace():
+                continue
             try:
-                obj = json.loads(line)
-            except (ValueError, UnicodeDecodeError) as err:
-                raise FormatError(f"line {number}", f"not JSON ({err})") from None
-            if not isinstance(obj, dict):
-                raise FormatError(f"line {number}", "not a JSON object")
-            records.append(reader(len(records) + 1, line, obj, f"line {number}"))
+                obj = _object(line)
+                records.append(reader(len(records) + 1, line, obj))
+            except _Defect as defect:
+                raise FormatError(f"line {number}", str(defect)) from None
     if not records:
         raise FormatError("file", "no records")
     times = [r.time for r in records if r.time is not None]
@@ -105,28 +117,62 @@ def read(data: bytes, source_type: str) -> Reading:
                    next(iter(sessions)) if sessions else None)
 
 
-def _lines(data: bytes):
-    """(line number, line bytes) of every non-blank line, line endings removed."""
-    for number, line in enumerate(data.split(b"\n"), 1):
-        if line.endswith(b"\r"):
-            line = line[:-1]
-        if line.strip():
-            yield number, line
+class _Defect(ValueError):
+    """A defect of one record; the caller adds where it is."""
 
 
-def _time(obj: dict, keys: tuple[str, ...], where: str) -> datetime | None:
+_decode = json.JSONDecoder().raw_decode
+
+
+def _object(line: str) -> dict:
+    start = len(line) - len(line.lstrip()) if line[0].isspace() else 0
+    try:
+        obj, end = _decode(line, start)
+    except ValueError as err:
+        raise _Defect(f"not JSON ({err})") from None
+    if end != len(line) and not line[end:].isspace():
+        raise _Defect(f"not JSON (extra data at column {end + 1})")
+    if not isinstance(obj, dict):
+        raise _Defect("not a JSON object")
+    return obj
+
+
+def channels(record: Record, source_type: str) -> dict[str, list[str]]:
+    """The record's text split by channel (read again from its bytes: only the few
+    records of a rehydrated range pay for it, never a whole-file verify)."""
+    try:
+        obj = _object(record.line)
+    except _Defect as defect:
+        raise FormatError(f"turn {record.turn}", str(defect)) from None
+    out: dict[str, list[str]] = {}
+    if source_type == "claude-code-jsonl":
+        _claude_channels(obj, out)
+    elif source_type == "openai-chat-json":
+        _openai_channels(obj, out)
+    else:
+        who = obj.get("speaker", obj.get("role"))
+        out[_role_channel(str(obj.get("role", who)))] = [f"{who}: {obj.get('text')}"]
+    return out
+
+
+def _time(obj: dict, keys: tuple[str, ...]) -> datetime | None:
     for key in keys:
         value = obj.get(key)
         if value is None:
             continue
+        if isinstance(value, str):
+            try:  # the common case, without parse_time's normalisation steps
+                parsed = datetime.fromisoformat(value)
+                return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
+            except ValueError:
+                pass
+            try:
+                return parse_time(value)
+            except BadTime:
+                raise _Defect(f'"{key}" is not an ISO-8601 time: {value!r}') from None
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return datetime.fromtimestamp(value, UTC)
-        if not isinstance(value, str):
-            raise FormatError(where, f'"{key}" is not a time')
-        try:
-            return parse_time(value)
-        except BadTime:
-            raise FormatError(where, f'"{key}" is not an ISO-8601 time: {value!r}') from None
+        raise _Defect(f'"{key}" is not a time')
     return None
 
 
@@ -147,14 +193,12 @@ def _role_channel(role: str) -> str:
     return "visible"
 
 
-def _conversation_record(turn: int, line: bytes, obj: dict, where: str) -> Record:
+def _conversation_record(turn: int, line: str, obj: dict) -> Record:
     """Cairn's JSONL: ``{"id", "speaker" or "role", "text", "time"}``."""
     who = obj.get("speaker", obj.get("role"))
-    text = obj.get("text")
-    if not isinstance(who, str) or not isinstance(text, str):
-        raise FormatError(where, 'expected "speaker" or "role" and "text" strings')
-    channels = {_role_channel(str(obj.get("role", who))): [f"{who}: {text}"]}
-    return Record(turn, line, True, _id(obj.get("id")), _time(obj, ("time",), where), None, channels)
+    if not isinstance(who, str) or not isinstance(obj.get("text"), str):
+        raise _Defect('expected "speaker" or "role" and "text" strings')
+    return Record(turn, line, True, _id(obj.get("id")), _time(obj, _TIME_KEYS), None)
 
 
 def _parts(content: object, speaker: str, channels: dict[str, list[str]]) -> None:
@@ -180,36 +224,37 @@ def _parts(content: object, speaker: str, channels: dict[str, list[str]]) -> Non
             channels.setdefault("external", []).append(json.dumps(part, ensure_ascii=False))
 
 
-def _claude_record(turn: int, line: bytes, obj: dict, where: str) -> Record:
+def _claude_record(turn: int, line: str, obj: dict) -> Record:
     """A Claude Code session line: ``type``, ``uuid``, ``timestamp``, ``sessionId``, ``message``."""
-    kind = obj.get("type")
-    if not isinstance(kind, str):
-        raise FormatError(where, 'expected a "type" string')
+    if not isinstance(obj.get("type"), str):
+        raise _Defect('expected a "type" string')
     session = obj.get("sessionId")
     if session is not None and not isinstance(session, str):
-        raise FormatError(where, '"sessionId" is not a string')
-    channels: dict[str, list[str]] = {}
+        raise _Defect('"sessionId" is not a string')
+    return Record(turn, line, True, _id(obj.get("uuid", obj.get("leafUuid"))), _time(obj, ("timestamp",)), session)
+
+
+def _claude_channels(obj: dict, channels: dict[str, list[str]]) -> None:
+    kind = obj.get("type")
     message = obj.get("message")
     if kind in ("user", "assistant") and isinstance(message, dict):
         if obj.get("isMeta"):
             channels.setdefault("context", []).append(json.dumps(message.get("content"), ensure_ascii=False))
         else:
-            _parts(message.get("content"), kind, channels)
+            _parts(message.get("content"), str(kind), channels)
     elif kind in ("summary", "system"):
         channels["context"] = [str(obj.get("summary", obj.get("content", "")))]
     else:
-        channels["external"] = [kind]
-    return Record(turn, line, True, _id(obj.get("uuid", obj.get("leafUuid"))), _time(obj, ("timestamp",), where),
-                  session, channels)
+        channels["external"] = [str(kind)]
 
 
-def _openai(data: bytes) -> list[Record]:
+def _openai(data: str) -> list[Record]:
     """An OpenAI-style chat document: a list of messages or ``{"messages": [...]}``. A
     message is not a byte range of the file, so its record is re-serialised (``exact``
     False): the preserved file itself stays byte-exact and is what verify hashes."""
     try:
         doc = json.loads(data)
-    except (ValueError, UnicodeDecodeError) as err:
+    except ValueError as err:
         raise FormatError("file", f"not JSON ({err})") from None
     messages = doc.get("messages") if isinstance(doc, dict) else doc
     if not isinstance(messages, list):
@@ -219,17 +264,22 @@ def _openai(data: bytes) -> list[Record]:
         where = f"message {position + 1}"
         if not isinstance(message, dict) or not isinstance(message.get("role"), str):
             raise FormatError(where, 'expected an object with a "role"')
-        role = message["role"]
-        channels: dict[str, list[str]] = {}
-        channel = _role_channel(role)
-        if channel == "visible":
-            _parts(message.get("content"), role, channels)
-        else:
-            channels[channel] = [json.dumps(message.get("content"), ensure_ascii=False)]
-        for call in message.get("tool_calls") or ():
-            channels.setdefault("tool", []).append(json.dumps(call, ensure_ascii=False))
-        raw = json.dumps(message, ensure_ascii=False).encode("utf-8")
+        raw = json.dumps(message, ensure_ascii=False)
         ident = _id(message.get("id")) or f"m{position}"
-        records.append(Record(position + 1, raw, False, ident,
-                              _time(message, ("timestamp", "created_at", "created"), where), None, channels))
+        try:
+            at = _time(message, ("timestamp", "created_at", "created"))
+        except _Defect as defect:
+            raise FormatError(where, str(defect)) from None
+        records.append(Record(position + 1, raw, False, ident, at, None))
     return records
+
+
+def _openai_channels(message: dict, channels: dict[str, list[str]]) -> None:
+    role = str(message.get("role"))
+    channel = _role_channel(role)
+    if channel == "visible":
+        _parts(message.get("content"), role, channels)
+    else:
+        channels[channel] = [json.dumps(message.get("content"), ensure_ascii=False)]
+    for call in message.get("tool_calls") or ():
+        channels.setdefault("tool", []).append(json.dumps(call, ensure_ascii=False))

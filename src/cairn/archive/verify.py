@@ -93,35 +93,10 @@ def verify(store: RawStore, only: str | None = None, linked: Mapping[str, set[st
 
 def check_entry(store: RawStore, entry: Entry, linked: set[str] | None = None) -> tuple[list[Failure], Reading | None]:
     """The failures of one live entry, and its reading when the file could be read."""
+    failures, data = check_file(store, entry)
+    if data is None:
+        return failures, None
     sid = entry.source_id
-
-    def fail(code: str, detail: str) -> tuple[list[Failure], None]:
-        return [Failure(sid, code, detail)], None
-
-    try:
-        path = store.resolve(entry.preserved_path)
-    except ContainmentError as err:
-        return fail("containment", str(err))
-    try:
-        info = os.lstat(path)
-    except FileNotFoundError:
-        return fail("missing", f"no file at {entry.preserved_path}")
-    if stat.S_ISLNK(info.st_mode) or not stat.S_ISREG(info.st_mode):
-        what = "a symbolic link" if stat.S_ISLNK(info.st_mode) else "not a regular file"
-        return fail("not-regular", f"{entry.preserved_path} is {what}")
-    failures: list[Failure] = []
-    if stat.S_IMODE(info.st_mode) != FILE_MODE:
-        failures.append(Failure(sid, "writable", f"mode {oct(stat.S_IMODE(info.st_mode))}, expected 0o400"))
-    if info.st_size != entry.byte_size:
-        return failures + [Failure(sid, "size", f"{info.st_size} bytes, catalog says {entry.byte_size}")], None
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-    with os.fdopen(fd, "rb") as handle:
-        data = handle.read()
-    digest = hashlib.sha256(data).hexdigest()
-    if len(data) != entry.byte_size:
-        return failures + [Failure(sid, "size", f"{len(data)} bytes read, catalog says {entry.byte_size}")], None
-    if digest != entry.sha256:
-        return failures + [Failure(sid, "hash", f"sha256 {digest[:16]}…, catalog says {entry.sha256[:16]}…")], None
     try:
         reading = read(data, entry.source_type)
     except FormatError as err:
@@ -139,3 +114,34 @@ def check_entry(store: RawStore, entry: Entry, linked: set[str] | None = None) -
     if absent:
         failures.append(Failure(sid, "linked-records", f"{len(absent)} linked turn(s) absent from the file, e.g. {absent[0]!r}"))
     return failures, reading
+
+
+def check_file(store: RawStore, entry: Entry) -> tuple[list[Failure], bytes | None]:
+    """Containment, file type, mode, size and hash of one entry's preserved copy; its
+    bytes when they are the catalogued ones (a tampered file is never returned)."""
+    sid = entry.source_id
+    try:
+        path = store.resolve(entry.preserved_path)
+    except ContainmentError as err:
+        return [Failure(sid, "containment", str(err))], None
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return [Failure(sid, "missing", f"no file at {entry.preserved_path}")], None
+    if stat.S_ISLNK(info.st_mode) or not stat.S_ISREG(info.st_mode):
+        what = "a symbolic link" if stat.S_ISLNK(info.st_mode) else "not a regular file"
+        return [Failure(sid, "not-regular", f"{entry.preserved_path} is {what}")], None
+    failures: list[Failure] = []
+    if stat.S_IMODE(info.st_mode) != FILE_MODE:
+        failures.append(Failure(sid, "writable", f"mode {oct(stat.S_IMODE(info.st_mode))}, expected 0o400"))
+    if info.st_size != entry.byte_size:
+        return failures + [Failure(sid, "size", f"{info.st_size} bytes, catalog says {entry.byte_size}")], None
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    with os.fdopen(fd, "rb") as handle:
+        data = handle.read()
+    if len(data) != entry.byte_size:
+        return failures + [Failure(sid, "size", f"{len(data)} bytes read, catalog says {entry.byte_size}")], None
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != entry.sha256:
+        return failures + [Failure(sid, "hash", f"sha256 {digest[:16]}…, catalog says {entry.sha256[:16]}…")], None
+    return failures, data

@@ -34,7 +34,7 @@ from ..archive.catalog import SOURCE_ID_RE, Entry
 from ..archive.formats import FormatError, Reading
 from ..archive.raw import ContainmentError, RawStore, archive_root
 from ..archive.rehydrate import RangeError, Rehydrated, around, parse_range, turn_range
-from ..archive.verify import Verified, check_entry, verify
+from ..archive.verify import Verified, check_entry, check_file, verify
 from ..errors import ArchiveFailed, InvalidInput, NotFound, Refused
 from ..model import Actor, Event, Kind, format_time
 from .ingesting import Ingested, Ingesting
@@ -93,7 +93,9 @@ class Archiving(Part):
             )
             target = store.preserve(data, entry.preserved_path)
             try:
-                failures, _ = check_entry(store, store.revive(entry))
+                # The copy is checked against the original's size and hash (it was parsed
+                # already, from the same bytes in memory).
+                failures, _ = check_file(store, store.revive(entry))
                 if failures:
                     raise ArchiveFailed(sid, [str(f) for f in failures])
             except BaseException:
@@ -171,7 +173,8 @@ class Archiving(Part):
             records = turn_range(reading, first, last)
         except RangeError as err:
             raise InvalidInput("turns", str(err)) from None
-        return entry, Rehydrated(entry.source_id, entry.sha256, records[0].turn, records[-1].turn, records)
+        return entry, Rehydrated(entry.source_id, entry.sha256, records[0].turn, records[-1].turn, records,
+                                 entry.source_type)
 
     # -- links -------------------------------------------------------------------------
 
