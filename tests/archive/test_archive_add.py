@@ -131,3 +131,11 @@ def test_original_may_disappear_after_preservation(cairn: Cairn, chat: Path):
     assert rehydrated is not None
     assert b"\n".join(r.raw for r in rehydrated.records) == original.replace(b"\r\n", b"\n").rstrip(b"\n")
     assert json.loads(rehydrated.records[0].raw)["id"] == "t1"
+
+
+def test_docs_quote_the_catalog_fields_and_every_verify_code():
+    from cairn.archive.verify import CODES
+
+    text = (Path(__file__).parents[2] / "docs" / "archive.md").read_text(encoding="utf-8")
+    assert all(f'"{name}"' in text for name in FIELDS)
+    assert all(f"`{code}`" in text for code in CODES)
