@@ -101,3 +101,25 @@ def test_rehydration_writes_nothing(cairn: Cairn, archived, db_path: Path):
     before = records_fingerprint(db_path)
     cairn.archive_show(entry.source_id, turns="1..5")
     assert records_fingerprint(db_path) == before
+
+
+def test_a_refused_ingest_leaves_the_archive_as_it_was(cairn: Cairn, tmp_path: Path, db_path: Path):
+    from testkit.archive import jsonl, store_root
+    from testkit.db import db_fingerprint
+
+    bad = tmp_path / "bad.jsonl"  # readable as JSONL, but a turn the ingest refuses (empty text)
+    bad.write_bytes(jsonl(TURNS[0], {**TURNS[2], "text": "  "}))
+    before = db_fingerprint(db_path)
+    with pytest.raises(InvalidInput):
+        cairn.ingest_archived(bad)
+    assert db_fingerprint(db_path) == before
+    assert cairn.archive_entries() == [] and not list((store_root(cairn) / "raw").rglob("*.jsonl"))
+
+
+def test_a_read_only_engine_changes_no_archive(db_path: Path, chat: Path, clock):
+    with Cairn(db_path, now=clock) as writer:
+        entry = writer.archive_add(chat).entry
+    with Cairn(db_path, now=clock, read_only=True) as reader:
+        with pytest.raises(Refused, match="read-only"):
+            reader.archive_remove(entry.source_id)
+        assert reader.archive_verify().ok  # reading is allowed

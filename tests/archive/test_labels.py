@@ -139,7 +139,8 @@ def test_import_rejects_an_unknown_label_naming_the_line(cairn: Cairn, tmp_path:
 def test_a_bad_vocabulary_is_refused_and_the_old_one_kept(cli, cairn: Cairn, tmp_path: Path):
     _vocabulary(cairn, {"topics": {"field_test": ["field test"]}})
     bad = tmp_path / "bad.json"
-    for doc in ({"topics": {"Field Test": []}}, {"topics": {"a": ["x"], "b": ["X"]}}, {"tags": {}}, ["field_test"]):
+    docs: list[object] = [{"topics": {"Field Test": []}}, {"topics": {"a": ["x"], "b": ["X"]}}, {"tags": {}}, ["field_test"]]
+    for doc in docs:
         bad.write_text(json.dumps(doc), encoding="utf-8")
         r = cli("labels", "import", str(bad))
         assert r.code == 1 and len(r.err.strip().splitlines()) == 1

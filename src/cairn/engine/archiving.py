@@ -57,7 +57,9 @@ class Removed:
 
 
 class Archiving(Part):
-    def raw_store(self) -> RawStore:
+    def raw_store(self, *, writing: bool = False) -> RawStore:
+        if writing and self.store.read_only:
+            raise Refused("the store is open read-only; the archive is not changed")
         path = self.scope.path
         if not path or "://" in path or path == ":memory:":
             raise Refused("the archive lives beside a database file; this store has no file path")
@@ -76,7 +78,7 @@ class Archiving(Part):
             raise InvalidInput(f"archive source {str(original)!r}", str(err)) from None
         digest = hashlib.sha256(data).hexdigest()
         sid = self._source_id(source_id, reading, digest)
-        store = self.raw_store()
+        store = self.raw_store(writing=True)
         with store.locked():
             entries = store.entries()
             same = next((e for e in entries if e.sha256 == digest), None)
@@ -208,7 +210,7 @@ class Archiving(Part):
     # -- remove ------------------------------------------------------------------------
 
     def remove(self, ref: str, *, actor: Actor = Actor.MANUAL) -> Removed:
-        store = self.raw_store()
+        store = self.raw_store(writing=True)
         with store.locked():
             entry = self.entry(ref)
             if not entry.live:
@@ -231,16 +233,27 @@ class Archiving(Part):
 
     def ingest(self, ingesting: Ingesting, path: str | os.PathLike[str], format: str = "jsonl",
                origin: str | None = None, **options) -> tuple[Added, Ingested]:
-        """Archive ``path`` (as conversation JSONL), then ingest it linked to the entry."""
+        """Archive ``path`` (as conversation JSONL), then ingest it linked to the entry.
+        When the ingest is refused, an entry this call created is taken back out, so
+        that a refused ingest leaves the archive as it found it too."""
         if format != "jsonl":
             raise InvalidInput("archive", "only JSONL conversations are archived on ingest")
         added = self.add(path, source_type="conversation-jsonl")
-        data = Path(path).read_bytes()
-        reading = formats.read(data, "conversation-jsonl")
-        numbers = [r.turn for r in reading.records]
-        note = {"source_id": added.entry.source_id, "sha256": added.entry.sha256, "turns": [numbers[0], numbers[-1]]}
-        ingested = ingesting.ingest(str(path), format, origin, data={EVENT_KEY: note}, **options)
+        note = {"source_id": added.entry.source_id, "sha256": added.entry.sha256, "turns": [1, added.entry.record_count]}
+        try:
+            ingested = ingesting.ingest(str(path), format, origin, data={EVENT_KEY: note}, **options)
+        except BaseException:
+            if not added.deduplicated:
+                self._take_back(added.entry)
+            raise
         return added, ingested
+
+    def _take_back(self, entry: Entry) -> None:
+        """Undo an add that nothing links to yet: delete the copy and its catalog line."""
+        store = self.raw_store(writing=True)
+        with store.locked():
+            store.delete(entry)
+            store.write_catalog([e for e in store.entries() if e.sha256 != entry.sha256])
 
 
 def _read_original(path: Path) -> bytes:
