@@ -1,6 +1,6 @@
 # Two entry points for a fresh machine with Python 3.11 and make:
-#   make demo  - create .venv, install Cairn, run the demo on a local SQLite file
-#   make test  - create .venv, install with test extras, lint and type-check, run the whole suite
+#   make demo  - create .venv, install Cairn (with its MCP server), run the demo on a local SQLite file
+#   make test  - create .venv, install with the test and mcp extras, lint and type-check, run the whole suite
 #   make lint  - ruff and mypy only (configured in pyproject.toml)
 PYTHON ?= python3
 VENV   := .venv
@@ -13,11 +13,11 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m pip install --quiet -e '.[mcp]'
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,mcp]'
 	touch $@
 
 demo: $(VENV)/.installed

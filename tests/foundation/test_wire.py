@@ -225,6 +225,58 @@ def case_bench_scale(cli, ids, tmp_path):
     return [(doc, wire.ScaleDoc)]
 
 
+def case_triage(cli, ids, tmp_path):
+    doc = run(cli, "triage", "which database did we pick for the billing service?")
+    assert doc["decision"] == "RETRIEVE"
+    return [(doc, wire.TriageDoc)]
+
+
+def case_hook(cli, ids, tmp_path):
+    payload = json.dumps({"session_id": "s", "cwd": str(tmp_path), "hook_event_name": "UserPromptSubmit",
+                          "prompt": "what did we decide about the PostgreSQL billing service?"})
+    doc = run(cli, "hook", "claude-code", "user-prompt-submit", "--timeout", "20", stdin=payload)
+    silent = run(cli, "hook", "claude-code", "user-prompt-submit", stdin=json.dumps({"prompt": "ok"}))
+    assert doc["hookSpecificOutput"]["additionalContext"] and silent == {}
+    return [(doc, wire.HookOutputDoc), (silent, wire.HookOutputDoc)]
+
+
+def case_setup(cli, ids, tmp_path, monkeypatch=None):
+    import os
+
+    here = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        doc = run(cli, "setup", "claude-code", "--dry-run")
+    finally:
+        os.chdir(here)
+    assert doc["changes"] and doc["dry_run"] is True
+    return [(doc, wire.SetupDoc)]
+def case_mcp(cli, ids, tmp_path):
+    # `cairn mcp` serves rather than prints: its documents are its tools' structuredContent,
+    # built by the same wire builders and pinned here against each tool's declared type.
+    from cairn import Cairn
+    from cairn.mcp.registry import call, tools
+
+    with Cairn(tmp_path / "store" / "cairn.db", now=NOW) as cairn:
+        added = call(cairn, "memory_remember", {"content": "Billing invoices are sent monthly", "kind": "fact"})
+        forgot = call(cairn, "memory_forget", {"id": added.doc["id"]})
+        calls = [
+            ("memory_recall", {"query": "PostgreSQL billing service"}), ("memory_search", {"query": "billing service"}),
+            ("memory_explain", {"query": "PostgreSQL billing service"}), ("memory_show", {"id": ids["new"]}),
+            ("memory_timeline", {"query": "billing service"}), ("memory_history", {}),
+            ("memory_relate", {"from_id": ids["port"], "role": "qualifies", "to_id": ids["old"]}),
+            ("memory_feedback", {"id": ids["port"], "verdict": "useful", "source": "s1"}),
+            ("memory_pin", {"id": ids["port"]}),
+            ("memory_correct", {"id": ids["port"], "text": "The staging database listens on port 5433"}),
+            ("memory_undo", {"event": forgot.doc["event"]}),
+        ]
+        replies = [(name, call(cairn, name, args)) for name, args in calls]
+    replies += [("memory_remember", added), ("memory_forget", forgot)]
+    assert [name for name, reply in replies if reply.error] == []
+    assert {name for name, _ in replies} == set(tools())
+    return [(dict(reply.doc), tools()[name].doc_type) for name, reply in replies]
+
+
 def _archived(cli, tmp_path) -> tuple[str, str]:
     """(source id, first episode id) of a conversation ingested with --archive."""
     turns = [{"id": "a1", "speaker": "Ana", "text": "The rover logs go to the cold store.", "time": "2026-10-02T09:00:00Z"},

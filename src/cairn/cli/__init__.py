@@ -16,10 +16,10 @@ import sys
 
 from ..engine import Cairn, default_db_path
 from ..errors import CairnError
-from . import archive, bench, ingest, labels, learn, recall, records, relations
+from . import archive, bench, host, ingest, labels, learn, mcp, recall, records, relations
 from .common import Output
 
-GROUPS = (records, learn, recall, ingest, relations, bench, archive, labels)
+GROUPS = (records, learn, recall, ingest, relations, host, bench, mcp, archive, labels)
 
 
 def build_parser() -> argparse.ArgumentParser:

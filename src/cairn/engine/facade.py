@@ -35,6 +35,7 @@ from ..learn.batch import Batch
 from ..model import Actor, Basis, Certainty, Event, Kind, Memory, Method, Role, Status, Verdict
 from ..policy.feedback import FeedbackMessage
 from ..recall.pack import PACK
+from ..recall.triage import Triage
 from ..store import Backend
 from ..wire import ExplainDoc, StatusDoc
 from .archiving import Added, Archiving, Removed
@@ -46,6 +47,7 @@ from .records import Page, Quality, Records, Remembered, Shown
 from .relations import TIMELINE_MAX, Relations, Timeline
 from .scope import Clock, Scope
 from .transfer import Transfer, Transferred
+from .triaging import Triaging
 from .undo import Undo
 
 
@@ -78,6 +80,7 @@ class Cairn:
         self._learning = Learning(self.scope)
         self._recalling = Recalling(self.scope)
         self._ingesting = Ingesting(self.scope)
+        self._triaging = Triaging(self.scope)
 
     @classmethod
     def open(cls, path: str | os.PathLike[str] | None = None, **options: Any) -> Cairn:
@@ -337,6 +340,14 @@ class Cairn:
         """The successive states of one subject, oldest first, with their validity and the
         relations between them. Writes nothing."""
         return self._relations.timeline(query, limit=limit)
+
+    # -- the host loop -----------------------------------------------------------------
+
+    def triage(self, message: str, attachments: builtins.list[str] | tuple[str, ...] = ()) -> Triage:
+        """RETRIEVE (with a retrieval intent), ASK (the one missing anchor) or SKIP for one
+        user message, deterministically; SKIP too when no record of this space could be
+        relevant. Reads term statistics only; writes nothing."""
+        return self._triaging.triage(message, attachments)
 
     # -- archive of raw sources --------------------------------------------------------
 
