@@ -75,7 +75,12 @@ def detect(data: bytes) -> str:
     try:
         obj = json.loads(first)
     except (ValueError, UnicodeDecodeError):
-        return "conversation-jsonl"
+        obj = None
+        if head == b"{":  # a JSON document spread over lines, e.g. {"messages": [...]} indented
+            try:
+                obj = json.loads(data)
+            except (ValueError, UnicodeDecodeError):
+                return "conversation-jsonl"
     if isinstance(obj, dict) and isinstance(obj.get("messages"), list):
         return "openai-chat-json"
     if isinstance(obj, dict) and "type" in obj and ("uuid" in obj or "sessionId" in obj or obj.get("type") == "summary"):
