@@ -57,3 +57,15 @@ def test_cli_remove(cli, chat: Path):
     assert r.json()["entry"]["status"] == "removed" and r.json()["event"]
     unknown = cli("archive", "remove", "nosuchsource")
     assert unknown.code == 1 and "nosuchsource" in unknown.err
+
+
+def test_a_store_without_a_file_has_no_archive(chat: Path, tmp_path: Path, monkeypatch):
+    from testkit.memstore import MemStore
+
+    monkeypatch.chdir(tmp_path)
+    with Cairn(store=MemStore()) as engine:
+        with pytest.raises(Refused, match="beside a database file"):
+            engine.archive_add(chat)
+        with pytest.raises(Refused, match="beside a database file"):
+            engine.labels_import('{"topics": {"a": []}}')
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sources"]  # nothing created beside the cwd

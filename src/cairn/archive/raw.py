@@ -45,6 +45,15 @@ def archive_root(db_path: str) -> Path:
     return Path(db_path).with_name(Path(db_path).name + ".archive")
 
 
+def space_root(db_path: str, space: str) -> Path | None:
+    """The private directory of ``space`` beside the database file at ``db_path``, or None
+    when the store is not a file (a server URL, an in-memory store): such a store has no
+    place beside it to keep raw sources in."""
+    if not db_path or "://" in db_path or not os.path.isfile(db_path):
+        return None
+    return archive_root(db_path) / space
+
+
 def sha256_file(path: Path) -> tuple[str, int]:
     """(hex digest, byte size) of a regular file, read without following a final symlink."""
     digest = hashlib.sha256()

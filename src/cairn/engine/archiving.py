@@ -32,7 +32,7 @@ from pathlib import Path
 from ..archive import formats
 from ..archive.catalog import SOURCE_ID_RE, Entry
 from ..archive.formats import FormatError, Reading
-from ..archive.raw import ContainmentError, RawStore, archive_root
+from ..archive.raw import ContainmentError, RawStore, space_root
 from ..archive.rehydrate import RangeError, Rehydrated, around, parse_range, turn_range
 from ..archive.verify import Verified, check_entry, check_file, verify
 from ..errors import ArchiveFailed, InvalidInput, NotFound, Refused
@@ -60,10 +60,10 @@ class Archiving(Part):
     def raw_store(self, *, writing: bool = False) -> RawStore:
         if writing and self.store.read_only:
             raise Refused("the store is open read-only; the archive is not changed")
-        path = self.scope.path
-        if not path or "://" in path or path == ":memory:":
+        root = space_root(self.scope.path, self.space)
+        if root is None:
             raise Refused("the archive lives beside a database file; this store has no file path")
-        return RawStore(archive_root(path) / self.space)
+        return RawStore(root)
 
     # -- add ---------------------------------------------------------------------------
 

@@ -30,7 +30,7 @@ from ..archive.labels import (
     VocabularyError,
     parse_vocabulary,
 )
-from ..archive.raw import CATALOG_MODE, RawStore, archive_root
+from ..archive.raw import CATALOG_MODE, RawStore, space_root
 from ..errors import InvalidInput, Refused, UnknownLabel
 from ..learn.batch import Batch
 from ..learn.consolidate import Plan
@@ -42,10 +42,7 @@ EMPTY = Vocabulary()
 
 
 def _space_dir(scope: Scope) -> Path | None:
-    path = scope.path
-    if not path or "://" in path or path == ":memory:":
-        return None
-    return archive_root(path) / scope.space
+    return space_root(scope.path, scope.space)
 
 
 def load_vocabulary(scope: Scope) -> Vocabulary:
