@@ -106,3 +106,20 @@ def test_user_scope_writes_to_the_home_folder(tmp_path, capsys, monkeypatch):
     doc = json.loads(capsys.readouterr().out)
     assert [c["path"] for c in doc["changes"]] == [str(tmp_path / ".claude" / "settings.json"), str(tmp_path / ".claude.json")]
     assert (tmp_path / ".claude.json").exists()
+
+
+def test_the_setup_commands_of_docs_agents_run_as_written(tmp_path, monkeypatch, capsys):
+    """docs/agents.md's set-up block: every command parses and runs (dry-run added where the
+    line does not already say what to do, so the test writes only under tmp_path)."""
+    import re
+    import shlex
+
+    doc = (HOST_DATA.parent.parent / "docs" / "agents.md").read_text(encoding="utf-8")
+    lines = [re.sub(r"\s+#.*$", "", line).strip() for line in doc.splitlines() if line.startswith("cairn setup claude-code")]
+    assert len(lines) >= 4
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    for line in lines:
+        argv = shlex.split(line)[1:]
+        assert main(["--db", str(tmp_path / "c.db"), *argv]) == 0, line
+    capsys.readouterr()

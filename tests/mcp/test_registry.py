@@ -129,6 +129,7 @@ def test_a_tool_name_is_registered_once(broken_tool):
 PROBE = """
 import sys
 from cairn.cli import main
+main(["--db", sys.argv[1], "remember", "The deploy target is the staging cluster", "--kind", "fact"])
 code = main(["--db", sys.argv[1], "recall", "deploy target"])
 print(code, "mcp" in sys.modules, "cairn.mcp" in sys.modules)
 """
