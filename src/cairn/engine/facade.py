@@ -428,39 +428,6 @@ class Cairn:
         return self._triaging.triage(message, attachments)
 
 
-# -- argument checks shared by several methods -------------------------------------------
-
-
-def _recall_args(query: object, limit: object, budget: object, lane: object, as_of: object, known_at: object,
-                 *flags: object) -> None:
-    check_str(query, "query")
-    check_int(limit, "limit", 1, 1000)
-    check_int(budget, "budget", 1, COUNT_MAX)
-    check_str(lane, "lane")
-    check_time_arg(as_of, "as_of")
-    check_time_arg(known_at, "known_at")
-    for flag in flags:
-        check_bool(flag, "include_dormant, include_history and trace")
-
-
-def _pairs(relates: object) -> builtins.list[tuple[Role | str, str]]:
-    """``relates`` as a list of (role, record) pairs, or InvalidInput."""
-    if isinstance(relates, (str, bytes)) or not isinstance(relates, Iterable):
-        raise InvalidInput("relates", f"{echo(relates)} is not a list of (role, id) pairs")
-    pairs = builtins.list(relates)
-    for pair in pairs:
-        if not isinstance(pair, (tuple, builtins.list)) or len(pair) != 2:
-            raise InvalidInput("relates", f"{echo(pair)} is not a (role, id) pair")
-        check_str(pair[1], "relates id")
-    return [(role, ref) for role, ref in pairs]
-
-
-def _text_lines(lines: Iterable[object]) -> Iterable[str]:
-    for line in lines:
-        if not isinstance(line, str):
-            raise InvalidInput("lines", f"{echo(line)} is not a line of text")
-        yield line
-
     # -- archive of raw sources --------------------------------------------------------
 
     def archive_add(self, path: str | os.PathLike[str], *, source_type: str | None = None,
@@ -514,3 +481,37 @@ def _text_lines(lines: Iterable[object]) -> Iterable[str]:
     def labels_recognise(self, text: str) -> Recognised:
         """The vocabulary's labels whose id or alias occurs in ``text``."""
         return Labelling(self.scope).recognise(text)
+
+
+# -- argument checks shared by several methods -------------------------------------------
+
+
+def _recall_args(query: object, limit: object, budget: object, lane: object, as_of: object, known_at: object,
+                 *flags: object) -> None:
+    check_str(query, "query")
+    check_int(limit, "limit", 1, 1000)
+    check_int(budget, "budget", 1, COUNT_MAX)
+    check_str(lane, "lane")
+    check_time_arg(as_of, "as_of")
+    check_time_arg(known_at, "known_at")
+    for flag in flags:
+        check_bool(flag, "include_dormant, include_history and trace")
+
+
+def _pairs(relates: object) -> builtins.list[tuple[Role | str, str]]:
+    """``relates`` as a list of (role, record) pairs, or InvalidInput."""
+    if isinstance(relates, (str, bytes)) or not isinstance(relates, Iterable):
+        raise InvalidInput("relates", f"{echo(relates)} is not a list of (role, id) pairs")
+    pairs = builtins.list(relates)
+    for pair in pairs:
+        if not isinstance(pair, (tuple, builtins.list)) or len(pair) != 2:
+            raise InvalidInput("relates", f"{echo(pair)} is not a (role, id) pair")
+        check_str(pair[1], "relates id")
+    return [(role, ref) for role, ref in pairs]
+
+
+def _text_lines(lines: Iterable[object]) -> Iterable[str]:
+    for line in lines:
+        if not isinstance(line, str):
+            raise InvalidInput("lines", f"{echo(line)} is not a line of text")
+        yield line
