@@ -690,6 +690,55 @@ def scale(rows: Iterable[Mapping[str, Any]]) -> ScaleDoc:
     return {"sizes": cast(list[ScaleRowDoc], list(rows))}
 
 
+# -- learning from transcripts, reinforcement ---------------------------------------------------
+
+LEARN_COUNTS = ("episodes", "skipped_turns", "added", "replaced", "withheld", "conflicted", "confirmed",
+                "unchanged", "reaffirmed", "corrections", "reinforcements", "rejected", "problems")
+
+
+class LearnClaimDoc(TypedDict):
+    """One claim an extractor proposed: ``replaces`` a record id, ``#N`` (claim N of the
+    same source) or None."""
+
+    kind: str
+    content: str
+    replaces: str | None
+
+
+class LearnDoc(TypedDict):
+    """``cairn learn``: what was read, proposed and written (nothing when ``dry_run``)."""
+
+    origin: str
+    format: str
+    extractor: str
+    dry_run: bool
+    counts: dict[str, int]  # every key of LEARN_COUNTS
+    claims: list[LearnClaimDoc]
+    problems: list[str]  # malformed lines or messages, skipped ("line 7: not JSON ...")
+    rejected: list[str]  # extractor output rejected, with the reason
+    events: list[str]
+
+
+class ReinforceDoc(TypedDict):
+    recorded: bool
+    reason: str  # recorded | neutral-exposure-off | neutral-exposure-once-per-session
+    event: str | None
+
+
+def learned(*, origin: str, format: str, extractor: str, dry_run: bool, counts: Mapping[str, int],
+            claims: Iterable[Any], problems: Iterable[object], rejected: Iterable[str], events: Iterable[Event]) -> LearnDoc:
+    return {
+        "origin": origin, "format": format, "extractor": extractor, "dry_run": dry_run,
+        "counts": {key: int(counts.get(key, 0)) for key in LEARN_COUNTS},
+        "claims": [{"kind": c.kind.value, "content": c.content, "replaces": c.replaces} for c in claims],
+        "problems": [str(p) for p in problems], "rejected": list(rejected), "events": [e.id for e in events],
+    }
+
+
+def reinforced(*, recorded: bool, reason: str, event: Event | None) -> ReinforceDoc:
+    return {"recorded": recorded, "reason": reason, "event": None if event is None else event.id}
+
+
 # -- the host loop ---------------------------------------------------------------------------
 
 

@@ -203,6 +203,17 @@ def case_ingest(cli, ids, tmp_path):
     return [(run(cli, "ingest", _write(tmp_path, "turns.jsonl", "".join(json.dumps(t) + "\n" for t in turns))), wire.IngestDoc)]
 
 
+def case_learn(cli, ids, tmp_path):
+    turns = [{"id": "t1", "role": "user", "text": "I prefer window seats on trains.", "time": "2026-10-01T09:00:00Z"}]
+    doc = run(cli, "learn", _write(tmp_path, "chat.jsonl", "".join(json.dumps(t) + "\n" for t in turns)))
+    assert doc["claims"] and doc["events"]
+    return [(doc, wire.LearnDoc)]
+
+
+def case_reinforce(cli, ids, tmp_path):
+    return [(run(cli, "reinforce", ids["port"], "explicit_reinforcement"), wire.ReinforceDoc)]
+
+
 def case_relate(cli, ids, tmp_path):
     return [(run(cli, "relate", ids["port"], "qualifies", ids["new"]), wire.RelateDoc)]
 

@@ -40,6 +40,7 @@ from ..recall.triage import Triage
 from ..store import Backend
 from ..wire import ExplainDoc, StatusDoc
 from .archiving import Added, Archiving, Removed
+from .capturing import Capturing, Learned, Reinforcement, ReinforceResult
 from .ingesting import Ingested, Ingesting, Progress
 from .labelling import Imported, Labelling
 from .learning import Applied, Corrected, FeedbackResult, Learning
@@ -102,6 +103,7 @@ class Cairn:
         self._learning = Learning(self.scope)
         self._recalling = Recalling(self.scope)
         self._ingesting = Ingesting(self.scope)
+        self._capturing = Capturing(self.scope, self._ingesting, self._learning, self._relations)
         self._triaging = Triaging(self.scope)
 
     @classmethod
@@ -416,6 +418,47 @@ class Cairn:
         check_str(query, "query")
         check_int(limit, "limit")
         return self._relations.timeline(query, limit=limit)
+
+    # -- learning from transcripts and reinforcement -----------------------------------
+
+    def learn(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        format: str = "auto",
+        extractor: str = "rules",
+        origin: str | None = None,
+        dry_run: bool = False,
+        progress: Any = None,
+        model_settings: dict[str, Any] | None = None,
+    ) -> Learned:
+        """Learn from a transcript (claude-code, openai, jsonl or auto): the new turns as
+        episodes, the user's explicit statements as one consolidation batch through the
+        write policy. Re-running adds nothing; a grown file adds only its new turns.
+        ``dry_run`` reads and extracts but writes nothing. ``model_settings`` (url, model,
+        key_env, timeout) configure the ``model`` extractor."""
+        return self._capturing.learn(path, format=format, extractor_name=extractor, origin=origin, dry_run=dry_run,
+                                     progress=progress, model_settings=model_settings)
+
+    def reinforce(
+        self,
+        ref: str,
+        outcome: str,
+        *,
+        source: str | None = None,
+        session: str | None = None,
+        note: str | None = None,
+        at: datetime | str | None = None,
+        neutral: bool = False,
+    ) -> ReinforceResult:
+        """Record a reinforcement event on a record: explicit_reinforcement (+1.0),
+        implicit_success (+0.2), explicit_correction (−1.0), or neutral_exposure (0; only
+        with ``neutral=True``, once per session). Changes no confidence or ranking."""
+        return self._capturing.reinforce(ref, outcome, source=source, session=session, note=note, at=at, neutral=neutral)
+
+    def reinforcements(self, ref: str) -> builtins.list[Reinforcement]:
+        """The reinforcement events recorded on a record, oldest first (undone ones left out)."""
+        return self._capturing.reinforcements(ref)
 
     # -- the host loop -----------------------------------------------------------------
 
