@@ -717,6 +717,7 @@ class LearnDoc(TypedDict):
     problems: list[str]  # malformed lines or messages, skipped ("line 7: not JSON ...")
     rejected: list[str]  # extractor output rejected, with the reason
     events: list[str]
+    archive: NotRequired[str]  # learn --archive: the archived source's id
 
 
 class ReinforceDoc(TypedDict):

@@ -28,6 +28,7 @@ import stat
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from ..archive import formats
 from ..archive.catalog import SOURCE_ID_RE, Entry
@@ -42,6 +43,8 @@ from .mutation import new_id
 from .scope import Part
 
 EVENT_KEY = "archive"  # the event data key linking an ingest to its archived source
+# The archive's source type for each format ``cairn learn`` reads.
+LEARN_TYPES = {"claude-code": "claude-code-jsonl", "openai": "openai-chat-json", "jsonl": "conversation-jsonl"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,6 +250,33 @@ class Archiving(Part):
                 self._take_back(added.entry)
             raise
         return added, ingested
+
+    def learn(self, capturing, path: str | os.PathLike[str], format: str = "auto",
+              **options) -> tuple[Added, Any]:
+        """Archive a transcript (as the type ``cairn learn`` reads it as), then learn from
+        it; the episodes' event links them to the entry. A refused learn takes a new entry
+        back out, as for :meth:`ingest`. A dry run archives nothing."""
+        if options.get("dry_run"):
+            raise InvalidInput("archive", "a dry run writes nothing, so it archives nothing")
+        from ..learn.transcripts import detect  # noqa: PLC0415 - the readers load when learn runs
+
+        if format == "auto":
+            try:
+                format = detect(Path(path).read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError) as err:
+                raise InvalidInput("file", f"cannot read {str(path)!r}: {getattr(err, 'strerror', None) or err}") from None
+        kind = LEARN_TYPES.get(format)
+        if kind is None:
+            raise InvalidInput("format", f"{format!r} (one of: auto, {', '.join(LEARN_TYPES)})")
+        added = self.add(path, source_type=kind)
+        note = {"source_id": added.entry.source_id, "sha256": added.entry.sha256, "turns": [1, added.entry.record_count]}
+        try:
+            learned = capturing.learn(path, format=format, data={EVENT_KEY: note}, **options)
+        except BaseException:
+            if not added.deduplicated:
+                self._take_back(added.entry)
+            raise
+        return added, learned
 
     def _take_back(self, entry: Entry) -> None:
         """Undo an add that nothing links to yet: delete the copy and its catalog line."""

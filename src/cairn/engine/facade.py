@@ -503,6 +503,13 @@ class Cairn:
         """Archive a conversation file, then ingest it; its episodes link to the entry."""
         return Archiving(self.scope).ingest(self._ingesting, path, format, origin, **options)
 
+    def learn_archived(self, path: str | os.PathLike[str], *, format: str = "auto", extractor: str = "rules",
+                       origin: str | None = None, progress: Any = None,
+                       model_settings: dict[str, Any] | None = None) -> tuple[Added, Learned]:
+        """Archive a transcript, then learn from it; its episodes link to the entry."""
+        return Archiving(self.scope).learn(self._capturing, path, format, extractor_name=extractor, origin=origin,
+                                           progress=progress, model_settings=model_settings)
+
     # -- labels ------------------------------------------------------------------------
 
     def labels(self) -> Vocabulary:
