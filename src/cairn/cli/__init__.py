@@ -136,7 +136,7 @@ def _open(args) -> Cairn:
     if args.db is not None and not args.db.strip():
         raise InvalidInput("--db", "empty; give a database path")
     path = Path(args.db) if args.db is not None else default_db_path()
-    creates = args.command in CREATES
+    creates = args.command in CREATES or getattr(args, "creates_db", False)  # a group's creating subcommand
     if creates and not path.exists():
         if args.db is not None and not path.parent.is_dir():
             raise StoreUnavailable(str(path), f"the folder {path.parent} does not exist; create it first")

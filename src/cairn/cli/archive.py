@@ -42,6 +42,7 @@ def register(sub) -> None:
                     description="Copy FILE byte for byte into the space's private raw store (read-only) and\n"
                                 "append one metadata-only catalog entry. A file that does not read as its type\n"
                                 "is refused; a symbolic link is refused (archive the file it points to).")
+    p.set_defaults(creates_db=True)  # the first archived source may come before any record
     p.add_argument("file", help="the source file")
     p.add_argument("--source-type", choices=("conversation-jsonl", "claude-code-jsonl", "openai-chat-json"),
                    help="the source's format (default: detected from the content)")

@@ -35,6 +35,7 @@ def register(sub) -> None:
     p = add_command(inner, "import", "replace the vocabulary from a JSON file", cmd_import,
                     description="Replace the space's vocabulary with FILE (JSON, '-' for standard input). A bad file\n"
                                 "is refused and the old vocabulary kept. Stored labels the new one lacks are listed.")
+    p.set_defaults(creates_db=True)  # the vocabulary comes first: labelled writes need it
     p.add_argument("file", help="vocabulary file (JSON), '-' for standard input")
     add_command(inner, "check", "validate stored labels (read-only)", cmd_check,
                 description="Check every stored record's topics and entities (any status) against the vocabulary\n"
