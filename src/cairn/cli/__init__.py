@@ -40,7 +40,7 @@ GROUPS = (records, learn, recall, ingest, relations, host, bench, mcp, archive, 
 
 # Commands that may add records, and so may create the database (the MCP server serves
 # memory_remember: an agent's first session starts on no database at all).
-CREATES = frozenset({"remember", "import", "apply", "ingest", "mcp"})
+CREATES = frozenset({"remember", "import", "apply", "ingest", "learn", "mcp"})
 # Commands that only read (recall and search may add a trace to an existing database).
 READS = frozenset({"show", "list", "history", "export", "status", "recall", "search", "explain", "timeline", "candidates"})
 
