@@ -28,8 +28,7 @@ def session(tmp_path: Path) -> Path:
     return path
 
 
-def test_round_trip_learn_recall_show_around(cli, cairn: Cairn, session: Path):
-    # (`cairn learn` does not create a database: the `cairn` fixture has made it.)
+def test_round_trip_learn_recall_show_around(cli, session: Path):
     learned = cli("--json", "learn", str(session), "--archive")
     assert learned.code == 0, learned.err
     assert learned.json()["archive"] == SESSION
@@ -61,6 +60,6 @@ def test_a_learn_refused_takes_the_new_entry_back(cairn: Cairn, session: Path):
     assert not list((store_root(cairn) / "raw").rglob("*.jsonl"))
 
 
-def test_dry_run_and_archive_do_not_mix(cli, cairn: Cairn, session: Path):
+def test_dry_run_and_archive_do_not_mix(cli, session: Path):
     r = cli("learn", str(session), "--archive", "--dry-run")
     assert r.code == 1 and "dry run" in r.err
