@@ -17,6 +17,7 @@ See docs/api.md for a worked session.
 from .engine import (
     Applied,
     Cairn,
+    Confirmed,
     Corrected,
     FeedbackResult,
     Ingested,
@@ -28,6 +29,7 @@ from .engine import (
     ReinforceResult,
     Remembered,
     Shown,
+    TextChange,
     Timeline,
     Transferred,
 )
@@ -81,6 +83,7 @@ __all__ = [
     "Cairn",
     "CairnError",
     "Certainty",
+    "Confirmed",
     "Corrected",
     "Event",
     "Evidence",
@@ -111,6 +114,7 @@ __all__ = [
     "Status",
     "StoreError",
     "StoreUnavailable",
+    "TextChange",
     "Timeline",
     "Transferred",
     "UndoRefused",
