@@ -39,7 +39,7 @@ def test_catalog_entry_has_exactly_the_metadata_fields(cairn: Cairn, chat: Path)
     assert tuple(doc) == FIELDS
     assert doc["record_count"] == len(TURNS)
     assert doc["byte_size"] == chat.stat().st_size
-    assert (doc["started_at"], doc["ended_at"]) == ("2030-01-02T03:04:05Z", "2030-01-02T03:08:00Z")
+    assert (doc["started_at"], doc["ended_at"]) == ("2026-01-02T03:04:05Z", "2026-01-02T03:08:00Z")
     assert doc["original_path"] == str(chat.absolute())
     assert (doc["copy_mode"], doc["status"], doc["schema_version"]) == ("read-only", "verified", 1)
 

@@ -130,16 +130,16 @@ def test_an_openai_document_is_preserved_exactly_and_its_messages_marked_not_exa
 
     doc = {"messages": [
         {"role": "system", "content": "You are terse."},
-        {"role": "user", "content": "Which logger?", "timestamp": "2030-03-01T10:00:00Z"},
+        {"role": "user", "content": "Which logger?", "timestamp": "2026-03-01T10:00:00Z"},
         {"role": "assistant", "content": None, "tool_calls": [{"function": {"name": "lookup"}}]},
         {"role": "tool", "content": "tablet"},
-        {"role": "assistant", "content": [{"type": "text", "text": "The tablet."}], "timestamp": "2030-03-01T10:00:09Z"},
+        {"role": "assistant", "content": [{"type": "text", "text": "The tablet."}], "timestamp": "2026-03-01T10:00:09Z"},
     ]}
     path = tmp_path / "chat.json"
     path.write_text(json.dumps(doc, indent=2), encoding="utf-8")
     entry = cairn.archive_add(path).entry
     assert (entry.source_type, entry.record_count) == ("openai-chat-json", 5)
-    assert (entry.started_at, entry.ended_at) == ("2030-03-01T10:00:00Z", "2030-03-01T10:00:09Z")
+    assert (entry.started_at, entry.ended_at) == ("2026-03-01T10:00:00Z", "2026-03-01T10:00:09Z")
     _, r = cairn.archive_show(entry.source_id, turns="1..5")
     assert r is not None and not any(rec.exact for rec in r.records)
     assert [rec.id for rec in r.records] == ["m0", "m1", "m2", "m3", "m4"]
