@@ -42,6 +42,8 @@ from ..store import Backend
 from ..wire import ExplainDoc, StatusDoc, TraceDoc
 from .archiving import Added, Archiving, Removed
 from .capturing import Capturing, Learned, Reinforcement, ReinforceResult
+from .embedding import Embedded, Embedding
+from .embedding import Progress as EmbedProgress
 from .ingesting import Ingested, Ingesting, Progress
 from .labelling import Imported, Labelling
 from .learning import Applied, Corrected, FeedbackResult, Learning
@@ -337,7 +339,7 @@ class Cairn:
         *,
         limit: int = PACK.limit,
         budget: int = PACK.budget,
-        lane: str = "claims",
+        lane: str | None = None,
         include_dormant: bool = False,
         include_history: bool = False,
         as_of: datetime | str | None = None,
@@ -364,7 +366,7 @@ class Cairn:
         *,
         limit: int = SEARCH_LIMIT,
         budget: int = SEARCH_BUDGET,
-        lane: str = "claims",
+        lane: str | None = None,
         include_history: bool = False,
         as_of: datetime | str | None = None,
         known_at: datetime | str | None = None,
@@ -385,7 +387,7 @@ class Cairn:
         *,
         limit: int = PACK.limit,
         budget: int = PACK.budget,
-        lane: str = "claims",
+        lane: str | None = None,
         include_dormant: bool = False,
         include_history: bool = False,
         as_of: datetime | str | None = None,
@@ -530,6 +532,14 @@ class Cairn:
         with self.store.snapshot() as view:
             return read_trace(view, self.space, trace_id)
 
+    # -- the semantic extra ------------------------------------------------------------
+
+    def embed(self, *, limit: int | None = None, progress: EmbedProgress | bool | None = None) -> Embedded:
+        """Back-fill the semantic lane's vectors of this space (needs the semantic extra):
+        texts written before it was installed, or in a bulk write. Resumable; see
+        :mod:`.embedding`. ``progress``: ``(done, total)`` callback, False, or None for a
+        bar on a terminal."""
+        return Embedding(self.scope).embed(limit=limit, progress=progress)
 
     # -- archive of raw sources --------------------------------------------------------
 
@@ -601,7 +611,7 @@ def _recall_args(query: object, limit: object, budget: object, lane: object, as_
     check_str(query, "query")
     check_int(limit, "limit", 1, 1000)
     check_int(budget, "budget", 1, COUNT_MAX)
-    check_str(lane, "lane")
+    check_str(lane, "lane", optional=True)  # None: the default lane (hybrid with the semantic extra)
     check_time_arg(as_of, "as_of")
     check_time_arg(known_at, "known_at")
     for flag in flags:
