@@ -343,6 +343,78 @@ def case_ui(cli, ids, tmp_path):
     return docs
 
 
+def _archived(cli, tmp_path) -> tuple[str, str]:
+    """(source id, first episode id) of a conversation ingested with --archive."""
+    turns = [{"id": "a1", "speaker": "Ana", "text": "The rover logs go to the cold store.", "time": "2026-10-02T09:00:00Z"},
+             {"id": "a2", "role": "system", "text": "Be brief.", "time": "2026-10-02T09:00:05Z"}]
+    doc = run(cli, "ingest", _write(tmp_path, "archived.jsonl", "".join(json.dumps(t) + "\n" for t in turns)), "--archive")
+    assert doc["archive"]
+    episode = run(cli, "recall", "rover logs cold store", "--lane", "episodes")["results"][0]["id"]
+    return doc["archive"], episode
+
+
+def case_archive_add(cli, ids, tmp_path):
+    path = _write(tmp_path, "add.jsonl", json.dumps({"id": "b1", "speaker": "Ben", "text": "Hi.", "time": NOW}) + "\n")
+    return [(run(cli, "archive", "add", path), wire.ArchiveAddDoc), (run(cli, "archive", "add", path), wire.ArchiveAddDoc)]
+
+
+def case_archive_list(cli, ids, tmp_path):
+    _archived(cli, tmp_path)
+    doc = run(cli, "archive", "list")
+    assert doc["entries"]
+    return [(doc, wire.ArchiveListDoc)]
+
+
+def case_archive_verify(cli, ids, tmp_path):
+    source, _ = _archived(cli, tmp_path)
+    return [(run(cli, "archive", "verify"), wire.ArchiveVerifyDoc),
+            (run(cli, "archive", "verify", source), wire.ArchiveVerifyDoc)]
+
+
+def case_archive_show(cli, ids, tmp_path):
+    source, episode = _archived(cli, tmp_path)
+    ranged = run(cli, "archive", "show", source, "--turns", "1..2")
+    assert ranged["records"] and ranged["channels"]["visible"]
+    return [(run(cli, "archive", "show", source), wire.ArchiveShownEntryDoc), (ranged, wire.RehydratedDoc),
+            (run(cli, "archive", "show", "-", "--around", episode), wire.RehydratedDoc)]
+
+
+def case_archive_remove(cli, ids, tmp_path):
+    source, _ = _archived(cli, tmp_path)
+    return [(run(cli, "archive", "remove", source), wire.ArchiveRemoveDoc)]
+
+
+_VOCABULARY = json.dumps({"topics": {"billing": ["billing service"]}, "entities": {"postgres": {"aliases": ["PostgreSQL"]}}})
+
+
+def case_labels_import(cli, ids, tmp_path):
+    return [(run(cli, "labels", "import", _write(tmp_path, "vocabulary.json", _VOCABULARY)), wire.LabelsImportDoc)]
+
+
+def case_labels_show(cli, ids, tmp_path):
+    run(cli, "labels", "import", _write(tmp_path, "vocabulary.json", _VOCABULARY))
+    doc = run(cli, "labels", "show")
+    assert doc["topics"] and doc["entities"]
+    return [(doc, wire.VocabularyDoc)]
+
+
+def case_labels_check(cli, ids, tmp_path):
+    run(cli, "labels", "import", _write(tmp_path, "vocabulary.json", _VOCABULARY))
+    labelled = run(cli, "remember", "Billing invoices are archived monthly", "--kind", "fact", "--topic", "billing")
+    shown = run(cli, "show", labelled["id"])
+    assert shown["memory"]["topics"] == ["billing"]
+    return [(run(cli, "labels", "check"), wire.LabelsCheckDoc), (shown, wire.ShowDoc)]
+
+
+def case_labels_match(cli, ids, tmp_path):
+    run(cli, "labels", "import", _write(tmp_path, "vocabulary.json", _VOCABULARY))
+    doc = run(cli, "labels", "match", "Is the billing service on PostgreSQL?")
+    assert doc["labels"] == {"topics": ["billing"], "entities": ["postgres"]}
+    hinted = run(cli, "recall", "PostgreSQL billing service", "--topic", "biling")
+    assert hinted["warnings"] and hinted["topic"]["how"] == "unknown"
+    return [(doc, wire.LabelsMatchDoc), (hinted, wire.RecallDoc)]
+
+
 CASES = {name.removeprefix("case_").replace("_", " "): fn for name, fn in dict(globals()).items() if name.startswith("case_")}
 
 

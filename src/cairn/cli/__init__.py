@@ -33,10 +33,10 @@ from typing import Any, NoReturn
 from ..engine import Cairn, default_db_path
 from ..engine.scope import discard_new_store
 from ..errors import CairnError, InvalidInput, StoreUnavailable
-from . import bench, embed, host, ingest, learn, mcp, recall, records, relations, trace, ui
+from . import archive, bench, embed, host, ingest, labels, learn, mcp, recall, records, relations, trace, ui
 from .common import Output
 
-GROUPS = (records, learn, recall, ingest, relations, host, bench, mcp, trace, embed, ui)
+GROUPS = (records, learn, recall, ingest, relations, host, bench, mcp, trace, embed, archive, labels, ui)
 
 # Commands that may add records, and so may create the database (the MCP server serves
 # memory_remember: an agent's first session starts on no database at all).
@@ -154,7 +154,7 @@ def _open(args) -> Cairn:
     if args.db is not None and not args.db.strip():
         raise InvalidInput("--db", "empty; give a database path")
     path = Path(args.db) if args.db is not None else default_db_path()
-    creates = args.command in CREATES
+    creates = args.command in CREATES or getattr(args, "creates_db", False)  # a group's creating subcommand
     if creates and not path.exists():
         if args.db is not None and not path.parent.is_dir():
             raise StoreUnavailable(str(path), f"the folder {path.parent} does not exist; create it first")
