@@ -20,7 +20,8 @@ from testkit.db import db_fingerprint
 pytestmark = pytest.mark.slow
 
 READ_ONLY = {"memory_recall", "memory_search", "memory_explain", "memory_show", "memory_timeline", "memory_history"}
-WRITING = {"memory_remember", "memory_correct", "memory_relate", "memory_feedback", "memory_pin"}
+WRITING = {"memory_remember", "memory_correct", "memory_relate", "memory_feedback", "memory_pin", "memory_report_use",
+           "memory_reinforce"}
 DESTRUCTIVE = {"memory_forget", "memory_undo"}
 OUTPUTS = {
     "memory_recall": wire.RecallDoc, "memory_search": wire.RecallDoc, "memory_explain": wire.ExplainDoc,

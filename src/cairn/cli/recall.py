@@ -23,11 +23,12 @@ def register(sub) -> None:
                     "Writes nothing but a trace (skip it with --no-trace).",
     )
     _common(p, limit=3, budget=2048, dormant=True, trace=True)
+    p.add_argument("--include-retired", action="store_true", help="also offer records a retention policy retired")
 
     p = add_command(
         sub, "search", "explicit lookup: like recall, dormant records included, up to 10", cmd_search,
         description="Look QUERY up explicitly: like recall, but dormant records are included and up to 10 results\n"
-                    "are returned (default budget 8192 bytes).",
+                    "are returned (default budget 8192 bytes). Records a retention policy retired come back here.",
     )
     _common(p, limit=10, budget=8192, dormant=False, trace=True)
 
@@ -70,7 +71,8 @@ def _options(args) -> dict:
 
 
 def cmd_recall(cairn: Cairn, args) -> Output:
-    recalled = cairn.recall(args.query, include_dormant=args.include_dormant, trace=not args.no_trace, **_options(args))
+    recalled = cairn.recall(args.query, include_dormant=args.include_dormant, trace=not args.no_trace,
+                            include_retired=args.include_retired, **_options(args))
     return _render(recalled)
 
 

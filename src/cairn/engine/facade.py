@@ -30,20 +30,24 @@ from typing import IO, Any
 from ..errors import InvalidInput, echo
 from ..learn.batch import Batch
 from ..model import Actor, Basis, Certainty, Event, Kind, Memory, Method, Role, Status, Verdict
+from ..policy.confidence import Confidence
 from ..policy.feedback import FeedbackMessage
 from ..recall.pack import PACK
 from ..recall.triage import Triage
 from ..store import Backend
-from ..wire import ExplainDoc, StatusDoc
+from ..wire import ExplainDoc, MaintenancePlanDoc, ReportSummaryDoc, RetentionPlanDoc, StatusDoc
 from .capturing import Capturing, Learned, Reinforcement, ReinforceResult
 from .ingesting import Ingested, Ingesting, Progress
 from .learning import Applied, Corrected, FeedbackResult, Learning
+from .maintaining import Maintaining, PlanApplied
 from .recalling import SEARCH_BUDGET, SEARCH_LIMIT, Recalled, Recalling
 from .records import Page, Quality, Records, Remembered, Shown
 from .relations import TIMELINE_MAX, Relations, Timeline
+from .reports import Reported, Reports
 from .scope import Clock, Scope
 from .transfer import Transfer, Transferred
 from .triaging import Triaging
+from .trust import Trust
 from .undo import Undo
 from .validate import (
     COUNT_MAX,
@@ -314,14 +318,18 @@ class Cairn:
         as_of: datetime | str | None = None,
         known_at: datetime | str | None = None,
         trace: bool = True,
+        include_retired: bool = False,
     ) -> Recalled:
         """The few memories that matter for ``query``, packed in a bounded digest.
 
-        Read-only but for its trace (``trace=False`` writes none)."""
-        _recall_args(query, limit, budget, lane, as_of, known_at, include_dormant, include_history, trace)
+        Read-only but for its trace (``trace=False`` writes none). Retired records are left
+        out unless ``include_retired``."""
+        _recall_args(query, limit, budget, lane, as_of, known_at, include_dormant, include_history, trace,
+                     include_retired)
         return self._recalling.recall(
             query, limit=limit, budget=budget, lane=lane, include_dormant=include_dormant,
             include_history=include_history, as_of=as_of, known_at=known_at, trace=trace,
+            include_retired=include_retired,
         )
 
     def search(
@@ -458,6 +466,46 @@ class Cairn:
         check_str(message, "message")
         check_strings(attachments, "attachments")
         return self._triaging.triage(message, attachments)
+
+    # -- trust: confidence, use reports, maintenance, retention -------------------------
+
+    def confidence(self, ref: str) -> Confidence:
+        """How far to trust one record: a level (low, medium, high) and its named grounds.
+        Never a ranking input."""
+        return Trust(self.scope).confidence(self.scope.get(ref))
+
+    def report_use(self, trace: str, verdict: str, refs: Iterable[str]) -> Reported:
+        """Report what was done with a recall's results (used, unused, wrong), joined to its
+        trace with a failure class per record. Never changes ranking. Refused for a trace
+        that is unknown or expired, or a record the trace did not return."""
+        check_str(trace, "trace")
+        check_str(verdict, "verdict")
+        check_strings(refs, "refs")
+        return Reports(self.scope).report(trace, verdict, builtins.list(refs))
+
+    def report_summary(self, *, since: datetime | str | None = None) -> ReportSummaryDoc:
+        """Use reports aggregated by lane, kind, age and evidence basis (ids and counts only)."""
+        check_time_arg(since, "since")
+        return Reports(self.scope).summary(since)
+
+    def maintenance_plan(self) -> MaintenancePlanDoc:
+        """Maintenance recommendations for every active claim, as a reviewable plan (reads only)."""
+        return Maintaining(self.scope).maintenance_plan()
+
+    def apply_maintenance(self, plan: dict[str, Any] | str, *, auto: bool = False) -> PlanApplied:
+        """Apply a maintenance plan as one undoable event; ``auto`` applies only the
+        low-risk ops (confidence decay, stability increases)."""
+        check_bool(auto, "auto")
+        return Maintaining(self.scope).apply_maintenance(plan, auto=auto)
+
+    def retention_plan(self, policies: str) -> RetentionPlanDoc:
+        """What each retention policy (TOML text) matches in this space, and why (reads only)."""
+        check_str(policies, "policies")
+        return Maintaining(self.scope).retention_plan(policies)
+
+    def apply_retention(self, plan: dict[str, Any] | str) -> PlanApplied:
+        """Retire the records a retention plan lists, as one undoable event (never deletes)."""
+        return Maintaining(self.scope).apply_retention(plan)
 
 
 # -- argument checks shared by several methods -------------------------------------------

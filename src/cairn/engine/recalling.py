@@ -8,8 +8,10 @@ recall makes. ``explain`` never writes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import Any
 
 from ..errors import InvalidInput
 from ..recall.explain import explain_doc, recall_doc
@@ -18,6 +20,7 @@ from ..recall.pipeline import LANES, MAX_LIMIT, Outcome, Request, ResultItem, ru
 from ..recall.traces import RETENTION_DAYS, write_trace
 from ..wire import ExplainDoc, RecallDoc
 from .scope import Part
+from .trust import Trust
 from .validate import as_time
 
 # LANES: the lane names a recall accepts, read from the lane registry on first use.
@@ -33,6 +36,7 @@ class Recalled:
 
     outcome: Outcome
     trace: str | None
+    confidence: Mapping[str, Mapping[str, Any]] | None = None  # by record id, composed after ranking
 
     @property
     def results(self) -> list[ResultItem]:
@@ -52,13 +56,14 @@ class Recalled:
 
     def to_dict(self) -> RecallDoc:
         """The wire form (``recall --json``)."""
-        return recall_doc(self.outcome, self.trace)
+        return recall_doc(self.outcome, self.trace, self.confidence)
 
 
 class Recalling(Part):
     """recall, search and explain over one read snapshot; a trace written after a recall."""
 
     trace_retention_days: float = RETENTION_DAYS
+    with_confidence: bool = True  # attach each result's confidence (after ranking; never reorders)
 
     def recall(
         self,
@@ -72,14 +77,20 @@ class Recalling(Part):
         as_of: datetime | str | None = None,
         known_at: datetime | str | None = None,
         trace: bool = True,
+        include_retired: bool = False,
     ) -> Recalled:
         """The few memories that matter for ``query``, packed in a bounded digest."""
         request = self._recall_request(query, limit, budget, lane, include_dormant, include_history, as_of, known_at)
+        request = replace(request, include_retired=bool(include_retired))
         outcome = self._run_recall(request)
         trace_id = None
         if trace and not self.store.read_only:
             trace_id = write_trace(self.store, self.space, outcome, request.now, retention_days=self.trace_retention_days)
-        return Recalled(outcome, trace_id)
+        confidence = None
+        if self.with_confidence and outcome.results:
+            found = Trust(self.scope).confidences([r.id for r in outcome.results])
+            confidence = {i: c.to_dict() for i, c in found.items()}
+        return Recalled(outcome, trace_id, confidence)
 
     def search(
         self,
@@ -98,7 +109,7 @@ class Recalling(Part):
             raise InvalidInput("limit", f"{limit}; search returns at most {SEARCH_LIMIT}")
         return self.recall(
             query, limit=limit, budget=budget, lane=lane, include_dormant=True, include_history=include_history,
-            as_of=as_of, known_at=known_at, trace=trace,
+            as_of=as_of, known_at=known_at, trace=trace, include_retired=True,
         )
 
     def explain(

@@ -36,6 +36,7 @@ from ..wire import ProblemDoc, StatusDoc
 from .mutation import new_id
 from .relations import Relations
 from .scope import Part, Scope
+from .trust import Trust
 from .validate import as_time, choice, clean_aliases, clean_content, clean_origin, optional_choice, redact_text
 
 
@@ -70,6 +71,7 @@ class Shown:
     memory: Memory
     quality: Quality
     relations: list[Relation]
+    confidence: dict | None = None  # its confidence document (level and grounds)
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,7 +180,8 @@ class Records(Part):
 
     def show(self, ref: str) -> Shown:
         memory = self.scope.get(ref)
-        return Shown(memory, self.quality(memory), self.store.relations(self.space, record_id=memory.id))
+        return Shown(memory, self.quality(memory), self.store.relations(self.space, record_id=memory.id),
+                     Trust(self.scope).confidence(memory).to_dict())
 
     def list(
         self, *, status: Status | str | None = None, kind: Kind | str | None = None, page: int = 1, per_page: int = 20

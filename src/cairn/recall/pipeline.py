@@ -94,6 +94,7 @@ class Request:
     include_history: bool = False
     as_of: datetime | None = None
     known_at: datetime | None = None
+    include_retired: bool = False  # retired records come back only when asked (search does)
 
 
 @dataclass(slots=True)
@@ -360,6 +361,7 @@ def exclude(candidates: list[Candidate], request: Request) -> None:
             # before now, dormancy stays a label and excludes nothing.
             include_dormant=request.include_dormant or (request.as_of is not None and request.as_of < request.now),
             temporal=temporal.exclusion,
+            include_retired=request.include_retired,
         )
 
 
