@@ -139,11 +139,26 @@ def event_summary(e: Event) -> EventSummaryDoc:
 # -- record commands -----------------------------------------------------------------------
 
 
+class SimilarDoc(TypedDict):
+    """A current record of the same kind and origin that a new claim seems to replace."""
+
+    id: str
+    content: str
+
+
+class WithheldDoc(TypedDict):
+    id: str
+    reason: str  # pinned | older-source | weaker
+
+
 class RememberDoc(TypedDict):
     id: str
     status: str
     event: str | None  # None when identical content already stood and nothing was written
     deduplicated: NotRequired[bool]
+    similar: NotRequired[list[SimilarDoc]]  # current records the new claim seems to replace
+    replaced: NotRequired[list[str]]  # with --replaces-similar: the records it now supersedes
+    withheld: NotRequired[list[WithheldDoc]]  # with --replaces-similar: what the write policy kept standing
 
 
 class QualityDoc(TypedDict):
@@ -226,10 +241,25 @@ class StatusDoc(TypedDict):
     problems_elsewhere: int
 
 
-def remembered(m: Memory, event: Event | None, *, deduplicated: bool) -> RememberDoc:
+def remembered(
+    m: Memory,
+    event: Event | None,
+    *,
+    deduplicated: bool,
+    similar: Iterable[Memory] = (),
+    replaced: Sequence[str] = (),
+    withheld: Sequence[tuple[str, str]] = (),
+) -> RememberDoc:
     doc: RememberDoc = {"id": m.id, "status": m.status.value, "event": None if event is None else event.id}
     if deduplicated:
         doc["deduplicated"] = True
+    close = [{"id": s.id, "content": s.content} for s in similar]
+    if close:
+        doc["similar"] = cast(list[SimilarDoc], close)
+    if replaced:
+        doc["replaced"] = list(replaced)
+    if withheld:
+        doc["withheld"] = [{"id": i, "reason": r} for i, r in withheld]
     return doc
 
 
@@ -431,6 +461,8 @@ class TimelineStateDoc(TypedDict):
     current: bool
     markers: list[str]
     replaced_by: list[str]
+    # Earlier texts of this record (a correction keeps the id): [{"event", "at", "before", "after"}].
+    texts: NotRequired[list[dict[str, Any]]]
 
 
 class TimelineDoc(TypedDict):
@@ -475,6 +507,10 @@ class RecallRequest(Protocol):
     def as_of(self) -> datetime | None: ...
     @property
     def known_at(self) -> datetime | None: ...
+    @property
+    def origin(self) -> str | None: ...
+    @property
+    def prefer_origin(self) -> str | None: ...
 
 
 class RecallRequestDoc(TypedDict):
@@ -487,6 +523,8 @@ class RecallRequestDoc(TypedDict):
     include_history: bool
     as_of: str | None
     known_at: str | None
+    origin: NotRequired[str]  # only that origin's records (given only when asked)
+    prefer_origin: NotRequired[str]  # that origin's relevant records first (given only when asked)
 
 
 class QueryFeaturesDoc(TypedDict):
@@ -515,6 +553,7 @@ class RecallResultDoc(TypedDict):
     corrects: list[str]
     contradicts: list[str]
     lane: str
+    origin: str  # provenance inside the space ("" when none was given)
     superseded_by: NotRequired[str]
     matched: NotRequired[str]
     speaker: NotRequired[str | None]  # episodes: who said the turn
@@ -566,6 +605,8 @@ class ExplainCandidateDoc(TypedDict):
     rank_score: float | None  # None when the candidate was rejected before ranking
     factors: FactorsDoc
     reason: str
+    basis: str | None  # the record's evidence basis and method; None when it is unreadable
+    method: str | None
     markers: NotRequired[list[str]]
     turn: NotRequired[str]  # episodes: the turn's id in its conversation
 
@@ -593,8 +634,21 @@ class RejectedDoc(TypedDict):
     reason: str
 
 
+class TraceScoreDoc(TypedDict):
+    """One candidate of a stored trace: its reason and numbers, and the query phrase its
+    record matched (``span``, only when a phrase bonus applied). Never the record's body.
+    Kept small on purpose: every recall stores one per candidate."""
+
+    id: str
+    reason: str
+    raw: float
+    rank_score: float | None
+    span: NotRequired[str]
+
+
 class TraceDoc(RecallRequestDoc):
-    """The stored trace of one recall: features, parameters, selected and rejected ids."""
+    """The stored trace of one recall: features, parameters, selected and rejected ids,
+    and every candidate's numbers (``scores``, absent from traces written before them)."""
 
     kind: str
     id: str
@@ -605,11 +659,12 @@ class TraceDoc(RecallRequestDoc):
     rejected: list[RejectedDoc]
     rejected_omitted: int
     note: str | None
+    scores: list[TraceScoreDoc]
 
 
 def recall_request(request: RecallRequest) -> RecallRequestDoc:
     """The one serialisation of a recall's parameters (explain and traces both use it)."""
-    return {
+    doc: RecallRequestDoc = {
         "lane": request.lane,
         "limit": request.limit,
         "budget": request.budget,
@@ -618,6 +673,11 @@ def recall_request(request: RecallRequest) -> RecallRequestDoc:
         "as_of": None if request.as_of is None else format_time(request.as_of),
         "known_at": None if request.known_at is None else format_time(request.known_at),
     }
+    if request.origin is not None:
+        doc["origin"] = request.origin
+    if request.prefer_origin is not None:
+        doc["prefer_origin"] = request.prefer_origin
+    return doc
 
 
 def query_features(doc: Mapping[str, Any]) -> QueryFeaturesDoc:
@@ -631,7 +691,7 @@ def explain_query(features: Mapping[str, Any], request: RecallRequest) -> Explai
 
 def trace(*, kind: str, trace_id: str, at: datetime, query: Mapping[str, Any], request: RecallRequest,
           candidates: int, selected: list[str], rejected: list[RejectedDoc], rejected_omitted: int,
-          note: str | None) -> TraceDoc:
+          note: str | None, scores: list[TraceScoreDoc] | None = None) -> TraceDoc:
     return cast(TraceDoc, {
         "kind": kind,
         "id": trace_id,
@@ -643,6 +703,7 @@ def trace(*, kind: str, trace_id: str, at: datetime, query: Mapping[str, Any], r
         "rejected": rejected,
         "rejected_omitted": rejected_omitted,
         "note": note,
+        "scores": list(scores or []),
     })
 
 
@@ -744,6 +805,61 @@ def learned(*, origin: str, format: str, extractor: str, dry_run: bool, counts: 
 
 def reinforced(*, recorded: bool, reason: str, event: Event | None) -> ReinforceDoc:
     return {"recorded": recorded, "reason": reason, "event": None if event is None else event.id}
+
+# -- confirmation, aliases, history with texts ------------------------------------------
+
+
+class ConfirmDoc(TypedDict):
+    id: str
+    moved: bool  # whether the confirmation clock moved
+    reason: str  # "confirmed", or why it did not move
+    confirmed_at: str  # the freshness anchor after the confirmation
+
+
+def confirmed(m: Memory, *, moved: bool, reason: str) -> ConfirmDoc:
+    anchor = m.reinforced_at if m.reinforced_at is not None and m.reinforced_at > m.updated_at else m.updated_at
+    return {"id": m.id, "moved": moved, "reason": reason, "confirmed_at": format_time(anchor)}
+
+
+class TextChangeDoc(TypedDict):
+    """A record's text before and after an event (bounded excerpts)."""
+
+    id: str
+    before: str | None  # None: the event created the record
+    after: str
+
+
+class VerboseEventDoc(EventSummaryDoc):
+    texts: list[TextChangeDoc]
+
+
+class VerboseHistoryDoc(TypedDict):
+    events: list[VerboseEventDoc]
+
+
+TEXT_EXCERPT = 200  # characters of each text shown by history --verbose and timeline
+
+
+def excerpt_text(text: str, width: int = TEXT_EXCERPT) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def text_changes(e: Event) -> list[TextChangeDoc]:
+    """The records whose text an event changed (or created), with both texts, bounded."""
+    out: list[TextChangeDoc] = []
+    for c in e.changes:
+        if c.table != "memory" or c.after is None:
+            continue
+        before = None if c.before is None else str(c.before.get("content", ""))
+        after = str(c.after.get("content", ""))
+        if before != after:
+            out.append({"id": c.id, "before": None if before is None else excerpt_text(before), "after": excerpt_text(after)})
+    return out
+
+
+def verbose_history(events: Iterable[Event]) -> VerboseHistoryDoc:
+    return {"events": [cast(VerboseEventDoc, {**event_summary(e), "texts": text_changes(e)}) for e in events]}
 
 
 # -- the host loop ---------------------------------------------------------------------------
@@ -861,3 +977,14 @@ class PlanAppliedDoc(TypedDict):
     applied: int
     skipped: int
     event: str | None
+
+
+# -- reading a trace back (``cairn trace ID``) -------------------------------------------------
+
+
+def stored_trace(body: Mapping[str, Any]) -> TraceDoc:
+    """A stored trace body in today's form: keys added after it was written get their
+    empty value, so ``cairn trace --json`` always prints every key of :class:`TraceDoc`."""
+    doc = dict(body)
+    doc.setdefault("scores", [])
+    return cast(TraceDoc, doc)

@@ -28,7 +28,7 @@ OUTPUTS = {
     "memory_show": wire.ShowDoc, "memory_timeline": wire.TimelineDoc, "memory_history": wire.HistoryDoc,
     "memory_remember": wire.RememberDoc, "memory_correct": wire.CorrectDoc, "memory_relate": wire.RelateDoc,
     "memory_feedback": wire.FeedbackDoc, "memory_pin": wire.EventRefDoc, "memory_forget": wire.EventRefDoc,
-    "memory_undo": wire.EventRefDoc,
+    "memory_undo": wire.EventRefDoc, "memory_report_use": wire.UseReportDoc, "memory_reinforce": wire.ReinforceDoc,
 }
 
 
