@@ -33,10 +33,10 @@ from typing import Any, NoReturn
 from ..engine import Cairn, default_db_path
 from ..engine.scope import discard_new_store
 from ..errors import CairnError, InvalidInput, StoreUnavailable
-from . import bench, host, ingest, learn, mcp, recall, records, relations, trace, trust
+from . import bench, embed, host, ingest, learn, mcp, recall, records, relations, trace, trust
 from .common import Output
 
-GROUPS = (records, learn, recall, ingest, relations, host, bench, mcp, trace, trust)
+GROUPS = (records, learn, recall, ingest, relations, host, bench, mcp, trace, embed, trust)
 
 # Commands that may add records, and so may create the database (the MCP server serves
 # memory_remember: an agent's first session starts on no database at all).
