@@ -178,10 +178,25 @@ class QualityDoc(TypedDict):
     method: str
 
 
+class GroundDoc(TypedDict):
+    name: str
+    contribution: float
+    detail: str
+
+
+class ConfidenceDoc(TypedDict):
+    """A record's confidence: a level and every ground that moved it (never a ranking input)."""
+
+    level: str  # low | medium | high
+    score: float
+    grounds: list[GroundDoc]
+
+
 class ShowDoc(TypedDict):
     memory: MemoryDoc
     quality: QualityDoc
     relations: list[RelationDoc]
+    confidence: NotRequired[ConfidenceDoc]
 
 
 class ListDoc(TypedDict):
@@ -292,9 +307,12 @@ def quality(q: QualityValues, m: Memory) -> QualityDoc:
     }
 
 
-def shown(m: Memory, q: QualityValues, relations: Iterable[Relation]) -> ShowDoc:
-    """``show``: one record, its quality and its relations."""
-    return {"memory": memory(m), "quality": quality(q, m), "relations": [relation(r) for r in relations]}
+def shown(m: Memory, q: QualityValues, relations: Iterable[Relation], confidence: Mapping[str, Any] | None = None) -> ShowDoc:
+    """``show``: one record, its quality, its relations and (when given) its confidence."""
+    doc: ShowDoc = {"memory": memory(m), "quality": quality(q, m), "relations": [relation(r) for r in relations]}
+    if confidence is not None:
+        doc["confidence"] = cast(ConfidenceDoc, dict(confidence))
+    return doc
 
 
 def memory_page(memories: Iterable[Memory], *, page: int, pages: int, total: int) -> ListDoc:
@@ -543,6 +561,7 @@ class RecallResultDoc(TypedDict):
     matched: NotRequired[str]
     speaker: NotRequired[str | None]  # episodes: who said the turn
     turn: NotRequired[str | None]  # episodes: the turn's id in its conversation
+    confidence: NotRequired[ConfidenceDoc]  # how far to trust it; never used to rank
 
 
 class TopicHintDoc(TypedDict):
@@ -902,6 +921,78 @@ class SetupDoc(TypedDict):
     dry_run: bool
     uninstall: bool
     changes: list[SetupChangeDoc]
+
+
+# -- trust: use reports, maintenance, retention ------------------------------------------------
+
+
+class UseRefDoc(TypedDict):
+    id: str
+    failure_class: str | None  # stale | disputed | irrelevant-digest | unused; None for used
+
+
+class UseReportDoc(TypedDict):
+    """``report TRACE VERDICT REF...``: the stored report, joined to its trace."""
+
+    trace: str
+    verdict: str
+    event: str
+    refs: list[UseRefDoc]
+
+
+class UseRateDoc(TypedDict):
+    reports: int
+    used: int
+    unused: int
+    wrong: int
+    use_rate: float | None
+
+
+class ReportSummaryDoc(TypedDict):
+    """``report --summary``: aggregates only (no query, no memory text)."""
+
+    since: str | None
+    reports: int
+    failure_classes: dict[str, int]
+    lane: dict[str, UseRateDoc]
+    kind: dict[str, UseRateDoc]
+    age: dict[str, UseRateDoc]
+    basis: dict[str, UseRateDoc]
+
+
+class MaintenancePlanDoc(TypedDict):
+    """``maintain [--report]``: the recommendations, as a plan ``maintain --apply`` reads."""
+
+    kind: str
+    space: str
+    created_at: str
+    records: int
+    # each op: op, id, reason, risk (low | review); from/to for stability ops, decay for decay
+    ops: list[dict[str, Any]]
+
+
+class RetentionMatchDoc(TypedDict):
+    id: str
+    policy: str
+    reason: str
+    revision: int
+
+
+class RetentionPlanDoc(TypedDict):
+    """``retention plan``: what each policy matches and why, as a plan ``retention apply`` reads."""
+
+    kind: str
+    space: str
+    created_at: str
+    policies: list[str]
+    records: int
+    matches: list[RetentionMatchDoc]
+
+
+class PlanAppliedDoc(TypedDict):
+    applied: int
+    skipped: int
+    event: str | None
 
 
 # -- reading a trace back (``cairn trace ID``) -------------------------------------------------

@@ -301,10 +301,39 @@ def case_mcp(cli, ids, tmp_path):
             ("memory_undo", {"event": forgot.doc["event"]}),
         ]
         replies = [(name, call(cairn, name, args)) for name, args in calls]
+        recalled = dict(replies)["memory_recall"].doc
+        replies.append(("memory_report_use", call(cairn, "memory_report_use", {
+            "trace": recalled["trace"], "verdict": "used", "ids": [recalled["results"][0]["id"]]})))
+        replies.append(("memory_reinforce", call(cairn, "memory_reinforce",
+                                                 {"id": ids["new"], "outcome": "explicit_reinforcement"})))
     replies += [("memory_remember", added), ("memory_forget", forgot)]
     assert [name for name, reply in replies if reply.error] == []
     assert {name for name, _ in replies} == set(tools())
     return [(dict(reply.doc), tools()[name].doc_type) for name, reply in replies]
+
+
+def case_report(cli, ids, tmp_path):
+    recalled = run(cli, "recall", "PostgreSQL billing service")
+    reported = run(cli, "report", recalled["trace"], "wrong", recalled["results"][0]["id"])
+    summary = run(cli, "report", "--summary")
+    assert reported["refs"] and summary["reports"] == 1
+    return [(reported, wire.UseReportDoc), (summary, wire.ReportSummaryDoc)]
+
+
+def case_maintain(cli, ids, tmp_path):
+    run(cli, "reinforce", ids["port"], "explicit_correction")
+    plan = run(cli, "maintain", "--out", str(tmp_path / "plan.json"))
+    applied = run(cli, "maintain", "--apply", str(tmp_path / "plan.json"))
+    assert plan["ops"] and applied["applied"]
+    return [(plan, wire.MaintenancePlanDoc), (applied, wire.PlanAppliedDoc)]
+
+
+def case_retention(cli, ids, tmp_path):
+    policy = _write(tmp_path, "policy.toml", '[[policy]]\nname = "old decisions"\nkind = "decision"\nolder_than_days = 200\n')
+    plan = run(cli, "retention", "plan", policy, "--out", str(tmp_path / "plan.json"))
+    applied = run(cli, "retention", "apply", str(tmp_path / "plan.json"))
+    assert plan["matches"] and applied["applied"] == len(plan["matches"])
+    return [(plan, wire.RetentionPlanDoc), (applied, wire.PlanAppliedDoc)]
 
 
 def case_trace(cli, ids, tmp_path):

@@ -33,10 +33,10 @@ from typing import Any, NoReturn
 from ..engine import Cairn, default_db_path
 from ..engine.scope import discard_new_store
 from ..errors import CairnError, InvalidInput, StoreUnavailable
-from . import archive, bench, embed, host, ingest, labels, learn, mcp, recall, records, relations, trace, ui
+from . import archive, bench, embed, host, ingest, labels, learn, mcp, recall, records, relations, trace, trust, ui
 from .common import Output
 
-GROUPS = (records, learn, recall, ingest, relations, host, bench, mcp, trace, embed, archive, labels, ui)
+GROUPS = (records, learn, recall, ingest, relations, host, bench, mcp, trace, embed, archive, labels, trust, ui)
 
 # Commands that may add records, and so may create the database (the MCP server serves
 # memory_remember: an agent's first session starts on no database at all).

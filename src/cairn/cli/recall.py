@@ -25,11 +25,12 @@ def register(sub) -> None:
     )
     _common(p, limit=3, budget=2048, dormant=True, trace=True)
     p.add_argument("--topic", help="a topic hint (a vocabulary id or alias); an unknown one warns and the query runs")
+    p.add_argument("--include-retired", action="store_true", help="also offer records a retention policy retired")
 
     p = add_command(
         sub, "search", "explicit lookup: like recall, dormant records included, up to 10", cmd_search,
         description="Look QUERY up explicitly: like recall, but dormant records are included and up to 10 results\n"
-                    "are returned (default budget 8192 bytes).",
+                    "are returned (default budget 8192 bytes). Records a retention policy retired come back here.",
     )
     _common(p, limit=10, budget=8192, dormant=False, trace=True)
 
@@ -100,6 +101,9 @@ def _topic_hint(cairn: Cairn, topic: str, recalled, output: Output) -> None:
     else:
         output.text += f"\n(topic {hint.label}: carried by {len(carried)} of {len(recalled.results)} results)"
     output.doc = doc
+    recalled = cairn.recall(args.query, include_dormant=args.include_dormant, trace=not args.no_trace,
+                            include_retired=args.include_retired, **_options(args))
+    return _render(recalled)
 
 
 def cmd_search(cairn: Cairn, args) -> Output:

@@ -147,7 +147,7 @@ def cmd_remember(cairn: Cairn, args) -> Output:
 
 def cmd_show(cairn: Cairn, args) -> Output:
     shown = cairn.show(args.id)
-    doc = wire.shown(shown.memory, shown.quality, shown.relations)
+    doc = wire.shown(shown.memory, shown.quality, shown.relations, shown.confidence)
     m, q = doc["memory"], doc["quality"]
     lines = [
         f"{m['id']}  {m['kind']}  {m['status']}  {m['layer']}  revision {m['revision']}",

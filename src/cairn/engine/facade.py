@@ -34,12 +34,13 @@ from ..archive.verify import Verified
 from ..errors import InvalidInput, echo
 from ..learn.batch import Batch
 from ..model import Actor, Basis, Certainty, Event, Kind, Memory, Method, Role, Status, Verdict
+from ..policy.confidence import Confidence
 from ..policy.feedback import FeedbackMessage
 from ..recall.pack import PACK
 from ..recall.traces import read_trace
 from ..recall.triage import Triage
 from ..store import Backend
-from ..wire import ExplainDoc, StatusDoc, TraceDoc
+from ..wire import ExplainDoc, MaintenancePlanDoc, ReportSummaryDoc, RetentionPlanDoc, StatusDoc, TraceDoc
 from .archiving import Added, Archiving, Removed
 from .capturing import Capturing, Learned, Reinforcement, ReinforceResult
 from .embedding import Embedded, Embedding
@@ -47,12 +48,15 @@ from .embedding import Progress as EmbedProgress
 from .ingesting import Ingested, Ingesting, Progress
 from .labelling import Imported, Labelling
 from .learning import Applied, Corrected, FeedbackResult, Learning
+from .maintaining import Maintaining, PlanApplied
 from .recalling import SEARCH_BUDGET, SEARCH_LIMIT, Recalled, Recalling
 from .records import Confirmed, Page, Quality, Records, Remembered, Shown, TextChange
 from .relations import TIMELINE_MAX, Relations, Timeline
+from .reports import Reported, Reports
 from .scope import Clock, Scope
 from .transfer import Transfer, Transferred
 from .triaging import Triaging
+from .trust import Trust
 from .undo import Undo
 from .validate import (
     COUNT_MAX,
@@ -347,17 +351,20 @@ class Cairn:
         trace: bool = True,
         origin: str | None = None,
         prefer_origin: str | None = None,
+        include_retired: bool = False,
     ) -> Recalled:
         """The few memories that matter for ``query``, packed in a bounded digest.
 
         ``origin`` keeps only that origin's records; ``prefer_origin`` (a host passes its
         project) puts that origin's relevant records first without leaving others out.
+        Retired records are left out unless ``include_retired``.
         Read-only but for its trace (``trace=False`` writes none)."""
-        _recall_args(query, limit, budget, lane, as_of, known_at, include_dormant, include_history, trace)
+        _recall_args(query, limit, budget, lane, as_of, known_at, include_dormant, include_history, trace,
+                     include_retired)
         return self._recalling.recall(
             query, limit=limit, budget=budget, lane=lane, include_dormant=include_dormant,
             include_history=include_history, as_of=as_of, known_at=known_at, trace=trace,
-            origin=origin, prefer_origin=prefer_origin,
+            origin=origin, prefer_origin=prefer_origin, include_retired=include_retired,
         )
 
     def search(
@@ -602,6 +609,45 @@ class Cairn:
         """The vocabulary's labels whose id or alias occurs in ``text``."""
         return Labelling(self.scope).recognise(text)
 
+    # -- trust: confidence, use reports, maintenance, retention -------------------------
+
+    def confidence(self, ref: str) -> Confidence:
+        """How far to trust one record: a level (low, medium, high) and its named grounds.
+        Never a ranking input."""
+        return Trust(self.scope).confidence(self.scope.get(ref))
+
+    def report_use(self, trace: str, verdict: str, refs: Iterable[str]) -> Reported:
+        """Report what was done with a recall's results (used, unused, wrong), joined to its
+        trace with a failure class per record. Never changes ranking. Refused for a trace
+        that is unknown or expired, or a record the trace did not return."""
+        check_str(trace, "trace")
+        check_str(verdict, "verdict")
+        check_strings(refs, "refs")
+        return Reports(self.scope).report(trace, verdict, builtins.list(refs))
+
+    def report_summary(self, *, since: datetime | str | None = None) -> ReportSummaryDoc:
+        """Use reports aggregated by lane, kind, age and evidence basis (ids and counts only)."""
+        check_time_arg(since, "since")
+        return Reports(self.scope).summary(since)
+
+    def maintenance_plan(self) -> MaintenancePlanDoc:
+        """Maintenance recommendations for every active claim, as a reviewable plan (reads only)."""
+        return Maintaining(self.scope).maintenance_plan()
+
+    def apply_maintenance(self, plan: dict[str, Any] | str, *, auto: bool = False) -> PlanApplied:
+        """Apply a maintenance plan as one undoable event; ``auto`` applies only the
+        low-risk ops (confidence decay, stability increases)."""
+        check_bool(auto, "auto")
+        return Maintaining(self.scope).apply_maintenance(plan, auto=auto)
+
+    def retention_plan(self, policies: str) -> RetentionPlanDoc:
+        """What each retention policy (TOML text) matches in this space, and why (reads only)."""
+        check_str(policies, "policies")
+        return Maintaining(self.scope).retention_plan(policies)
+
+    def apply_retention(self, plan: dict[str, Any] | str) -> PlanApplied:
+        """Retire the records a retention plan lists, as one undoable event (never deletes)."""
+        return Maintaining(self.scope).apply_retention(plan)
 
 # -- argument checks shared by several methods -------------------------------------------
 

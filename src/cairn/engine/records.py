@@ -53,6 +53,7 @@ from .mutation import new_id
 from .relations import Relations
 from .scope import Part, Scope
 from .similar import find_similar, replacements
+from .trust import Trust
 from .validate import as_time, choice, clean_aliases, clean_content, clean_origin, optional_choice, redact_text
 
 
@@ -146,6 +147,7 @@ class Shown:
     memory: Memory
     quality: Quality
     relations: list[Relation]
+    confidence: dict | None = None  # its confidence document (level and grounds)
 
     @property
     def id(self) -> str:
@@ -294,7 +296,8 @@ class Records(Part):
 
     def show(self, ref: str) -> Shown:
         memory = self.scope.get(ref)
-        return Shown(memory, self.quality(memory), self.store.relations(self.space, record_id=memory.id))
+        return Shown(memory, self.quality(memory), self.store.relations(self.space, record_id=memory.id),
+                     Trust(self.scope).confidence(memory).to_dict())
 
     def list(
         self,
