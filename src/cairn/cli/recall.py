@@ -81,7 +81,8 @@ def _options(args) -> dict:
 
 
 def cmd_recall(cairn: Cairn, args) -> Output:
-    recalled = cairn.recall(args.query, include_dormant=args.include_dormant, trace=not args.no_trace, **_options(args))
+    recalled = cairn.recall(args.query, include_dormant=args.include_dormant, trace=not args.no_trace,
+                            include_retired=args.include_retired, **_options(args))
     output = _render(recalled)
     if args.topic is not None:
         _topic_hint(cairn, args.topic, recalled, output)
@@ -101,9 +102,6 @@ def _topic_hint(cairn: Cairn, topic: str, recalled, output: Output) -> None:
     else:
         output.text += f"\n(topic {hint.label}: carried by {len(carried)} of {len(recalled.results)} results)"
     output.doc = doc
-    recalled = cairn.recall(args.query, include_dormant=args.include_dormant, trace=not args.no_trace,
-                            include_retired=args.include_retired, **_options(args))
-    return _render(recalled)
 
 
 def cmd_search(cairn: Cairn, args) -> Output:
