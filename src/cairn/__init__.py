@@ -14,20 +14,8 @@ Everything a Python caller needs is importable from here:
 See docs/api.md for a worked session.
 """
 
-from .engine import (
-    Applied,
-    Cairn,
-    Corrected,
-    FeedbackResult,
-    Ingested,
-    Page,
-    Quality,
-    Recalled,
-    Remembered,
-    Shown,
-    Timeline,
-    Transferred,
-)
+from typing import TYPE_CHECKING
+
 from .errors import (
     AmbiguousId,
     BadImportLine,
@@ -43,7 +31,6 @@ from .errors import (
     StoreUnavailable,
     UndoRefused,
 )
-from .learn.batch import Batch
 from .model import (
     Actor,
     Basis,
@@ -60,7 +47,63 @@ from .model import (
     Status,
     Verdict,
 )
-from .store import Backend
+
+if TYPE_CHECKING:
+    from .engine import (
+        Applied,
+        Cairn,
+        Corrected,
+        FeedbackResult,
+        Ingested,
+        Page,
+        Quality,
+        Recalled,
+        Remembered,
+        Shown,
+        Timeline,
+        Transferred,
+    )
+    from .learn.batch import Batch
+    from .store import Backend
+
+# Imported on first use: `import cairn.errors` (as the command line does first) must not
+# pay for the engine, the store and the batch parser.
+_LAZY = {
+    "Applied": "engine",
+    "Cairn": "engine",
+    "Corrected": "engine",
+    "FeedbackResult": "engine",
+    "Ingested": "engine",
+    "Page": "engine",
+    "Quality": "engine",
+    "Recalled": "engine",
+    "Remembered": "engine",
+    "Shown": "engine",
+    "Timeline": "engine",
+    "Transferred": "engine",
+    "Batch": "learn.batch",
+    "Backend": "store",
+}
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        from importlib import import_module
+
+        value = getattr(import_module(f"{__name__}.{_LAZY[name]}"), name)
+        globals()[name] = value
+        return value
+    if not name.startswith("_"):
+        # `cairn.engine` and the other subpackages, as when this module imported them.
+        from importlib import import_module
+
+        try:
+            return import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as err:
+            if err.name != f"{__name__}.{name}":
+                raise
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "Actor",

@@ -5,44 +5,112 @@
 Exit status: 0 done; 1 refused or invalid (one line on stderr, nothing written);
 2 usage error (argparse). Errors are translated to exit codes here and nowhere else.
 Commands live in one module per group; each module has ``register(subparsers)``.
+
+Start-up cost. A host hook runs one ``cairn`` process per user prompt, so a command
+imports only what it needs: :data:`GROUPS` names the group modules, :data:`ROUTES`
+says which group holds each command, and :func:`main` imports and registers only the
+group of the command on the line (``cairn recall`` never imports the benchmarks, the MCP
+server or the extractors). The engine is imported when a handler needs a database.
+Without a command, with ``--help`` or with a command no route names, every group is
+registered, so help and argparse's error messages list every command. A group missing
+from :data:`ROUTES` is registered for every command: correct, only slower.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import importlib
 import os
 import sys
+from types import ModuleType
+from typing import TYPE_CHECKING
 
-from ..engine import Cairn, default_db_path
 from ..errors import CairnError
-from . import bench, ingest, learn, mcp, recall, records, relations
-from .common import Output
 
-GROUPS = (records, learn, recall, ingest, relations, bench, mcp)
+if TYPE_CHECKING:
+    from .common import Output
+
+# Group modules of this package, in help order.
+GROUPS = ("records", "learn", "recall", "ingest", "relations", "bench", "mcp")
+
+# Command -> the group module that registers it (kept whole by tests/speed/test_startup.py).
+ROUTES = {
+    **dict.fromkeys(("remember", "show", "list", "forget", "pin", "unpin", "history", "undo", "export", "import",
+                     "status"), "records"),
+    **dict.fromkeys(("apply", "candidates", "correct", "feedback"), "learn"),
+    **dict.fromkeys(("recall", "search", "explain"), "recall"),
+    "ingest": "ingest",
+    **dict.fromkeys(("relate", "timeline"), "relations"),
+    "bench": "bench",
+    "mcp": "mcp",
+}
+
+_GLOBAL_VALUED = ("--db", "--space", "--now")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def group(name: str) -> ModuleType:
+    """The command group module ``name`` (imported on first use)."""
+    return importlib.import_module(f"{__name__}.{name}")
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser: every group, or only the group that routes ``command``."""
     parser = argparse.ArgumentParser(
         prog="cairn",
         description="Cairn: long-term memory for AI agents, with evidence, time and corrections.",
         epilog="Run `cairn COMMAND --help` for a command's options.",
     )
-    parser.add_argument("--db", help=f"database file (default: $CAIRN_DB, else {default_db_path()})")
+    parser.add_argument("--db", help=f"database file (default: $CAIRN_DB, else {_default_db()})")
     parser.add_argument("--space", default=os.environ.get("CAIRN_SPACE", "default"), help="isolation space (default: default)")
     parser.add_argument("--now", help="fix the clock to this ISO-8601 time")
     parser.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for group in GROUPS:
-        group.register(sub)
+    for name in _groups_for(command):
+        group(name).register(sub)
     return parser
 
 
+def _groups_for(command: str | None) -> tuple[str, ...]:
+    if command is None or command not in ROUTES:
+        return GROUPS
+    routed = set(ROUTES.values())
+    return tuple(name for name in GROUPS if name == ROUTES[command] or name not in routed)
+
+
+def _default_db() -> str:
+    # The engine module holds the default; read it only to print help.
+    from ..engine.scope import default_db_path
+
+    return str(default_db_path())
+
+
+def command_in(argv: list[str]) -> str | None:
+    """The command word of ``argv`` (the first word that is not a global option or its
+    value), or None when there is none or help is asked for before it."""
+    skip = False
+    for word in argv:
+        if skip:
+            skip = False
+            continue
+        if word in ("-h", "--help"):
+            return None
+        if word in _GLOBAL_VALUED:
+            skip = True
+            continue
+        if word.startswith("-"):
+            continue
+        return word
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(command_in(argv))
     args = parser.parse_args(argv)
     try:
         if args.needs_db:
+            from ..engine.facade import Cairn
+
             with Cairn(args.db, space=args.space, now=args.now) as cairn:
                 output: Output = args.handler(cairn, args)
         else:
@@ -59,6 +127,8 @@ def main(argv: list[str] | None = None) -> int:
         print(line, file=sys.stderr)
     try:
         if args.json:
+            import json
+
             print(json.dumps(output.doc, ensure_ascii=False, sort_keys=False))
         elif output.text:
             print(output.text)
