@@ -15,32 +15,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from .facade import Cairn
+from .ingesting import Ingested
+from .learning import Applied, Corrected, FeedbackResult
 from .recalling import Recalled
 from .records import Page, Quality, Remembered, Shown
 from .relations import Timeline
 from .scope import Scope, default_db_path
 from .transfer import Transferred
 from .validate import LIMITS, Limits
-
-if TYPE_CHECKING:
-    from .ingesting import Ingested
-    from .learning import Applied, Corrected, FeedbackResult
-
-# Results of the parts built on first use (see Cairn._learning): imported when named.
-_LAZY = {"Ingested": "ingesting", "Applied": "learning", "Corrected": "learning", "FeedbackResult": "learning"}
-
-
-def __getattr__(name: str) -> object:
-    if name in _LAZY:
-        from importlib import import_module
-
-        value = getattr(import_module(f"{__name__}.{_LAZY[name]}"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "LIMITS",

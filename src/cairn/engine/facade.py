@@ -21,29 +21,26 @@ Threading: an engine belongs to the thread that opened it (see :mod:`.scope`).
 from __future__ import annotations
 
 import builtins
-import functools
 import os
 from collections.abc import Iterable
 from datetime import datetime
 from types import TracebackType
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
+from ..learn.batch import Batch
 from ..model import Actor, Basis, Certainty, Event, Kind, Memory, Method, Role, Status, Verdict
+from ..policy.feedback import FeedbackMessage
 from ..recall.pack import PACK
 from ..store import Backend
 from ..wire import ExplainDoc, StatusDoc
+from .ingesting import Ingested, Ingesting, Progress
+from .learning import Applied, Corrected, FeedbackResult, Learning
 from .recalling import SEARCH_BUDGET, SEARCH_LIMIT, Recalled, Recalling
 from .records import Page, Quality, Records, Remembered, Shown
 from .relations import TIMELINE_MAX, Relations, Timeline
 from .scope import Clock, Scope
 from .transfer import Transfer, Transferred
 from .undo import Undo
-
-if TYPE_CHECKING:
-    from ..learn.batch import Batch
-    from ..policy.feedback import FeedbackMessage
-    from .ingesting import Ingested, Ingesting, Progress
-    from .learning import Applied, Corrected, FeedbackResult, Learning
 
 
 class Cairn:
@@ -72,21 +69,9 @@ class Cairn:
         self._records = Records(self.scope, self._relations)
         self._undo = Undo(self.scope)
         self._transfer = Transfer(self.scope)
+        self._learning = Learning(self.scope)
         self._recalling = Recalling(self.scope)
-
-    # Learning and ingestion are built, and their modules imported, on first use: a process
-    # that only recalls (a host hook's) does not pay for the batch parser or consolidation.
-    @functools.cached_property
-    def _learning(self) -> Learning:
-        from .learning import Learning
-
-        return Learning(self.scope)
-
-    @functools.cached_property
-    def _ingesting(self) -> Ingesting:
-        from .ingesting import Ingesting
-
-        return Ingesting(self.scope)
+        self._ingesting = Ingesting(self.scope)
 
     @classmethod
     def open(cls, path: str | os.PathLike[str] | None = None, **options: Any) -> Cairn:

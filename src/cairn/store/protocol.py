@@ -91,12 +91,20 @@ class ReadView(Protocol):
     def recent_traces(self, space: str, limit: int) -> list[dict]: ...
     def get_trace(self, space: str, trace_id: str) -> dict | None: ...
 
-    # -- lexical index: statistics (file-wide numbers, never records)
+    # -- lexical index: statistics (per space, or file-wide numbers, never records)
     def document_count(self) -> int:
         """An O(1) upper bound of the records in the index, every space included."""
         ...
     def document_frequency(self, term: str) -> int:
         """Records (every space) whose index holds ``term``."""
+        ...
+    def space_document_count(self, space: str) -> int:
+        """Indexed records of ``space`` (a purged record is not indexed)."""
+        ...
+    def space_document_frequencies(self, space: str, terms: Sequence[str]) -> dict[str, int]:
+        """For each of ``terms``, the indexed records of ``space`` holding it (content or
+        aliases); a term no record of ``space`` holds maps to 0. Kept exact in the write
+        transaction, so one space's content never changes another's ranking."""
         ...
     def terms_with_prefix(self, prefix: str, limit: int) -> list[str]:
         """Indexed terms (every space) longer than ``prefix`` that start with it, in

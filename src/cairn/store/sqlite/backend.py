@@ -332,6 +332,20 @@ class _Reads:
         row = self.conn.execute("SELECT doc FROM temp.cairn_fts_vocab WHERE term = ?", (fts.fts_form(term),)).fetchone()
         return int(row[0]) if row else 0
 
+    def space_document_count(self, space: str) -> int:
+        row = self.conn.execute("SELECT docs FROM space_stats WHERE space = ?", (space,)).fetchone()
+        return int(row[0]) if row else 0
+
+    def space_document_frequencies(self, space: str, terms: Sequence[str]) -> dict[str, int]:
+        found = dict.fromkeys(terms, 0)
+        wanted = list(found)
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            rows = self.conn.execute(f"SELECT term, df FROM term_stats WHERE space = ? AND term IN ({marks})", (space, *chunk))
+            found.update((str(t), int(df)) for t, df in rows)
+        return found
+
     def terms_with_prefix(self, prefix: str, limit: int) -> list[str]:
         self.document_frequency(prefix)  # creates the vocabulary table on first use
         rows = self.conn.execute(
@@ -485,6 +499,40 @@ class Tx(_Reads):
     def __init__(self, conn: sqlite3.Connection, path: str) -> None:
         self.conn = conn
         self.path = path
+        # Changes to the per-space document frequencies, summed over the transaction and
+        # written by _flush_stats just before COMMIT: a bulk import touches each
+        # (space, term) row once per transaction, not once per record.
+        self._df: dict[tuple[str, str], int] = {}
+        self._docs: dict[str, int] = {}
+
+    def _count_terms(self, space: str, content: str, aliases: str, sign: int) -> None:
+        self._docs[space] = self._docs.get(space, 0) + sign
+        for term in {*content.split(), *aliases.split()}:
+            key = (space, term)
+            self._df[key] = self._df.get(key, 0) + sign
+
+    def _flush_stats(self) -> None:
+        changed = [(space, term, n) for (space, term), n in self._df.items() if n]
+        self.conn.executemany(
+            "INSERT INTO term_stats (space, term, df) VALUES (?, ?, ?)"
+            " ON CONFLICT (space, term) DO UPDATE SET df = df + excluded.df",
+            changed,
+        )
+        if any(n < 0 for *_, n in changed):
+            self.conn.execute("DELETE FROM term_stats WHERE df <= 0")
+        self.conn.executemany(
+            "INSERT INTO space_stats (space, docs) VALUES (?, ?) ON CONFLICT (space) DO UPDATE SET docs = docs + excluded.docs",
+            [(space, n) for space, n in self._docs.items() if n],
+        )
+        self._df.clear()
+        self._docs.clear()
+
+    def space_document_count(self, space: str) -> int:
+        return super().space_document_count(space) + self._docs.get(space, 0)
+
+    def space_document_frequencies(self, space: str, terms: Sequence[str]) -> dict[str, int]:
+        found = super().space_document_frequencies(space, terms)
+        return {term: df + self._df.get((space, term), 0) for term, df in found.items()}
 
     def put_memory(self, memory: Memory) -> None:
         data = memory_to_dict(memory)
@@ -519,12 +567,14 @@ class Tx(_Reads):
                 " content_hash = ?, data = ? WHERE rowid = ?",
                 (*values, rowid),
             )
-            self.conn.execute("DELETE FROM memories_fts WHERE rowid = ?", (rowid,))
+            old = self.conn.execute("SELECT content, aliases FROM memories_fts WHERE rowid = ?", (rowid,)).fetchone()
+            if old is not None:
+                self._count_terms(memory.space, old[0] or "", old[1] or "", -1)
+                self.conn.execute("DELETE FROM memories_fts WHERE rowid = ?", (rowid,))
         if memory.purged_at is None:
-            self.conn.execute(
-                "INSERT INTO memories_fts (rowid, content, aliases) VALUES (?, ?, ?)",
-                (rowid, index_text(memory.content), index_text(" ".join(memory.aliases))),
-            )
+            content, aliases = index_text(memory.content), index_text(" ".join(memory.aliases))
+            self.conn.execute("INSERT INTO memories_fts (rowid, content, aliases) VALUES (?, ?, ?)", (rowid, content, aliases))
+            self._count_terms(memory.space, content, aliases, +1)
 
     def append_event(self, event: Event) -> None:
         cur = self.conn.execute(
@@ -674,8 +724,10 @@ class Store(_Reads):
                 self.conn.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as err:
                 raise _translate(self.path, err) from None
+            tx = Tx(self.conn, self.path)
             try:
-                yield Tx(self.conn, self.path)
+                yield tx
+                tx._flush_stats()
             except BaseException:
                 _rollback(self.conn)
                 raise
