@@ -75,6 +75,25 @@ def _decoded(data: str, parse: Callable[[Any], T]) -> T | None:
         return None
 
 
+_DECODED: dict[str, Memory | None] = {}
+DECODED_MAX = 4096  # records kept decoded per process (bounded: memory stays flat in N)
+
+
+def _memory(data: str) -> Memory | None:
+    """The record a stored JSON row holds (None when malformed), decoded once per process
+    for the recently read rows: decoding is a pure function of the row's text, and
+    parsing JSON into the model is the largest cost of loading recall's candidates."""
+    try:
+        return _DECODED[data]
+    except KeyError:
+        pass
+    memory = _decoded(data, memory_from_dict)
+    if len(_DECODED) >= DECODED_MAX:
+        del _DECODED[next(iter(_DECODED))]  # the oldest entry
+    _DECODED[data] = memory
+    return memory
+
+
 def _as_stored(value: Any) -> Any:
     """A row kept as the JSON it was written as (sources, traces): no model to parse into."""
     return value
@@ -144,7 +163,7 @@ class _Reads:
     # -- memories ----------------------------------------------------------------------
 
     def _memory_row(self, row: tuple[str]) -> Memory | None:
-        return _decoded(row[0], memory_from_dict)
+        return _memory(row[0])
 
     def get_memory(self, space: str, memory_id: str) -> Memory | None:
         row = self.conn.execute("SELECT data FROM memories WHERE space = ? AND id = ?", (space, memory_id)).fetchone()
@@ -381,7 +400,7 @@ class _Reads:
                 if row_space == space and not (claims_only and kind == "episode")
             }
             for key in chunk:
-                memory = _decoded(rows[key], memory_from_dict) if key in rows else None
+                memory = _memory(rows[key]) if key in rows else None
                 if memory is not None:
                     out.append(memory)
                     if len(out) >= limit:
