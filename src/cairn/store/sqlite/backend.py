@@ -340,7 +340,7 @@ class _Reads:
         # Rows are never deleted, so the highest rowid bounds the record count in O(1).
         return int(self.conn.execute("SELECT COALESCE(MAX(rowid), 0) FROM memories").fetchone()[0])
 
-    def document_frequency(self, term: str) -> int:
+    def _ensure_vocab(self) -> None:
         if not self._vocab:
             # A TEMP fts5vocab table lives in the connection's temp schema: the database
             # file is never touched.
@@ -348,6 +348,9 @@ class _Reads:
                 "CREATE VIRTUAL TABLE IF NOT EXISTS temp.cairn_fts_vocab USING fts5vocab(main, memories_fts, row)"
             )
             self._vocab = True
+
+    def document_frequency(self, term: str) -> int:
+        self._ensure_vocab()
         row = self.conn.execute("SELECT doc FROM temp.cairn_fts_vocab WHERE term = ?", (fts.fts_form(term),)).fetchone()
         return int(row[0]) if row else 0
 
@@ -366,7 +369,7 @@ class _Reads:
         return found
 
     def terms_with_prefix(self, prefix: str, limit: int) -> list[str]:
-        self.document_frequency(prefix)  # creates the vocabulary table on first use
+        self._ensure_vocab()
         rows = self.conn.execute(
             "SELECT term FROM temp.cairn_fts_vocab WHERE term > ? AND term < ? ORDER BY term LIMIT ?",
             (fts.fts_form(prefix), fts.fts_form(prefix) + "\U0010ffff", limit),
@@ -442,7 +445,16 @@ class _Reads:
 
     # -- lexical index: the episode lane ---------------------------------------------
 
+    def _without_episodes(self, space: str) -> bool:
+        # One probe of the partial index on turn (only episodes have one): a claims-only
+        # space skips the episode lane's full-text queries, which rank every match.
+        return self.conn.execute(
+            "SELECT 1 FROM memories WHERE space = ? AND turn IS NOT NULL LIMIT 1", (space,)
+        ).fetchone() is None
+
     def names_speaker(self, space: str, word: str) -> bool:
+        if self._without_episodes(space):
+            return False
         # Two small queries rather than one join: FTS5 first, then the rows it found, so
         # the planner never walks the memories table.
         match = fts.in_column("aliases", fts.quote_fts(word))
@@ -455,7 +467,7 @@ class _Reads:
         ).fetchone() is not None
 
     def episode_matches(self, space: str, words: Sequence[tuple[str, bool]], cap: int) -> list[EpisodeTurn]:
-        if not words:
+        if not words or self._without_episodes(space):
             return []
         rows = self.conn.execute(
             "SELECT f.rowid, m.id, m.origin, m.turn, f.content, f.aliases, json_extract(m.data, '$.evidence.at')"
