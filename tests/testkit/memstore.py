@@ -147,6 +147,9 @@ class MemStore:
         out = [e for _, e in found]
         return out[:limit] if limit is not None else out
 
+    def events_after(self, space: str, at: datetime) -> list[Event]:
+        return [e for e in self.events(space, newest_first=False) if e.at > at]
+
     def count_events(self, space: str) -> int:
         return sum(1 for _, e in self._s.events if e.space == space)
 

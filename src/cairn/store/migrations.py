@@ -168,7 +168,8 @@ def _space_term_stats(conn: sqlite3.Connection) -> None:
     """Document frequencies per space: ``term_stats`` holds, for each space and indexed
     term, how many records of the space hold it (content or aliases), ``space_stats`` how
     many records of the space are indexed. The store keeps both exact in every write
-    transaction; here they are counted once from the index as it stands."""
+    transaction; here they are counted once from the index as it stands. Also an index
+    of events by time, so that ``known_at`` reads only the events after its moment."""
     _run_script(
         conn,
         """
@@ -184,6 +185,7 @@ def _space_term_stats(conn: sqlite3.Connection) -> None:
         ) WITHOUT ROWID;
         DELETE FROM term_stats;
         DELETE FROM space_stats;
+        CREATE INDEX IF NOT EXISTS events_by_time ON events (space, at);
         """,
     )
     # Idempotent (tables kept, counts redone), so that re-running it recounts.

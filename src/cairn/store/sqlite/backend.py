@@ -281,6 +281,15 @@ class _Reads:
         found = (_decoded(data, event_from_dict) for (data,) in self.conn.execute(sql, args))
         return [event for event in found if event is not None]
 
+    def events_after(self, space: str, at: datetime) -> list[Event]:
+        # Stored times are ISO-8601 UTC with or without a fraction, which do not sort as
+        # strings within one second ("…:05.5Z" < "…:05Z"): select from the start of the
+        # second, then compare the parsed times.
+        floor = format_time(at.replace(microsecond=0))[:-1]
+        rows = self.conn.execute("SELECT data FROM events WHERE space = ? AND at >= ? ORDER BY seq", (space, floor))
+        found = (_decoded(data, event_from_dict) for (data,) in rows)
+        return [event for event in found if event is not None and event.at > at]
+
     def count_events(self, space: str) -> int:
         return int(self.conn.execute("SELECT COUNT(*) FROM events WHERE space = ?", (space,)).fetchone()[0])
 
