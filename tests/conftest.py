@@ -53,6 +53,7 @@ def backend(request, tmp_path: Path):
 @pytest.fixture
 def cli(db_path: Path) -> Callable[..., CliResult]:
     """Run ``cairn --db <tmp> ARGS`` in-process; returns exit code, stdout, stderr."""
+    db_path.parent.mkdir(parents=True, exist_ok=True)  # the CLI creates a database, not its folder
 
     def run(*args: str, stdin: str | None = None) -> CliResult:
         out, err = io.StringIO(), io.StringIO()

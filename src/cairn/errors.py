@@ -13,21 +13,44 @@ are return values, not exceptions; these are for refused or impossible operation
     ├── PluginError                a lane, extractor or embedder not installed, not loadable, or misbehaving
     └── StoreError                 the database cannot be used as asked
         ├── SchemaTooNew           written by a newer Cairn; refused before any DDL
-        └── StoreUnavailable       read-only, locked beyond the timeout, unopenable
+        ├── StoreUnavailable       read-only, locked beyond the timeout, unopenable, not a database
+        └── NoSuchDatabase         a command that only reads (or needs records) named a missing file
 
-Each carries its data as attributes so interfaces and tests need not parse messages.
+Each carries its data as attributes so interfaces and tests need not parse messages, and
+a stable ``error_code`` (a class attribute: ``invalid_input``, ``not_found``, …) that
+interfaces print beside the message so scripts can branch on it (``--json`` errors).
+A message never repeats more than :data:`ECHO_MAX` characters of what it was given.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+ECHO_MAX = 80  # characters of a caller's value an error message repeats at most
+
+
+def echo(value: object, limit: int = ECHO_MAX) -> str:
+    """``value`` as an error message quotes it: its repr, cut to ``limit`` characters
+    with the full length stated, so a 60,000-character argument yields a short line."""
+    text = value if isinstance(value, str) else repr(value)
+    if len(text) > limit:
+        return repr(text[:limit]) + f"… ({len(text)} characters)"
+    return repr(text) if isinstance(value, str) else text
+
+
+def _shown_path(path: str) -> str:
+    return path if len(path) <= 200 else f"{path[:200]}… ({len(path)} characters)"
+
 
 class CairnError(Exception):
     """Base of every deliberate Cairn error. ``str(err)`` is a one-line reason."""
 
+    error_code = "error"
+
 
 class InvalidInput(CairnError):
+    error_code = "invalid_input"
+
     def __init__(self, field: str, reason: str) -> None:
         super().__init__(f"invalid {field}: {reason}")
         self.field = field
@@ -35,6 +58,8 @@ class InvalidInput(CairnError):
 
 
 class BadImportLine(InvalidInput):
+    error_code = "bad_import_line"
+
     def __init__(self, line: int, reason: str) -> None:
         super().__init__(f"import line {line}", reason)
         self.line = line
@@ -44,6 +69,8 @@ class BenchDataMissing(InvalidInput):
     """The evaluation data is not where the benchmark looks (``--data PATH`` or its default),
     or is not data of the expected shape."""
 
+    error_code = "bench_data_missing"
+
     def __init__(self, path: Path, hint: str) -> None:
         super().__init__("data", hint)
         # The message leads with the file, which is what the reader must fix.
@@ -52,33 +79,43 @@ class BenchDataMissing(InvalidInput):
 
 
 class NotFound(CairnError):
+    error_code = "not_found"
+
     def __init__(self, what: str, ref: str) -> None:
-        super().__init__(f"no {what} matches {ref!r} in this space")
+        super().__init__(f"no {what} matches {echo(ref)} in this space")
         self.what = what
         self.ref = ref
 
 
 class AmbiguousId(CairnError):
+    error_code = "ambiguous_id"
+
     def __init__(self, prefix: str, candidates: list[str]) -> None:
         shown = ", ".join(candidates[:10]) + (" ..." if len(candidates) > 10 else "")
-        super().__init__(f"id prefix {prefix!r} is ambiguous: matches {shown}")
+        super().__init__(f"id prefix {echo(prefix)} is ambiguous: matches {shown}")
         self.prefix = prefix
         self.candidates = candidates
 
 
 class Refused(CairnError):
+    error_code = "refused"
+
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
 
 
 class UndoRefused(Refused):
+    error_code = "undo_refused"
+
     def __init__(self, event_id: str, reason: str) -> None:
         super().__init__(f"undo of {event_id} refused: {reason}")
         self.event_id = event_id
 
 
 class RelationRefused(Refused):
+    error_code = "relation_refused"  # the instance's ``code`` says which rule refused it
+
     def __init__(self, code: str, reason: str) -> None:
         super().__init__(f"relation refused ({code}): {reason}")
         self.code = code  # self-reference | cycle | cross-space | purged | ...
@@ -87,6 +124,8 @@ class RelationRefused(Refused):
 class PluginError(CairnError):
     """A plug-in that cannot be found, loaded or used; names the group, the plug-in
     and, when known, the distribution that registered it (docs/plugins.md)."""
+
+    error_code = "plugin_error"
 
     def __init__(self, group: str, name: str, reason: str) -> None:
         # Cairn's entry-point groups are named cairn.<kind>s: "cairn.lanes" -> "lane plug-in".
@@ -98,10 +137,12 @@ class PluginError(CairnError):
 
 
 class StoreError(CairnError):
-    pass
+    error_code = "store_error"
 
 
 class SchemaTooNew(StoreError):
+    error_code = "schema_too_new"
+
     def __init__(self, found: int, known: int) -> None:
         super().__init__(
             f"database schema version {found} is newer than this Cairn understands ({known}); "
@@ -112,7 +153,31 @@ class SchemaTooNew(StoreError):
 
 
 class StoreUnavailable(StoreError):
+    error_code = "store_unavailable"
+
     def __init__(self, path: str, reason: str) -> None:
-        super().__init__(f"cannot use database {path}: {reason}")
+        super().__init__(f"cannot use database {_shown_path(path)}: {reason}")
         self.path = path
         self.reason = reason
+
+
+class NoSuchDatabase(StoreError):
+    """A command that reads (or changes existing records) named a file that does not
+    exist: nothing is created, so a mistyped path is not answered from an empty store."""
+
+    error_code = "no_such_database"
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"no such database: {_shown_path(path)}")
+        self.path = path
+
+
+def error_codes() -> dict[str, type[CairnError]]:
+    """Every stable error code and the class that carries it (documented in docs/usage.md)."""
+    found: dict[str, type[CairnError]] = {}
+    pending: list[type[CairnError]] = [CairnError]
+    while pending:
+        cls = pending.pop()
+        found.setdefault(cls.error_code, cls)
+        pending += cls.__subclasses__()
+    return found

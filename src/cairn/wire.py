@@ -677,3 +677,48 @@ def locomo(doc: Mapping[str, Any]) -> LocomoDoc:
 
 def scale(rows: Iterable[Mapping[str, Any]]) -> ScaleDoc:
     return {"sizes": cast(list[ScaleRowDoc], list(rows))}
+
+
+# -- the host loop ---------------------------------------------------------------------------
+
+
+class TriageDoc(TypedDict):
+    decision: str  # RETRIEVE | ASK | SKIP
+    intent: str | None  # the retrieval query (RETRIEVE)
+    anchors: list[str]  # the distinctive fragments, verbatim
+    missing: str | None  # the one anchor to ask for (ASK)
+    cues: list[str]  # the phrases that said earlier work is meant
+    reason: str
+
+
+class TriageValues(Protocol):
+    def to_dict(self) -> Mapping[str, Any]: ...
+
+
+def triaged(result: TriageValues) -> TriageDoc:
+    return cast(TriageDoc, dict(result.to_dict()))
+
+
+class HookSpecificDoc(TypedDict):
+    hookEventName: str
+    additionalContext: str
+
+
+class HookOutputDoc(TypedDict):
+    """Claude Code's hook output: exactly this shape, or nothing at all (its validator
+    rejects unknown keys)."""
+
+    hookSpecificOutput: NotRequired[HookSpecificDoc]
+
+
+class SetupChangeDoc(TypedDict):
+    path: str
+    action: str  # created | updated | unchanged | removed
+    backup: str | None
+
+
+class SetupDoc(TypedDict):
+    scope: str  # user | project
+    dry_run: bool
+    uninstall: bool
+    changes: list[SetupChangeDoc]

@@ -36,13 +36,14 @@ ALLOWED: dict[str, set[str]] = {
     "recall": {"recall", "model", "text", "policy", "store", "errors", "wire", "plugins", "embed"},
     "learn": {"learn", "model", "text", "policy", "errors", "plugins"},
     "engine": {"engine", "model", "text", "policy", "store", "recall", "learn", "errors", "wire", "plugins", "embed"},
-    "cli": {"cli", "engine", "model", "errors", "bench", "wire", "plugins", "mcp"},
+    "cli": {"cli", "engine", "model", "errors", "bench", "wire", "plugins", "host", "mcp"},
     "mcp": {"mcp", "engine", "model", "errors", "wire"},
-    "bench": {"bench", "engine", "model", "errors", "text", "store", "recall", "policy", "learn"},
+    "host": {"host", "engine", "model", "errors", "wire"},
+    "bench": {"bench", "engine", "model", "errors", "text", "store", "recall", "policy", "learn", "cli"},
 }
 # The ranking parts of recall: pure functions of their inputs. They import only these
 # layers and each other — never the store, the engine or an interface.
-PURE_RECALL = ("query", "score", "phrase", "gates", "rank", "pack")
+PURE_RECALL = ("query", "score", "phrase", "gates", "rank", "pack", "triage", "triage_rules")
 PURE_ALLOWED = {"model", "text", "errors", "policy"}
 
 DRIVERS = {"sqlite3", "psycopg", "psycopg2", "psycopg_pool", "apsw", "sqlite_utils", "sqlalchemy"}

@@ -64,6 +64,7 @@ def test_forget_pin_history_undo_json_keys(cli):
 
 
 def test_status_json_keys(cli):
+    assert cli("remember", "The api runs on port 8080", "--kind", "fact").code == 0  # status reads an existing store
     doc = cli("--json", "status").json()
     assert set(doc) >= {"schema", "memories", "events", "problems"}
 

@@ -7,7 +7,9 @@ import sqlite3
 
 import pytest
 
-from cairn.policy.redaction import redact
+from cairn.bench.drills.corpus import BENIGN
+from cairn.bench.drills.corpus import SECRETS as CORPUS
+from cairn.policy.redaction import entropy, redact
 
 # Built from parts so that this file itself does not trip secret scanners.
 AWS = "AKIA" + "IOSFODNN7EXAMPLE"
@@ -38,7 +40,8 @@ SECRETS = [
     ("Authorization: Bearer abcDEF0123456789ghiJKL", "abcDEF0123456789ghiJKL", "bearer-token"),
     ("db password=hunter2-very-secret", "hunter2-very-secret", "password"),
     ("client_secret: 'Zq9-long-value'", "Zq9-long-value", "password"),
-    ("export API_KEY=sk_live_0123456789abcdef", "sk_live_0123456789abcdef", "password"),
+    ("export API_KEY=sk_live_0123456789abcdef", "sk_live_0123456789abcdef", "stripe-key"),
+    ("export DB_PASSWORD=Vq7-long-value", "Vq7-long-value", "password"),
 ]
 
 NEAR_MISSES = [
@@ -77,3 +80,88 @@ def test_redaction_happens_before_record_index_and_event(cairn, db_path):
     for secret in (GH, NPM, AWS):
         assert secret not in dump
     assert "[REDACTED:github-token]" in cairn.get(m.id).content
+
+
+# -- the corpus: issued tokens, credentials in context, assignments; and near-misses ----
+
+
+
+def test_the_corpus_is_as_large_as_promised():
+    assert len(CORPUS) >= 100 and len(BENIGN) >= 60
+    assert len({text for text, _ in CORPUS}) == len(CORPUS)
+
+
+@pytest.mark.parametrize("text, secret", CORPUS, ids=[f"secret{i}" for i in range(len(CORPUS))])
+def test_every_corpus_secret_is_redacted(text, secret):
+    cleaned, found = redact(text)
+    assert secret not in cleaned and found
+
+
+@pytest.mark.parametrize("text", BENIGN, ids=[f"benign{i}" for i in range(len(BENIGN))])
+def test_every_corpus_near_miss_is_left_as_it_is(text):
+    assert redact(text) == (text, [])
+
+
+def test_redaction_is_stable_when_run_twice():
+    for text, _ in CORPUS[:40]:
+        once = redact(text)[0]
+        assert redact(once)[0] == once
+
+
+def test_entropy_separates_random_from_repeated():
+    assert entropy("aaaaaaaaaaaaaaaa") == 0.0
+    assert entropy("Zq9xK2mPw7Lr4Tn8") > 3.5
+
+
+@pytest.mark.parametrize("value", ["getpass.getpass()", "os.environ['X']", "$(pwd)", "<your key>", "${TOKEN}", "****",
+                                   "field", "expired", "settings.SECRET_KEY"])
+def test_code_placeholders_and_state_words_are_not_secrets(value):
+    assert redact(f"password = {value}")[0] == f"password = {value}"
+    # The same value after a real secret word in quotes-free prose stays too ...
+    assert redact(f"the token: {value}")[0] == f"the token: {value}"
+
+
+@pytest.mark.parametrize("value", ["Hx9-long-value", "'quoted secret'", "S3cr3tValue"])
+def test_a_secret_looking_value_is_redacted_in_the_same_places(value):
+    # ... while a value that looks like a credential is redacted (the negative control).
+    assert value.strip("'") not in redact(f"password = {value}")[0]
+
+
+# -- every stored field: origins included ----------------------------------------------
+
+def _dump(db_path) -> str:
+    conn = sqlite3.connect(db_path)
+    try:
+        return "\n".join(
+            repr(row)
+            for table in ("memories", "events", "memories_fts", "sources")
+            for row in conn.execute(f"SELECT * FROM {table}")
+        )
+    finally:
+        conn.close()
+
+
+ORIGIN_SECRET = "Pg" + "Pass9xQ2wE7r"
+ORIGIN = f"postgres://ci:{ORIGIN_SECRET}@db.internal/app"
+
+
+def test_remember_redacts_its_origin(cairn, db_path):
+    memory = cairn.remember("The billing service reads from the replica", kind="fact", origin=ORIGIN).memory
+    assert ORIGIN_SECRET not in _dump(db_path)
+    assert "[REDACTED:url-password]" in memory.origin
+    # Negative control: an origin without a secret is kept exactly.
+    assert cairn.remember("The worker runs nightly", kind="fact", origin="repo/billing").memory.origin == "repo/billing"
+
+
+def test_a_batch_source_origin_is_redacted(cairn, db_path):
+    from testkit.batches import batch, claim, source
+
+    cairn.apply(batch(source("notes from the ops sync", origin=ORIGIN), claim("The cache layer uses Redis 7")))
+    assert ORIGIN_SECRET not in _dump(db_path)
+
+
+def test_ingest_origin_is_redacted(cairn, db_path, tmp_path):
+    path = tmp_path / "talk.jsonl"
+    path.write_text('{"id": "t1", "speaker": "ana", "text": "we deploy on fridays", "time": "2026-10-01T10:00:00Z"}\n')
+    cairn.ingest(str(path), origin=ORIGIN)
+    assert ORIGIN_SECRET not in _dump(db_path)

@@ -225,6 +225,32 @@ def case_bench_scale(cli, ids, tmp_path):
     return [(doc, wire.ScaleDoc)]
 
 
+def case_triage(cli, ids, tmp_path):
+    doc = run(cli, "triage", "which database did we pick for the billing service?")
+    assert doc["decision"] == "RETRIEVE"
+    return [(doc, wire.TriageDoc)]
+
+
+def case_hook(cli, ids, tmp_path):
+    payload = json.dumps({"session_id": "s", "cwd": str(tmp_path), "hook_event_name": "UserPromptSubmit",
+                          "prompt": "what did we decide about the PostgreSQL billing service?"})
+    doc = run(cli, "hook", "claude-code", "user-prompt-submit", "--timeout", "20", stdin=payload)
+    silent = run(cli, "hook", "claude-code", "user-prompt-submit", stdin=json.dumps({"prompt": "ok"}))
+    assert doc["hookSpecificOutput"]["additionalContext"] and silent == {}
+    return [(doc, wire.HookOutputDoc), (silent, wire.HookOutputDoc)]
+
+
+def case_setup(cli, ids, tmp_path, monkeypatch=None):
+    import os
+
+    here = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        doc = run(cli, "setup", "claude-code", "--dry-run")
+    finally:
+        os.chdir(here)
+    assert doc["changes"] and doc["dry_run"] is True
+    return [(doc, wire.SetupDoc)]
 def case_mcp(cli, ids, tmp_path):
     # `cairn mcp` serves rather than prints: its documents are its tools' structuredContent,
     # built by the same wire builders and pinned here against each tool's declared type.

@@ -28,6 +28,15 @@ NOW_ISO = NOW.isoformat().replace("+00:00", "Z")
 TOKEN = "test-token-0123456789abcdef"
 
 
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    """The suite's database path, in a folder that exists: `cairn --db` creates a database,
+    not the folders above it."""
+    path = tmp_path / "store" / "cairn.db"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
+
+
 def server_args(db: Path, *options: str, space: str | None = None) -> list[str]:
     return ["-m", "cairn", "--db", str(db), "--now", NOW_ISO, *(["--space", space] if space else []), "mcp", *options]
 

@@ -129,6 +129,7 @@ def test_a_tool_name_is_registered_once(broken_tool):
 PROBE = """
 import sys
 from cairn.cli import main
+main(["--db", sys.argv[1], "remember", "The deploy target is the staging cluster", "--kind", "fact"])
 code = main(["--db", sys.argv[1], "recall", "deploy target"])
 print(code, "mcp" in sys.modules, "cairn.mcp" in sys.modules)
 """
@@ -142,3 +143,4 @@ def test_other_commands_do_not_import_the_sdk(tmp_path):
     control = subprocess.run([sys.executable, "-c", "import sys, cairn.mcp.server; print('mcp' in sys.modules)"],
                              capture_output=True, text=True, timeout=120)
     assert control.stdout.strip() == "True"
+

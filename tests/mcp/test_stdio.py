@@ -380,3 +380,26 @@ def test_a_server_on_sockets_answers(db_path):
         assert proc.wait(timeout=60) == 0
         assert proc.stderr is not None and b"Traceback" not in proc.stderr.read()
     assert json.loads(reply)["result"]["serverInfo"]["name"] == "cairn"
+
+
+def test_an_agent_that_asks_gets_dormant_matches_labelled(connect, db_path):
+    """Who asks decides dormancy: memory_recall is an explicit lookup, so a dormant match
+    comes back labelled `dormant`; the CLI's recall (what the hook injects) leaves it out,
+    and the tool leaves it out too when told to."""
+    from datetime import timedelta
+
+    with Cairn(db_path, now=NOW - timedelta(days=900)) as old:
+        old.remember("The office wifi network is called Fernweh", kind="fact")
+    with engine(db_path) as cairn:
+        assert cairn.recall("office wifi network", trace=False).results == []
+
+    async def scenario():
+        async with connect() as client:
+            asked = await client.call_tool("memory_recall", {"query": "office wifi network"})
+            refused = await client.call_tool("memory_recall", {"query": "office wifi network", "include_dormant": False})
+            return ok(asked), ok(refused)
+
+    asked, refused = run(scenario)
+    assert [r["content"] for r in asked["results"]] == ["The office wifi network is called Fernweh"]
+    assert "dormant" in asked["results"][0]["markers"]
+    assert refused["results"] == []

@@ -2,15 +2,29 @@
 
 ``cairn [--db PATH] [--space NAME] [--now ISO-8601] [--json] COMMAND …``
 
-Exit status: 0 done; 1 refused or invalid (one line on stderr, nothing written);
-2 usage error (argparse). Errors are translated to exit codes here and nowhere else.
-Commands live in one module per group; each module has ``register(subparsers)``.
+Exit status: 0 done; 1 refused or invalid (one line on stderr, nothing written; with
+``--json`` also ``{"error": {"code", "message"}}`` on stdout, the code being the error's
+stable ``error_code``); 2 usage error (argparse). Errors are translated to exit codes here
+and nowhere else. Commands live in one module per group; each module has
+``register(subparsers)``.
+
+Which database a command may touch:
+
+* a command in :data:`CREATES` (it can add records) creates a missing database; a
+  ``--db`` file's folder must exist (a typo is not silently made a new folder tree), the
+  default (``$CAIRN_DB``, else the data folder) is created with its folders. A refused
+  command removes the empty database it created, so nothing is left behind;
+* a command in :data:`READS` never creates one and never changes the file's mode or
+  journal ("no such database: PATH" for a mistyped path);
+* every other command changes existing records: it needs an existing database too.
+
+Output that the reader stops reading (``cairn export | head -1``) ends quietly, exit 0.
 
 Start-up cost. A host hook runs one ``cairn`` process per user prompt, so a command
 imports only what it needs: :data:`GROUPS` names the group modules, :data:`ROUTES`
 says which group holds each command, and :func:`main` imports and registers only the
 group of the command on the line (``cairn recall`` never imports the benchmarks, the MCP
-server or the extractors). The engine is imported when a handler needs a database.
+server or the host adapters). The engine is imported when a handler needs a database.
 Without a command, with ``--help`` or with a command no route names, every group is
 registered, so help and argparse's error messages list every command. A group missing
 from :data:`ROUTES` is registered for every command: correct, only slower.
@@ -20,18 +34,21 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import os
 import sys
+from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NoReturn
 
-from ..errors import CairnError
+from ..errors import CairnError, InvalidInput, StoreUnavailable
 
 if TYPE_CHECKING:
+    from ..engine import Cairn
     from .common import Output
 
 # Group modules of this package, in help order.
-GROUPS = ("records", "learn", "recall", "ingest", "relations", "bench", "mcp")
+GROUPS = ("records", "learn", "recall", "ingest", "relations", "host", "bench", "mcp")
 
 # Command -> the group module that registers it (kept whole by tests/speed/test_startup.py).
 ROUTES = {
@@ -41,11 +58,30 @@ ROUTES = {
     **dict.fromkeys(("recall", "search", "explain"), "recall"),
     "ingest": "ingest",
     **dict.fromkeys(("relate", "timeline"), "relations"),
+    **dict.fromkeys(("triage", "hook", "setup"), "host"),
     "bench": "bench",
     "mcp": "mcp",
 }
 
 _GLOBAL_VALUED = ("--db", "--space", "--now")
+
+# Commands that may add records, and so may create the database (the MCP server serves
+# memory_remember: an agent's first session starts on no database at all).
+CREATES = frozenset({"remember", "import", "apply", "ingest", "mcp"})
+# Commands that only read (recall and search may add a trace to an existing database).
+READS = frozenset({"show", "list", "history", "export", "status", "recall", "search", "explain", "timeline", "candidates"})
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one change: under ``--json`` a usage error (exit 2) also prints
+    ``{"error": {"code": "usage", "message"}}`` on stdout, as every other error does."""
+
+    json_errors = False
+
+    def error(self, message: str) -> NoReturn:
+        if _Parser.json_errors:
+            print(json.dumps({"error": {"code": "usage", "message": f"{self.prog}: {message}"}}, ensure_ascii=False))
+        super().error(message)
 
 
 def group(name: str) -> ModuleType:
@@ -55,12 +91,12 @@ def group(name: str) -> ModuleType:
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser: every group, or only the group that routes ``command``."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="cairn",
         description="Cairn: long-term memory for AI agents, with evidence, time and corrections.",
         epilog="Run `cairn COMMAND --help` for a command's options.",
     )
-    parser.add_argument("--db", help=f"database file (default: $CAIRN_DB, else {_default_db()})")
+    parser.add_argument("--db", help=f"database file (default: $CAIRN_DB, else {_default_shown()})")
     parser.add_argument("--space", default=os.environ.get("CAIRN_SPACE", "default"), help="isolation space (default: default)")
     parser.add_argument("--now", help="fix the clock to this ISO-8601 time")
     parser.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
@@ -75,13 +111,6 @@ def _groups_for(command: str | None) -> tuple[str, ...]:
         return GROUPS
     routed = set(ROUTES.values())
     return tuple(name for name in GROUPS if name == ROUTES[command] or name not in routed)
-
-
-def _default_db() -> str:
-    # The engine module holds the default; read it only to print help.
-    from ..engine.scope import default_db_path
-
-    return str(default_db_path())
 
 
 def command_in(argv: list[str]) -> str | None:
@@ -103,43 +132,145 @@ def command_in(argv: list[str]) -> str | None:
     return None
 
 
+def _default_shown() -> str:
+    from ..engine import default_db_path
+
+    try:
+        return str(default_db_path())
+    except CairnError:
+        return "the data folder"
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(command_in(argv))
+    _Parser.json_errors = "--json" in argv
     args = parser.parse_args(argv)
+    json_errors = bool(getattr(args, "json", False))
+    fresh: list[str] = []  # the database a refused command opened, removed if it created it
     try:
-        if args.needs_db:
-            from ..engine.facade import Cairn
-
-            with Cairn(args.db, space=args.space, now=args.now) as cairn:
-                output: Output = args.handler(cairn, args)
-        else:
-            output = args.handler(None, args)
+        try:
+            _check_arguments(args)
+            if args.needs_db:
+                with _open(args) as cairn:
+                    try:
+                        output: Output = args.handler(cairn, args)
+                    except BaseException:
+                        fresh.append(cairn.path)
+                        raise
+                    skipped = cairn.skipped_rows
+                if skipped:
+                    output.stderr.append(f"cairn: skipped {skipped} malformed stored rows (listed by `cairn status`)")
+            else:
+                output = args.handler(None, args)
+        except (UnicodeError, RecursionError, OverflowError) as err:
+            # Only a caller's input reaches these: text that is not UTF-8 (lone surrogates),
+            # JSON nested beyond Python's stack, numbers beyond what SQLite or dates hold.
+            raise _input_error(err) from None
+    except BrokenPipeError:
+        return _quiet_pipe()
     except CairnError as err:
-        return _fail(str(err))
+        _discard(fresh, args)
+        return _fail(err, json_errors)
     except KeyboardInterrupt:
-        return _fail("interrupted; nothing was written by the unfinished operation")
+        _discard(fresh, args)
+        return _fail(_Interrupted(), json_errors)
     except Exception as err:  # noqa: BLE001 - one line, never a traceback, for users
+        _discard(fresh, args)
         if os.environ.get("CAIRN_DEBUG"):
             raise
-        return _fail(f"internal error: {type(err).__name__}: {err} (set CAIRN_DEBUG=1 for a traceback)")
-    for line in output.stderr:
-        print(line, file=sys.stderr)
+        return _fail(_Internal(err), json_errors)
     try:
+        for line in output.stderr:
+            print(line, file=sys.stderr)
         if args.json:
-            import json
-
             print(json.dumps(output.doc, ensure_ascii=False, sort_keys=False))
         elif output.text:
             print(output.text)
         sys.stdout.flush()
     except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return _quiet_pipe()
     return output.exit_code
 
 
-def _fail(message: str) -> int:
-    print(f"cairn: {' '.join(message.split())}", file=sys.stderr)
+def _open(args) -> Cairn:
+    """The engine for this command, on a database it is allowed to touch (module docstring)."""
+    from ..engine import Cairn, default_db_path
+
+    if args.db is not None and not args.db.strip():
+        raise InvalidInput("--db", "empty; give a database path")
+    path = Path(args.db) if args.db is not None else default_db_path()
+    creates = args.command in CREATES
+    if creates and not path.exists():
+        if args.db is not None and not path.parent.is_dir():
+            raise StoreUnavailable(str(path), f"the folder {path.parent} does not exist; create it first")
+        args.created = True
+    return Cairn(path, space=args.space, now=args.now, create=creates)
+
+
+def _discard(opened: list[str], args: argparse.Namespace) -> None:
+    """Remove the database this refused command created, if it is still empty."""
+    if opened and getattr(args, "created", False):
+        from ..engine.scope import discard_new_store
+
+        discard_new_store(opened[0])
+
+
+def _check_arguments(args: argparse.Namespace) -> None:
+    """Refuse command-line text that is not UTF-8 before anything is opened: the shell
+    hands such bytes to Python as lone surrogates, which nothing can store."""
+    for name, value in vars(args).items():
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, str):
+                try:
+                    item.encode("utf-8")
+                except UnicodeEncodeError:
+                    raise InvalidInput(name.replace("_", "-"), "not valid UTF-8 text") from None
+
+
+def _input_error(err: BaseException) -> InvalidInput:
+    if isinstance(err, UnicodeError):
+        return InvalidInput("text", "not valid UTF-8 (a lone surrogate or undecodable bytes)")
+    if isinstance(err, RecursionError):
+        return InvalidInput("input", "nested too deeply")
+    return InvalidInput("number", "too large (a count, a size or a date beyond what Cairn holds)")
+
+
+class _Interrupted(CairnError):
+    error_code = "interrupted"
+
+    def __init__(self) -> None:
+        super().__init__("interrupted; nothing was written by the unfinished operation")
+
+
+class _Internal(CairnError):
+    error_code = "internal"
+
+    def __init__(self, err: Exception) -> None:
+        super().__init__(f"internal error: {type(err).__name__}: {str(err)[:200]} (set CAIRN_DEBUG=1 for a traceback)")
+
+
+def _quiet_pipe() -> int:
+    """The reader closed our output (``| head``): stop quietly, as Unix tools do."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except OSError:
+        pass
+    return 0
+
+
+def _fail(err: CairnError, json_errors: bool) -> int:
+    message = " ".join(str(err).split())
+    if len(message) > 400:
+        message = message[:400] + "…"
+    print(f"cairn: {message}", file=sys.stderr)
+    if json_errors:
+        doc: dict[str, Any] = {"error": {"code": err.error_code, "message": message}}
+        try:
+            print(json.dumps(doc, ensure_ascii=False))
+            sys.stdout.flush()
+        except BrokenPipeError:
+            _quiet_pipe()
     return 1
 
 

@@ -3,12 +3,14 @@ unpin, history, undo, export, import, status."""
 
 from __future__ import annotations
 
+import io
+import json
 import sys
 from pathlib import Path
 
 from .. import wire
 from ..engine import Cairn
-from ..errors import InvalidInput
+from ..errors import InvalidInput, echo
 from ..model import Basis, Certainty, Kind, Method, Role, Status
 from .common import Output, add_command, one_line, one_of, positive_int, short
 
@@ -171,12 +173,32 @@ def cmd_undo(cairn: Cairn, args) -> Output:
 def cmd_export(cairn: Cairn, args) -> Output:
     if args.file:
         target = Path(args.file)
+        try:
+            if target.is_dir():
+                raise InvalidInput("export file", f"{echo(args.file)} is a folder; give a file name")
+            if not target.parent.is_dir():
+                raise InvalidInput("export file", f"the folder {echo(str(target.parent))} does not exist")
+        except OSError as err:  # a name too long for the file system, a loop of links, ...
+            raise InvalidInput("export file", f"{echo(args.file)}: {err.strerror}") from None
         tmp = target.with_name(target.name + ".partial")
-        with open(tmp, "w", encoding="utf-8") as out:
-            counts = wire.exported(cairn.export(out))
-        tmp.replace(target)
+        try:
+            with open(tmp, "w", encoding="utf-8") as out:
+                counts = wire.exported(cairn.export(out))
+            tmp.replace(target)
+        except OSError as err:
+            tmp.unlink(missing_ok=True)
+            raise InvalidInput("export file", f"{echo(args.file)}: {err.strerror}") from None
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
         summary = f"exported {counts['records']} records, {counts['relations']} relations, {counts['events']} events"
         return Output(counts, f"{summary} to {target}")
+    if args.json:
+        # One object on stdout: the counts and every exported line as an object, in order
+        # (`cairn import` reads this document as it reads the JSONL).
+        buffer = io.StringIO()
+        counts = wire.exported(cairn.export(buffer))
+        return Output({**counts, "lines": [json.loads(line) for line in buffer.getvalue().splitlines()]}, "")
     return Output(wire.exported(cairn.export(sys.stdout)), "")
 
 

@@ -27,10 +27,12 @@ from datetime import datetime
 from types import TracebackType
 from typing import IO, Any
 
+from ..errors import InvalidInput, echo
 from ..learn.batch import Batch
 from ..model import Actor, Basis, Certainty, Event, Kind, Memory, Method, Role, Status, Verdict
 from ..policy.feedback import FeedbackMessage
 from ..recall.pack import PACK
+from ..recall.triage import Triage
 from ..store import Backend
 from ..wire import ExplainDoc, StatusDoc
 from .ingesting import Ingested, Ingesting, Progress
@@ -40,9 +42,21 @@ from .records import Page, Quality, Records, Remembered, Shown
 from .relations import TIMELINE_MAX, Relations, Timeline
 from .scope import Clock, Scope
 from .transfer import Transfer, Transferred
+from .triaging import Triaging
 from .undo import Undo
+from .validate import (
+    COUNT_MAX,
+    check_bool,
+    check_int,
+    check_number,
+    check_str,
+    check_strings,
+    check_time_arg,
+    input_errors,
+)
 
 
+@input_errors
 class Cairn:
     """A memory store for one space of one database.
 
@@ -51,7 +65,12 @@ class Cairn:
     uses a :class:`cairn.store.Backend` you opened instead. ``space`` is the hard isolation
     unit; ``now`` fixes the clock (a datetime, an ISO-8601 string or a callable), which
     tests and ``--now`` use; ``read_only`` opens without writing (recall then writes no
-    trace). Use it as a context manager, or call :meth:`close`.
+    trace); ``create=False`` refuses a database that does not exist yet
+    (:class:`~cairn.errors.NoSuchDatabase`) instead of creating it. Use it as a context
+    manager, or call :meth:`close`.
+
+    Every argument is checked here: a wrong type or an out-of-range value raises
+    :class:`~cairn.errors.InvalidInput` naming it, before anything is read or written.
     """
 
     def __init__(
@@ -61,10 +80,15 @@ class Cairn:
         space: str = "default",
         now: datetime | str | Clock | None = None,
         read_only: bool = False,
+        create: bool = True,
         busy_timeout: float | None = None,
         store: Backend | None = None,
     ) -> None:
-        self.scope = Scope.open(path, space=space, now=now, read_only=read_only, busy_timeout=busy_timeout, store=store)
+        if busy_timeout is not None:
+            check_number(busy_timeout, "busy_timeout", 0, 86_400)
+        self.scope = Scope.open(
+            path, space=space, now=now, read_only=read_only, create=create, busy_timeout=busy_timeout, store=store
+        )
         self._relations = Relations(self.scope)
         self._records = Records(self.scope, self._relations)
         self._undo = Undo(self.scope)
@@ -72,6 +96,7 @@ class Cairn:
         self._learning = Learning(self.scope)
         self._recalling = Recalling(self.scope)
         self._ingesting = Ingesting(self.scope)
+        self._triaging = Triaging(self.scope)
 
     @classmethod
     def open(cls, path: str | os.PathLike[str] | None = None, **options: Any) -> Cairn:
@@ -104,13 +129,19 @@ class Cairn:
         return self.scope.path
 
     @property
+    def skipped_rows(self) -> int:
+        """How many malformed stored rows this engine's reads have skipped so far: such
+        rows never stop the others from being read; ``status()`` lists them."""
+        return self.scope.skipped()
+
+    @property
     def trace_retention_days(self) -> float:
         """How long recall traces are kept before they are pruned (days)."""
         return self._recalling.trace_retention_days
 
     @trace_retention_days.setter
     def trace_retention_days(self, days: float) -> None:
-        self._recalling.trace_retention_days = days
+        self._recalling.trace_retention_days = check_number(days, "trace_retention_days", 0, 36_500)
 
     def now(self) -> datetime:
         """The engine's clock. Nothing in Cairn reads the machine clock elsewhere."""
@@ -156,6 +187,17 @@ class Cairn:
         returned with ``deduplicated=True`` (episodes excepted). Secrets are redacted
         before anything is written. ``relates`` declares ``[(role, older_ref), ...]``
         relations from this record in the same event."""
+        check_str(text, "text")
+        check_str(origin, "origin")
+        check_str(source, "source", optional=True)
+        check_str(reason, "reason", optional=True)
+        check_strings(aliases, "aliases")
+        check_bool(pin, "pin")
+        for field, value in (("at", at), ("valid_from", valid_from), ("valid_to", valid_to),
+                             ("expected_resolution_at", expected_resolution_at)):
+            check_time_arg(value, field)
+        if relates is not None:
+            relates = _pairs(relates)
         return self._records.remember(
             text, kind=kind, origin=origin, basis=basis, method=method, source=source, at=at, certainty=certainty,
             valid_from=valid_from, valid_to=valid_to, expected_resolution_at=expected_resolution_at, aliases=aliases,
@@ -164,6 +206,8 @@ class Cairn:
 
     def quality(self, memory: Memory) -> Quality:
         """Read-time quality of one record: freshness, dormancy, priority, ranking weights."""
+        if not isinstance(memory, Memory):
+            raise InvalidInput("memory", f"{echo(memory)} is not a Memory")
         return self._records.quality(memory)
 
     def show(self, ref: str) -> Shown:
@@ -174,11 +218,14 @@ class Cairn:
         self, *, status: Status | str | None = None, kind: Kind | str | None = None, page: int = 1, per_page: int = 20
     ) -> Page:
         """One page of this space's records, oldest first, optionally of one status/kind."""
+        check_int(page, "page")
+        check_int(per_page, "per_page", 1, 1000)
         return self._records.list(status=status, kind=kind, page=page, per_page=per_page)
 
     def forget(self, ref: str, *, purge: bool = False, actor: Actor | str = Actor.MANUAL) -> Event:
         """Mark a record forgotten (history keeps it), or with ``purge`` erase its content
         from the record, the index and every event snapshot (not undoable)."""
+        check_bool(purge, "purge")
         return self._records.forget(ref, purge=purge, actor=actor)
 
     def pin(self, ref: str) -> Event:
@@ -191,6 +238,7 @@ class Cairn:
 
     def history(self, ref: str | None = None, *, limit: int = 20) -> builtins.list[Event]:
         """Events, newest first: of the whole space, or those touching record ``ref``."""
+        check_int(limit, "limit")
         return self._records.history(ref, limit=limit)
 
     def status(self) -> StatusDoc:
@@ -204,18 +252,27 @@ class Cairn:
 
     def export(self, out: IO[str]) -> Transferred:
         """Write this space's records, relations and events to ``out`` as JSONL."""
+        if not callable(getattr(out, "write", None)):
+            raise InvalidInput("out", f"{echo(out)} is not a writable text stream")
         return self._transfer.export(out)
 
     def import_(self, lines: Iterable[str]) -> Transferred:
         """Read a JSONL export into this space: all-or-nothing, idempotent (records already
-        present are skipped), history restored verbatim."""
-        return self._transfer.import_(lines)
+        present are skipped), history restored verbatim. ``lines``: an iterable of JSONL
+        lines (an open file), or the whole export as one string."""
+        if isinstance(lines, str):
+            lines = lines.splitlines()
+        if isinstance(lines, (bytes, bytearray)) or not isinstance(lines, Iterable):
+            raise InvalidInput("lines", f"{echo(lines)} is not JSONL text or an iterable of lines")
+        return self._transfer.import_(_text_lines(lines))
 
     # -- evidence and feedback ---------------------------------------------------------
 
     def apply(self, batch: Batch | dict[str, Any] | str) -> Applied:
         """Apply one consolidation batch (a :class:`~cairn.learn.batch.Batch`, its wire
         dict or JSON text) as one event; the authority policy decides each replacement."""
+        if not isinstance(batch, (Batch, dict, str)):
+            raise InvalidInput("batch", f"{echo(batch)} is not a Batch, a dict or JSON text")
         return self._learning.apply(batch)
 
     def mentioned_by(self, source: object) -> builtins.list[Memory]:
@@ -224,6 +281,7 @@ class Cairn:
 
     def correct(self, ref: str, text: str) -> Corrected:
         """A literal manual correction of a record (strongest evidence; undoable)."""
+        check_str(text, "text")
         return self._learning.correct(ref, text)
 
     def feedback(
@@ -231,10 +289,13 @@ class Cairn:
     ) -> FeedbackResult:
         """An explicit verdict (useful, unhelpful, accurate, incorrect) with a replay-safe
         receipt keyed by source and memory; ``incorrect`` quarantines the claim."""
+        check_str(source, "source", optional=True)
+        check_time_arg(at, "at")
         return self._learning.feedback(ref, verdict, source, at=at)
 
     def parse_feedback_message(self, text: str) -> FeedbackMessage | None:
         """A verdict found in a short feedback message (``"that's wrong"``), or None."""
+        check_str(text, "text")
         return self._learning.parse_feedback_message(text)
 
     # -- recall ------------------------------------------------------------------------
@@ -255,6 +316,7 @@ class Cairn:
         """The few memories that matter for ``query``, packed in a bounded digest.
 
         Read-only but for its trace (``trace=False`` writes none)."""
+        _recall_args(query, limit, budget, lane, as_of, known_at, include_dormant, include_history, trace)
         return self._recalling.recall(
             query, limit=limit, budget=budget, lane=lane, include_dormant=include_dormant,
             include_history=include_history, as_of=as_of, known_at=known_at, trace=trace,
@@ -273,6 +335,7 @@ class Cairn:
         trace: bool = True,
     ) -> Recalled:
         """Explicit lookup: like recall, dormant records included, up to 10 results."""
+        _recall_args(query, limit, budget, lane, as_of, known_at, include_history, trace)
         return self._recalling.search(
             query, limit=limit, budget=budget, lane=lane, include_history=include_history,
             as_of=as_of, known_at=known_at, trace=trace,
@@ -292,6 +355,7 @@ class Cairn:
     ) -> ExplainDoc:
         """Every stage's numbers for ``query`` and each candidate's reason, no memory
         bodies, at most 8 KB. Writes nothing."""
+        _recall_args(query, limit, budget, lane, as_of, known_at, include_dormant, include_history)
         return self._recalling.explain(
             query, limit=limit, budget=budget, lane=lane, include_dormant=include_dormant,
             include_history=include_history, as_of=as_of, known_at=known_at,
@@ -312,6 +376,16 @@ class Cairn:
         ``path_or_lines``: a file path, an iterable of JSONL lines, or a decoded LoCoMo
         conversation; re-ingesting skips turns already stored. ``progress``: a callback
         ``(done, total)``, ``False`` for none, ``None`` for a line on a terminal."""
+        check_str(format, "format")
+        check_str(origin, "origin", optional=True)
+        if sample is not None and (isinstance(sample, bool) or not isinstance(sample, (str, int))):
+            raise InvalidInput("sample", f"{echo(sample)} is not a sample id or an index")
+        if isinstance(path_or_lines, (bytes, bytearray, int, float)) or path_or_lines is None:
+            raise InvalidInput("path_or_lines", f"{echo(path_or_lines)} is not a path, lines or a conversation")
+        if isinstance(path_or_lines, (builtins.list, tuple)):
+            for item in path_or_lines:
+                if not isinstance(item, (str, dict)):
+                    raise InvalidInput("path_or_lines", f"{echo(item)} is neither a line of text nor a turn object")
         return self._ingesting.ingest(path_or_lines, format, origin, sample=sample, actor=actor, progress=progress)
 
     # -- corrections and time ----------------------------------------------------------
@@ -322,9 +396,56 @@ class Cairn:
         """Declare ``from_ref ROLE to_ref`` (newer → older: corrects, supersedes,
         contradicts, qualifies) as one event. Refused (:class:`~cairn.errors.RelationRefused`)
         on a self-reference, a cycle, a crossing of spaces, a purged end or a duplicate."""
+        check_str(reason, "reason", optional=True)
         return self._relations.relate(from_ref, role, to_ref, actor=actor, reason=reason)
 
     def timeline(self, query: str, *, limit: int = TIMELINE_MAX) -> Timeline:
         """The successive states of one subject, oldest first, with their validity and the
         relations between them. Writes nothing."""
+        check_str(query, "query")
+        check_int(limit, "limit")
         return self._relations.timeline(query, limit=limit)
+
+    # -- the host loop -----------------------------------------------------------------
+
+    def triage(self, message: str, attachments: builtins.list[str] | tuple[str, ...] = ()) -> Triage:
+        """RETRIEVE (with a retrieval intent), ASK (the one missing anchor) or SKIP for one
+        user message, deterministically; SKIP too when no record of this space could be
+        relevant. Reads term statistics only; writes nothing."""
+        check_str(message, "message")
+        check_strings(attachments, "attachments")
+        return self._triaging.triage(message, attachments)
+
+
+# -- argument checks shared by several methods -------------------------------------------
+
+
+def _recall_args(query: object, limit: object, budget: object, lane: object, as_of: object, known_at: object,
+                 *flags: object) -> None:
+    check_str(query, "query")
+    check_int(limit, "limit", 1, 1000)
+    check_int(budget, "budget", 1, COUNT_MAX)
+    check_str(lane, "lane")
+    check_time_arg(as_of, "as_of")
+    check_time_arg(known_at, "known_at")
+    for flag in flags:
+        check_bool(flag, "include_dormant, include_history and trace")
+
+
+def _pairs(relates: object) -> builtins.list[tuple[Role | str, str]]:
+    """``relates`` as a list of (role, record) pairs, or InvalidInput."""
+    if isinstance(relates, (str, bytes)) or not isinstance(relates, Iterable):
+        raise InvalidInput("relates", f"{echo(relates)} is not a list of (role, id) pairs")
+    pairs = builtins.list(relates)
+    for pair in pairs:
+        if not isinstance(pair, (tuple, builtins.list)) or len(pair) != 2:
+            raise InvalidInput("relates", f"{echo(pair)} is not a (role, id) pair")
+        check_str(pair[1], "relates id")
+    return [(role, ref) for role, ref in pairs]
+
+
+def _text_lines(lines: Iterable[object]) -> Iterable[str]:
+    for line in lines:
+        if not isinstance(line, str):
+            raise InvalidInput("lines", f"{echo(line)} is not a line of text")
+        yield line

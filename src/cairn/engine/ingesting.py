@@ -96,6 +96,8 @@ class Ingesting(Part):
             raise InvalidInput("sample", "only the locomo format holds several conversations")
         actor = choice(Actor, actor, "actor")
         default_name, conversations = self._read_conversations(path_or_lines, format, sample)
+        if not any(c.turns for c in conversations):
+            raise InvalidInput("conversation", "holds no turns to ingest")
         base = clean_origin(origin) if origin is not None else ""
         planned = self._plan(conversations, base, default_name)
         total = sum(len(c.turns) for _, c in planned)

@@ -23,27 +23,50 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ..errors import AmbiguousId, InvalidInput, NotFound
+from ..errors import AmbiguousId, InvalidInput, NotFound, echo
 from ..model import Actor, Memory
-from ..store import Backend, open_store
+from ..store import Backend, discard_if_empty, open_store, skipped_rows
 from .mutation import Mutation
 from .validate import as_time, redact_text
 
 _SPACE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _ID_RE = re.compile(r"[0-9a-z_-]+")
 MIN_PREFIX = 6
+ID_MAX = 128  # longer than any id Cairn writes (24) or imports; longer refs are refused unread
 ID_TABLES = {"memories": "memory", "events": "event", "relations": "relation"}
 
 Clock = Callable[[], datetime]
 
 
 def default_db_path() -> Path:
-    """``$CAIRN_DB``, else ``$XDG_DATA_HOME/cairn/cairn.db`` (``~/.local/share``)."""
+    """``$CAIRN_DB``, else ``$XDG_DATA_HOME/cairn/cairn.db`` (``~/.local/share``).
+
+    A ``CAIRN_DB`` that is set but empty is refused rather than read as "unset" or as the
+    current folder (either would write memories somewhere the user did not choose)."""
     env = os.environ.get("CAIRN_DB")
-    if env:
+    if env is not None:
+        if not env.strip():
+            raise InvalidInput("CAIRN_DB", "set but empty; unset it or give a database path")
         return Path(env)
     base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
     return Path(base) / "cairn" / "cairn.db"
+
+
+def discard_new_store(path: str) -> bool:
+    """Delete the database file at ``path`` if it holds nothing (a command that created
+    it was refused): True when deleted. For interfaces cleaning up after a refusal."""
+    return discard_if_empty(path)
+
+
+def _env_timeout(text: str) -> float:
+    """``CAIRN_BUSY_TIMEOUT``: a finite number of seconds from 0 to a day."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise InvalidInput("CAIRN_BUSY_TIMEOUT", f"{echo(text)} is not a number of seconds") from None
+    if not 0 <= value <= 86_400:  # NaN and the infinities fail this too
+        raise InvalidInput("CAIRN_BUSY_TIMEOUT", f"{echo(text)} is not a number of seconds from 0 to 86400")
+    return value
 
 
 def make_clock(now: datetime | str | Clock | None) -> Clock:
@@ -70,6 +93,11 @@ class Scope:
         self.store = store
         self.space = check_space(space)
         self.clock = clock
+        self._skipped_before = skipped_rows()
+
+    def skipped(self) -> int:
+        """Malformed stored rows this scope's reads skipped (counted while it is open)."""
+        return skipped_rows() - self._skipped_before
 
     @classmethod
     def open(
@@ -79,27 +107,31 @@ class Scope:
         space: str = "default",
         now: datetime | str | Clock | None = None,
         read_only: bool = False,
+        create: bool = True,
         busy_timeout: float | None = None,
         store: Backend | None = None,
     ) -> Scope:
-        """Open the store at ``path`` (default :func:`default_db_path`), or adopt ``store``."""
+        """Open the store at ``path`` (default :func:`default_db_path`), or adopt ``store``.
+        ``create=False`` refuses a missing database (:class:`~cairn.errors.NoSuchDatabase`)."""
         space = check_space(space)
         clock = make_clock(now)
         if store is not None:
             if path is not None:
                 raise InvalidInput("store", "give a path or a store, not both")
             # How a store is opened is its opener's choice: these would be silently ignored.
-            if read_only or busy_timeout is not None:
-                raise InvalidInput("store", "read_only and busy_timeout apply to a path; open the store with them instead")
+            if read_only or busy_timeout is not None or create is not True:
+                raise InvalidInput("store", "read_only, create and busy_timeout apply to a path; open the store with them")
             return cls(store, space, clock)
+        for flag, value in (("read_only", read_only), ("create", create)):
+            if not isinstance(value, bool):
+                raise InvalidInput(flag, f"{echo(value)} is not True or False")
         timeout = busy_timeout
         if timeout is None and os.environ.get("CAIRN_BUSY_TIMEOUT"):
-            try:
-                timeout = float(os.environ["CAIRN_BUSY_TIMEOUT"])
-            except ValueError:
-                raise InvalidInput("CAIRN_BUSY_TIMEOUT", "not a number of seconds") from None
-        target = str(path if path is not None else default_db_path())
-        return cls(open_store(target, read_only=read_only, busy_timeout=timeout, now=clock()), space, clock)
+            timeout = _env_timeout(os.environ["CAIRN_BUSY_TIMEOUT"])
+        if path is not None and not isinstance(path, (str, os.PathLike)):
+            raise InvalidInput("database path", f"{echo(path)} is not a path")
+        target = path if path is not None else default_db_path()
+        return cls(open_store(target, read_only=read_only, create=create, busy_timeout=timeout, now=clock()), space, clock)
 
     @property
     def path(self) -> str:
@@ -116,12 +148,16 @@ class Scope:
 
     def resolve_id(self, ref: str, table: str = "memories") -> str:
         """A full id or a unique prefix (≥6 chars) of one in this space."""
+        if not isinstance(table, str) or table not in ID_TABLES:
+            raise InvalidInput("table", f"{echo(table)} is not one of {', '.join(ID_TABLES)}")
         what = ID_TABLES[table]
+        if ref is not None and not isinstance(ref, str):
+            raise InvalidInput(f"{what} id", f"{echo(ref)} is not a string")
         ref = (ref or "").strip().lower()
         if not ref:
             raise InvalidInput(f"{what} id", "empty")
-        if not _ID_RE.fullmatch(ref):
-            raise InvalidInput(f"{what} id", f"{ref!r} is not an id")
+        if len(ref) > ID_MAX or not _ID_RE.fullmatch(ref):
+            raise InvalidInput(f"{what} id", f"{echo(ref)} is not an id")
         exact = self.store.ids_with_prefix(table, self.space, ref, limit=21)
         if ref in exact:
             return ref

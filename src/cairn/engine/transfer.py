@@ -33,6 +33,23 @@ def _line(kind: str, data: dict) -> str:
     return json.dumps({"type": kind, "data": data}, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
+def _lines(lines: Iterable[str]) -> Iterable[tuple[int, object]]:
+    """Numbered export lines, from JSONL or from the one document ``cairn --json export``
+    prints (``{"records", "relations", "events", "lines": [{"type", "data"}, ...]}``),
+    whose items are numbered as the lines they stand for."""
+    for number, raw in enumerate(lines, 1):
+        stripped = raw.strip()
+        if stripped.startswith("{") and '"lines"' in stripped[:4096] and not stripped.startswith('{"type"'):
+            try:
+                doc = json.loads(stripped)
+            except ValueError:
+                doc = None
+            if isinstance(doc, dict) and isinstance(doc.get("lines"), list) and "type" not in doc:
+                yield from enumerate(doc["lines"], 1)
+                continue
+        yield number, raw
+
+
 def _respace(snapshot: dict | None, space: str) -> dict | None:
     return None if snapshot is None else {**snapshot, "space": space}
 
@@ -66,7 +83,7 @@ class Transfer(Part):
         return counts
 
     def import_(self, lines: Iterable[str]) -> Transferred:
-        parsed = [item for item in (self._parse_line(n, raw) for n, raw in enumerate(lines, 1)) if item]
+        parsed = [item for item in (self._parse_line(n, raw) for n, raw in _lines(lines)) if item]
         counts = Transferred()
         with self.store.write() as tx:
             for kind, value in parsed:
@@ -90,13 +107,18 @@ class Transfer(Part):
                     counts.events += 1
         return counts
 
-    def _parse_line(self, number: int, raw: str):
-        if not raw.strip():
-            return None
-        try:
-            item = json.loads(raw)
-        except json.JSONDecodeError as err:
-            raise BadImportLine(number, f"not JSON ({err.msg})") from None
+    def _parse_line(self, number: int, raw: object):
+        if isinstance(raw, str):
+            if not raw.strip():
+                return None
+            try:
+                item = json.loads(raw)
+            except json.JSONDecodeError as err:
+                raise BadImportLine(number, f"not JSON ({err.msg})") from None
+            except RecursionError:
+                raise BadImportLine(number, "nested too deeply") from None
+        else:
+            item = raw  # an item of a --json export document, already decoded
         if not isinstance(item, dict) or item.get("type") not in _ORDER or not isinstance(item.get("data"), dict):
             raise BadImportLine(number, 'expected {"type": "memory"|"relation"|"event", "data": {...}}')
         data = {**item["data"], "space": self.space}

@@ -44,7 +44,7 @@ class MalformedRecord(ValueError):
 
 class BadTime(ValueError):
     def __init__(self, text: str) -> None:
-        super().__init__(f"not an ISO-8601 time: {text!r}")
+        super().__init__(f"not an ISO-8601 time: {_shown(text)}")
         self.text = text
 
 
@@ -60,11 +60,12 @@ def parse_time(text: str) -> datetime:
         raw = raw[:-1] + "+00:00"
     try:
         value = datetime.fromisoformat(raw)
-    except ValueError:
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+    except (ValueError, OverflowError):
+        # OverflowError: a zone offset pushing the time past year 1 or 9999 in UTC.
         raise BadTime(text) from None
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=UTC)
-    return value.astimezone(UTC)
 
 
 def format_time(value: datetime) -> str:
@@ -162,6 +163,12 @@ def source_to_dict(s: Source) -> dict[str, Any]:
 # -- from dict -------------------------------------------------------------------------
 
 
+def _shown(value: object, limit: int = 80) -> str:
+    """A value as a decoding error quotes it: its repr, at most ``limit`` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
+
+
 def _req(d: Any, key: str, what: str) -> Any:
     if not isinstance(d, dict):
         raise MalformedRecord(what, "not an object")
@@ -186,7 +193,7 @@ def _enum(cls: type[E], d: dict, key: str, what: str) -> E:
     try:
         return parse_enum(cls, value, key)
     except UnknownValue:
-        raise MalformedRecord(what, f"unknown {key} {value!r}") from None
+        raise MalformedRecord(what, f"unknown {key} {_shown(value)}") from None
 
 
 def _opt_enum(cls: type[E], d: dict, key: str, what: str) -> E | None:
@@ -201,7 +208,7 @@ def _at(d: dict, key: str, what: str) -> datetime:
     try:
         return parse_time(value)
     except BadTime:
-        raise MalformedRecord(what, f"impossible time in {key!r}: {value!r}") from None
+        raise MalformedRecord(what, f"impossible time in {key!r}: {_shown(value)}") from None
 
 
 def _when(d: dict, key: str, what: str) -> datetime | None:
@@ -234,7 +241,7 @@ def _slot_from_dict(d: Any, slot: str) -> VerdictSlot | None:
 
 
 def memory_from_dict(d: Any) -> Memory:
-    what = f"memory {d.get('id')!r}" if isinstance(d, dict) else "memory"
+    what = f"memory {_shown(d.get('id'))}" if isinstance(d, dict) else "memory"
     fb = d.get("feedback") if isinstance(d, dict) else None
     if fb is not None and not isinstance(fb, dict):
         raise MalformedRecord(what, "feedback is not an object")
@@ -243,7 +250,7 @@ def memory_from_dict(d: Any) -> Memory:
         raise MalformedRecord(what, "aliases is not a list of strings")
     revision = _req(d, "revision", what)
     if not isinstance(revision, int) or isinstance(revision, bool) or revision < 1:
-        raise MalformedRecord(what, f"bad revision {revision!r}")
+        raise MalformedRecord(what, f"bad revision {_shown(revision)}")
     memory = Memory(
         id=_str(d, "id", what),
         space=_str(d, "space", what),
@@ -275,7 +282,7 @@ def memory_from_dict(d: Any) -> Memory:
 
 
 def relation_from_dict(d: Any) -> Relation:
-    what = f"relation {d.get('id')!r}" if isinstance(d, dict) else "relation"
+    what = f"relation {_shown(d.get('id'))}" if isinstance(d, dict) else "relation"
     return Relation(
         id=_str(d, "id", what),
         space=_str(d, "space", what),
@@ -300,7 +307,7 @@ def change_from_dict(d: Any) -> Change:
 
 
 def event_from_dict(d: Any) -> Event:
-    what = f"event {d.get('id')!r}" if isinstance(d, dict) else "event"
+    what = f"event {_shown(d.get('id'))}" if isinstance(d, dict) else "event"
     changes = _req(d, "changes", what)
     if not isinstance(changes, list):
         raise MalformedRecord(what, "changes is not a list")
@@ -319,7 +326,7 @@ def event_from_dict(d: Any) -> Event:
 
 
 def source_from_dict(d: Any) -> Source:
-    what = f"source {d.get('id')!r}" if isinstance(d, dict) else "source"
+    what = f"source {_shown(d.get('id'))}" if isinstance(d, dict) else "source"
     return Source(
         id=_str(d, "id", what),
         space=_str(d, "space", what),

@@ -85,6 +85,11 @@ GATES = frozenset(
 @dataclass(frozen=True, slots=True)
 class GateProfile:
     coverage_min: float = 0.4  # IDF-weighted share of the query a match must hold
+    # ... or this much when the record holds a contiguous phrase of the query that few
+    # records hold (a phrase anchor): word order is evidence a bag of words discards, so
+    # "Set up the staging deploy for the new API endpoint" reaches the one record about the
+    # staging deploy although half its words ("set", "new", "endpoint") are nowhere stored.
+    coverage_min_anchored: float = 0.25
     relative_cutoff: float = 0.75  # of the best raw relevance
 
 
@@ -129,8 +134,11 @@ def exclusion(
     return None
 
 
-def relevance_gate(query: ParsedQuery, memory: Memory, lex: Lexical, profile: GateProfile = GATE) -> Reason | None:
-    """The first relevance gate ``memory`` fails, or None."""
+def relevance_gate(
+    query: ParsedQuery, memory: Memory, lex: Lexical, profile: GateProfile = GATE, *, anchored: bool = False
+) -> Reason | None:
+    """The first relevance gate ``memory`` fails, or None. ``anchored``: the record holds a
+    phrase anchor of the query (see :mod:`cairn.recall.phrase`)."""
     if lex.score <= 0 or not (lex.in_content or lex.in_aliases):
         return Reason.NO_MATCH
     anywhere = lex.in_content | lex.in_aliases
@@ -138,7 +146,7 @@ def relevance_gate(query: ParsedQuery, memory: Memory, lex: Lexical, profile: Ga
         # A quoted string or a path the caller typed is a demand, not a hint.
         if literal.strict and not set(literal.terms) <= anywhere:
             return Reason.MISSING_LITERAL
-    if lex.coverage < profile.coverage_min:
+    if lex.coverage < (profile.coverage_min_anchored if anchored else profile.coverage_min):
         return Reason.BELOW_COVERAGE
     if query.named_rule:
         if query.subject not in lex.present and query.subject not in lex.in_origin:

@@ -249,9 +249,14 @@ def _withheld(view: ReadView, space: str, query: ParsedQuery, candidates: list[C
         if c.lexical is None:
             stats = stats or IndexStats(view, space)
             c.lexical = lexical(query, c.memory, stats)
-        if relevance_gate(query, c.memory, c.lexical) is None:
+        if relevance_gate(query, c.memory, c.lexical, anchored=_anchored(c)) is None:
             counts[c.reason.value] = counts.get(c.reason.value, 0) + 1
     return counts
+
+
+def _anchored(c: Candidate) -> bool:
+    """Whether the candidate holds a phrase anchor of the query (a bonus was paid)."""
+    return c.phrase is not None and c.phrase.bonus > 0
 
 
 def _turns_found(view: ReadView, request: Request, query: ParsedQuery) -> int:
@@ -306,7 +311,7 @@ def _apply_gates(live: list[Candidate], query: ParsedQuery, request: Request) ->
     """Reject what fails a relevance gate or the relative cutoff; rank the rest."""
     for c in live:
         assert c.memory is not None and c.lexical is not None  # live: excluded and scored above
-        c.reason = relevance_gate(query, c.memory, c.lexical)
+        c.reason = relevance_gate(query, c.memory, c.lexical, anchored=_anchored(c))
     low = below_cutoff({c.id: c.raw for c in live if c.reason is None})
     for c in live:
         if c.reason is None:
@@ -319,7 +324,7 @@ def _report_gates(live: list[Candidate], query: ParsedQuery, request: Request) -
     """Judge every candidate as :func:`_apply_gates` would, but only record the verdict."""
     for c in live:
         assert c.memory is not None and c.lexical is not None  # live: excluded and scored above
-        c.gate = relevance_gate(query, c.memory, c.lexical)
+        c.gate = relevance_gate(query, c.memory, c.lexical, anchored=_anchored(c))
         c.factors = rank_factors(c.memory, c.raw, request.now)
     low = below_cutoff({c.id: c.raw for c in live if c.gate is None})
     for c in live:

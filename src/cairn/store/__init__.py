@@ -14,18 +14,30 @@ from datetime import datetime
 from .migrations import MIGRATIONS, SCHEMA_VERSION
 from .protocol import Backend, EpisodeTurn, ReadView, WriteTx
 from .sqlite import Store, Tx, content_hash, sqlite_version
+from .sqlite.backend import SKIPPED, discard_if_empty
+
+
+def skipped_rows() -> int:
+    """Malformed stored rows that reads in this process have skipped so far (any store)."""
+    return SKIPPED[0]
 
 
 def open_store(
     path: str | os.PathLike,
     *,
     read_only: bool = False,
+    create: bool = True,
     busy_timeout: float | None = None,
     now: datetime | None = None,
 ) -> Backend:
-    """Open the store at ``path``: today always the embedded SQLite file (created and
-    migrated unless ``read_only``). The one place that chooses a backend for a path."""
-    return Store.open(path, read_only=read_only, busy_timeout=busy_timeout, now=now)
+    """Open the store at ``path``: today always the embedded SQLite file. The one place
+    that chooses a backend for a path.
+
+    An existing file is verified (a SQLite database of a schema this code knows) before
+    anything is changed; a missing one is created (and migrated) only when ``create`` and
+    not ``read_only``, else :class:`~cairn.errors.NoSuchDatabase`. An empty path is
+    :class:`~cairn.errors.InvalidInput`."""
+    return Store.open(path, read_only=read_only, create=create, busy_timeout=busy_timeout, now=now)
 
 
 __all__ = [
@@ -38,6 +50,8 @@ __all__ = [
     "Tx",
     "WriteTx",
     "content_hash",
+    "discard_if_empty",
     "open_store",
+    "skipped_rows",
     "sqlite_version",
 ]

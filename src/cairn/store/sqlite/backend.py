@@ -5,10 +5,20 @@ Contract:
 * WAL journal, ``synchronous=FULL``, a busy timeout so that several processes can share
   one file without "database is locked" errors; the file is created 0600 and a folder
   Cairn creates for it 0700.
+* Nothing is changed before a path is verified (:func:`_verify_file`, on a read-only
+  connection): a regular file, empty or a SQLite database with a sane header and a
+  schema this code knows. Folders, text files, damaged files, other programs' databases
+  and newer schemas are refused as they are. The owner-only mode and the WAL journal are
+  applied (:meth:`Store._claim`) when Cairn creates or migrates the file or first writes
+  to it — never by an open that only reads. A missing file is created only when asked
+  (``create``); otherwise :class:`~cairn.errors.NoSuchDatabase`.
 * :meth:`Store.write` is the only way to change anything: ``BEGIN IMMEDIATE`` … ``COMMIT``,
   rolled back on any exception. The engine writes the new state and its event inside one.
-* Every read is scoped to one space. A row whose JSON does not parse into the model is
-  skipped by reads and reported by :meth:`Store.problems`; it never disables the rest.
+* Every read is scoped to one space. A row whose body is not readable — invalid UTF-8
+  (the connection's text factory hands it over as :class:`BadText` instead of failing the
+  query), a BLOB, a number, bad JSON, or JSON not of the model's shape — is skipped by
+  reads, counted in :data:`SKIPPED` and reported by :meth:`Store.problems`; it never
+  disables the rest. SQL that reads inside a JSON body guards it (:func:`_json`).
 * Every ``sqlite3.Error``, on a read as on a write, leaves as a
   :class:`~cairn.errors.StoreError` (see :func:`_translate`).
 * The connection keeps SQLite's default thread check: another thread gets a
@@ -25,6 +35,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import stat
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -34,7 +45,7 @@ from inspect import isgeneratorfunction
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ...errors import StoreError, StoreUnavailable
+from ...errors import InvalidInput, NoSuchDatabase, StoreError, StoreUnavailable
 from ...model import (
     Event,
     MalformedRecord,
@@ -50,7 +61,7 @@ from ...model import (
     relation_to_dict,
 )
 from ...text import index_text, normalize
-from ..migrations import check_version, migrate
+from ..migrations import MIGRATIONS, check_version, migrate
 from ..protocol import EpisodeTurn, Key
 from . import fts
 
@@ -66,13 +77,60 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:32]
 
 
-def _decoded(data: str, parse: Callable[[Any], T]) -> T | None:
-    """The value a stored JSON row holds, or None when the row is malformed: such rows are
-    reported by ``problems()`` and never fatal to a reader."""
+class BadText(bytes):
+    """A TEXT value whose bytes are not valid UTF-8, as reads receive it (see :func:`_text`)."""
+
+
+def _text(raw: bytes) -> str | BadText:
+    """The connection's text factory: invalid UTF-8 arrives as :class:`BadText` instead of
+    aborting the whole query, so one damaged row is skipped rather than blinding reads."""
     try:
-        return parse(json.loads(data))
-    except (ValueError, MalformedRecord):
-        return None
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return BadText(raw)
+
+
+# Everything a JSON body that is not the model's shape may raise while being parsed.
+_UNREADABLE = (ValueError, TypeError, KeyError, AttributeError, IndexError, OverflowError, RecursionError, MalformedRecord)
+
+
+def read_row(data: object, parse: Callable[[Any], T]) -> tuple[T | None, str]:
+    """A stored JSON body parsed into the model, or None with the reason it cannot be."""
+    if isinstance(data, BadText):
+        return None, "not valid UTF-8"
+    if isinstance(data, bytes):
+        return None, "a BLOB, not JSON text"
+    if not isinstance(data, str):
+        return None, f"wrong type ({'NULL' if data is None else type(data).__name__}), not JSON text"
+    try:
+        value = json.loads(data)
+    except json.JSONDecodeError as err:
+        return None, f"bad JSON: {err.msg}"
+    except RecursionError:
+        return None, "bad JSON: nested too deeply"
+    try:
+        return parse(value), ""
+    except MalformedRecord as err:
+        return None, str(err)
+    except _UNREADABLE as err:
+        return None, f"unreadable body ({type(err).__name__})"
+
+
+def _decoded(data: object, parse: Callable[[Any], T]) -> T | None:
+    """The value a stored JSON row holds, or None when the row is malformed (not text,
+    not UTF-8, not JSON, not the model's shape): such rows are counted in
+    :data:`SKIPPED`, reported by ``problems()`` and never fatal to a reader."""
+    if isinstance(data, str):
+        try:
+            return parse(json.loads(data))
+        except _UNREADABLE:
+            pass
+    SKIPPED[0] += 1
+    return None
+
+
+# Malformed rows skipped by reads in this process (every store); interfaces report it.
+SKIPPED = [0]
 
 
 _DECODED: dict[str, Memory | None] = {}
@@ -147,9 +205,44 @@ def _guard_generator(fn):
     return call
 
 
+def _json(column: str, path: str) -> str:
+    """SQL reading ``path`` from a JSON column, NULL for a malformed body (json_extract
+    alone would abort the whole query on the first row that is not JSON text)."""
+    return f"CASE WHEN typeof({column}) = 'text' AND json_valid({column}) THEN json_extract({column}, '{path}') END"
+
+
+def _shown(value: object) -> str:
+    """A key column as a report shows it: text as it is, anything else by its repr."""
+    return value if isinstance(value, str) else repr(value)
+
+
+def _time_or_none(value: object) -> datetime | None:
+    """A stored time, or None (counted as skipped) when the column does not hold one."""
+    try:
+        if isinstance(value, str):
+            return parse_time(value)
+    except ValueError:
+        pass
+    SKIPPED[0] += 1
+    return None
+
+
+def _str(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _aliases(value: object) -> list[str]:
+    try:
+        found = json.loads(value) if isinstance(value, str) else []
+    except ValueError:
+        return []
+    return [a for a in found if isinstance(a, str)] if isinstance(found, list) else []
+
+
 def _episode_turn(row) -> EpisodeTurn:
     key, memory_id, origin, turn, content, aliases, at = row
-    return EpisodeTurn(key, memory_id, origin, int(turn or 0), content or "", aliases or "", at or "")
+    turn = turn if isinstance(turn, int) else 0
+    return EpisodeTurn(key, _str(memory_id), _str(origin), turn, _str(content), _str(aliases), _str(at))
 
 
 @_guarded
@@ -330,7 +423,7 @@ class _Reads:
             f"SELECT at FROM feedback_receipts WHERE space = ? AND memory_id = ? AND verdict IN ({marks})",
             (space, memory_id, *verdicts),
         ).fetchall()
-        return max((parse_time(r[0]) for r in rows), default=None)
+        return max((at for at in (_time_or_none(r[0]) for r in rows) if at is not None), default=None)
 
     # -- traces ------------------------------------------------------------------------
 
@@ -423,12 +516,12 @@ class _Reads:
         rows = self.conn.execute(
             # CROSS JOIN pins FTS5 as the outer loop: with a plain JOIN the planner may walk
             # every record of the space and probe the index per row.
-            "SELECT json_extract(m.data, '$.content'), json_extract(m.data, '$.aliases')"
+            f"SELECT {_json('m.data', '$.content')}, {_json('m.data', '$.aliases')}"
             " FROM memories_fts CROSS JOIN memories m ON m.rowid = memories_fts.rowid"
             " WHERE memories_fts MATCH ? AND m.space = ? LIMIT ?",
             (fts.phrase(words), space, limit),
         )
-        return [(content or "", json.loads(aliases or "[]")) for content, aliases in rows]
+        return [(content, _aliases(aliases)) for content, aliases in rows if isinstance(content, str)]
 
     def search_all(self, space: str, words: Sequence[str], limit: int) -> list[tuple[str, float]]:
         return self.fts_match(space, fts.every(dict.fromkeys(words)), limit)
@@ -479,7 +572,7 @@ class _Reads:
         if not words or self._without_episodes(space):
             return []
         rows = self.conn.execute(
-            "SELECT f.rowid, m.id, m.origin, m.turn, f.content, f.aliases, json_extract(m.data, '$.evidence.at')"
+            f"SELECT f.rowid, m.id, m.origin, m.turn, f.content, f.aliases, {_json('m.data', '$.evidence.at')}"
             " FROM memories_fts f JOIN memories m ON m.rowid = f.rowid"
             " WHERE memories_fts MATCH ? AND m.space = ? AND m.kind = 'episode' ORDER BY f.rank LIMIT ?",
             (fts.in_column("content", fts.words_or_prefixes(words)), space, cap),
@@ -488,7 +581,7 @@ class _Reads:
 
     def speaker_turns(self, space: str, word: str, cap: int) -> list[EpisodeTurn]:
         rows = self.conn.execute(
-            "SELECT f.rowid, m.id, m.origin, m.turn, f.content, f.aliases, json_extract(m.data, '$.evidence.at')"
+            f"SELECT f.rowid, m.id, m.origin, m.turn, f.content, f.aliases, {_json('m.data', '$.evidence.at')}"
             " FROM memories_fts f JOIN memories m ON m.rowid = f.rowid"
             " WHERE memories_fts MATCH ? AND m.space = ? AND m.kind = 'episode' ORDER BY f.rowid DESC LIMIT ?",
             (fts.in_column("aliases", fts.quote_fts(word)), space, cap),
@@ -514,7 +607,7 @@ class _Reads:
             # a join would let the planner walk the whole FTS5 table.
             marks = ",".join("?" * len(turns))
             for row in self.conn.execute(
-                "SELECT rowid, id, origin, turn, json_extract(data, '$.evidence.at') FROM memories"
+                f"SELECT rowid, id, origin, turn, {_json('data', '$.evidence.at')} FROM memories"
                 f" WHERE space = ? AND origin = ? AND turn IN ({marks}) AND kind = 'episode'", (space, origin, *turns)):
                 found[row[0]] = row
         if not found:
@@ -525,7 +618,7 @@ class _Reads:
 
     def episode_source_ids(self, space: str, origin: str) -> set[str]:
         rows = self.conn.execute(
-            "SELECT json_extract(data, '$.evidence.source_id') FROM memories"
+            f"SELECT {_json('data', '$.evidence.source_id')} FROM memories"
             " WHERE space = ? AND origin = ? AND kind = 'episode'",
             (space, origin),
         )
@@ -692,6 +785,7 @@ class Store(_Reads):
         self.conn = conn
         self.path = path
         self.read_only = read_only
+        self._claimed = False
 
     @classmethod
     def open(
@@ -699,41 +793,79 @@ class Store(_Reads):
         path: str | os.PathLike,
         *,
         read_only: bool = False,
+        create: bool = True,
         busy_timeout: float | None = None,
         now: datetime | None = None,
     ) -> Store:
-        path = str(path)
-        timeout = DEFAULT_BUSY_TIMEOUT if busy_timeout is None else busy_timeout
+        """Open the database at ``path``.
+
+        Nothing is changed before the file is known to be Cairn's: an existing path must be
+        a regular file holding an empty or a SQLite database whose schema this code knows
+        (checked on a read-only connection), else the open is refused and the file, its
+        mode and its journal mode stay as they were. A missing file is created (0600, its
+        missing folders 0700) only when ``create``; otherwise :class:`NoSuchDatabase`.
+        The file's mode and WAL journal are set when Cairn creates it, migrates it, or
+        first writes to it (:meth:`write`), never by an open that only reads.
+        """
+        path = os.fspath(path)
+        if not isinstance(path, str) or not path.strip():
+            raise InvalidInput("database path", "empty")
+        if "\x00" in path:
+            raise InvalidInput("database path", "contains a NUL character")
+        try:
+            path.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InvalidInput("database path", "not valid UTF-8") from None
+        timeout = _busy_timeout(busy_timeout)
+        created = False
         if path != ":memory:":
             target = Path(path)
-            if read_only and not target.exists():
-                raise StoreUnavailable(path, "the database does not exist")
-            if not read_only:
-                _prepare_file(target)
+            found = _verify_file(target, path)
+            if found == "empty" and (read_only or not create):
+                raise StoreUnavailable(path, "an empty file, not yet a Cairn database; nothing was changed")
+            if found == "missing":
+                if read_only or not create:
+                    raise NoSuchDatabase(path)
+                created = _create_file(target, path)
+        sides = _side_files(path) if path != ":memory:" else set()
         try:
             if read_only:
-                conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=timeout, isolation_level=None)
+                conn = sqlite3.connect(f"file:{_uri_path(path)}?mode=ro", uri=True, timeout=timeout, isolation_level=None)
             else:
                 conn = sqlite3.connect(path, timeout=timeout, isolation_level=None)
         except sqlite3.Error as err:
             raise _translate(path, err) from None
+        conn.text_factory = _text
+        store = cls(conn, path, read_only)
         try:
             conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
             conn.execute("PRAGMA foreign_keys = ON")
-            if not read_only:
-                _retry_busy(lambda: conn.execute("PRAGMA journal_mode = WAL"), timeout)
             conn.execute("PRAGMA synchronous = FULL")
-            if read_only:
-                check_version(conn)
-            else:
+            done = check_version(conn)
+            if not read_only and (created or len(done) < len(MIGRATIONS) or path == ":memory:"):
+                # A file Cairn just made, or one it verified and must migrate to read.
+                store._claim()
                 migrate(conn, format_time(now or datetime.now().astimezone()))
         except StoreError:
             conn.close()
+            _drop_new_side_files(path, sides)
             raise
         except sqlite3.Error as err:
             conn.close()
+            _drop_new_side_files(path, sides)
             raise _translate(path, err) from None
-        return cls(conn, path, read_only)
+        return store
+
+    def _claim(self) -> None:
+        """Make a verified (or new) database Cairn's working file: owner-only mode and the
+        WAL journal. Runs once per open store, before its first change."""
+        if self._claimed or self.read_only:
+            return
+        if self.path != ":memory:":
+            _tighten_mode(Path(self.path))
+        timeout = self.conn.execute("PRAGMA busy_timeout").fetchone()[0] / 1000
+        _retry_busy(lambda: self.conn.execute("PRAGMA journal_mode = WAL"), timeout)
+        self._claimed = True
 
     def close(self) -> None:
         self.conn.close()
@@ -757,6 +889,10 @@ class Store(_Reads):
         """
         if self.read_only:
             raise StoreUnavailable(self.path, "the database was opened read-only")
+        try:
+            self._claim()
+        except sqlite3.Error as err:
+            raise _translate(self.path, err) from None
         if not durable:
             self.conn.execute("PRAGMA synchronous = NORMAL")
         try:
@@ -806,16 +942,11 @@ class Store(_Reads):
         )
         for table, sql, parse in checks:
             for space, rid, data in self.conn.execute(sql):
-                try:
-                    value = parse(json.loads(data))
-                except json.JSONDecodeError as err:
-                    found.append({"table": table, "space": space, "id": rid, "problem": f"bad JSON: {err.msg}"})
-                    continue
-                except MalformedRecord as err:
-                    found.append({"table": table, "space": space, "id": rid, "problem": str(err)})
-                    continue
-                if getattr(value, "id", rid) != rid or getattr(value, "space", space) != space:
-                    found.append({"table": table, "space": space, "id": rid, "problem": "row key does not match its body"})
+                value, problem = read_row(data, parse)
+                if value is not None and (getattr(value, "id", rid) != rid or getattr(value, "space", space) != space):
+                    problem = "row key does not match its body"
+                if problem:
+                    found.append({"table": table, "space": _shown(space), "id": _shown(rid), "problem": problem})
         return found
 
     def integrity(self) -> str:
@@ -831,19 +962,146 @@ def _rollback(conn: sqlite3.Connection) -> None:
         conn.execute("ROLLBACK")
 
 
-def _prepare_file(target: Path) -> None:
-    """Create the folder 0700 (only folders Cairn creates) and the file 0600."""
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def _busy_timeout(value: object) -> float:
+    """Seconds to wait for another writer: a finite number from 0 to a day."""
+    if value is None:
+        return DEFAULT_BUSY_TIMEOUT
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidInput("busy_timeout", "not a number of seconds")
+    if not 0 <= value <= 86_400:  # also refuses NaN and infinities
+        raise InvalidInput("busy_timeout", "must be a number of seconds from 0 to 86400")
+    return float(value)
+
+
+def _uri_path(path: str) -> str:
+    return path.replace("%", "%25").replace("?", "%3f").replace("#", "%23")
+
+
+def _verify_file(target: Path, path: str) -> str:
+    """``missing``, ``empty`` or ``database``: what ``target`` is, after checking, without changing anything, that it is a
+    file Cairn may open: a regular file, empty or a SQLite database whose schema this
+    code knows (newer schemas are refused here, before any pragma or DDL)."""
+    try:
+        info = target.stat()
+    except FileNotFoundError:
+        return "missing"
+    except OSError as err:
+        raise StoreUnavailable(path, err.strerror or "cannot read the path") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise StoreUnavailable(path, "not a file (a folder or a device); give the path of a database file")
+    if info.st_size == 0:
+        return "empty"  # SQLite's initial state, and Cairn's between creating and migrating
+    try:
+        with open(target, "rb") as handle:
+            header = handle.read(100)
+    except OSError as err:
+        raise StoreUnavailable(path, err.strerror or "cannot read the file") from None
+    if not header.startswith(SQLITE_HEADER):
+        raise StoreUnavailable(path, "not a SQLite database; nothing was changed")
+    if not _sane_header(header):
+        raise StoreUnavailable(path, "a damaged SQLite database (its header is not valid); nothing was changed")
+    try:
+        probe = sqlite3.connect(f"file:{_uri_path(path)}?mode=ro", uri=True, isolation_level=None)
+    except sqlite3.Error as err:
+        raise _translate(path, err) from None
+    try:
+        tables = {str(r[0]) for r in probe.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if tables and "schema_migrations" not in tables:
+            raise StoreUnavailable(path, "a SQLite database of another program, not Cairn's; nothing was changed")
+        if tables:
+            check_version(probe)
+        elif str(probe.execute("PRAGMA quick_check(1)").fetchone()[0]) != "ok":
+            # No tables: either a fresh empty database or pages SQLite cannot read as one.
+            raise StoreUnavailable(path, "a damaged SQLite database; nothing was changed")
+    except sqlite3.Error as err:
+        raise _translate(path, err) from None
+    finally:
+        probe.close()
+    return "database"
+
+
+def _sane_header(header: bytes) -> bool:
+    """The fixed fields of a SQLite header (file format 1.8.1): page size a power of two
+    from 512 to 65536, read/write versions 1 (rollback) or 2 (WAL), payload fractions
+    64/32/32. A file failing this is damaged: opening it could leave WAL files behind."""
+    if len(header) < 100:
+        return False
+    size = int.from_bytes(header[16:18], "big")
+    size = 65536 if size == 1 else size
+    return (
+        size >= 512 and size & (size - 1) == 0
+        and header[18] in (1, 2) and header[19] in (1, 2)
+        and header[21:24] == b"\x40\x20\x20"
+    )
+
+
+def _side_files(path: str) -> set[str]:
+    return {path + s for s in ("-wal", "-shm", "-journal") if os.path.exists(path + s)}
+
+
+def _drop_new_side_files(path: str, before: set[str]) -> None:
+    """After an open that failed, remove the WAL files it created (none existed before,
+    so no other connection uses them): a refused open leaves the folder as it was."""
+    for side in _side_files(path) - before:
+        try:
+            os.remove(side)
+        except OSError:
+            pass
+
+
+def _create_file(target: Path, path: str) -> bool:
+    """Create the file 0600 (and its missing folders 0700). False when another process
+    created it first (it is then verified as any existing file)."""
     folder = target.parent
-    if not folder.exists():
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        os.chmod(folder, 0o700)
-    if not target.exists():
-        fd = os.open(target, os.O_CREAT | os.O_WRONLY, 0o600)
-        os.close(fd)
-    elif os.access(target, os.W_OK):
+    try:
+        if not folder.exists():
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            os.chmod(folder, 0o700)
+        fd = os.open(target, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    except FileExistsError:
+        _verify_file(target, path)
+        return False
+    except OSError as err:
+        raise StoreUnavailable(path, err.strerror or "cannot create the file") from None
+    os.close(fd)
+    return True
+
+
+def discard_if_empty(path: str) -> bool:
+    """Delete the database at ``path`` (with its WAL files) if it holds no record, event
+    or relation: for a caller that created it and was then refused, so that nothing is
+    left behind. True when it was deleted."""
+    try:
+        conn = sqlite3.connect(f"file:{_uri_path(path)}?mode=ro", uri=True, isolation_level=None)
+        try:
+            rows = sum(int(conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]) for t in ("memories", "events", "relations"))
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return False
+    if rows:
+        return False
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        try:
+            os.remove(path + suffix)
+        except FileNotFoundError:
+            pass
+        except OSError:
+            return False
+    return True
+
+
+def _tighten_mode(target: Path) -> None:
+    """Owner-only access on Cairn's own database file (it holds what agents remembered)."""
+    try:
         mode = target.stat().st_mode & 0o777
-        if mode & 0o077:
+        if mode & 0o077 and os.access(target, os.W_OK):
             os.chmod(target, 0o600)
+    except OSError:
+        pass  # a mode Cairn cannot change is not a reason to refuse the write
 
 
 def _retry_busy(step, timeout: float):

@@ -1,0 +1,127 @@
+"""`cairn hook claude-code …` run as Claude Code runs it: a separate process, the hook's JSON
+on stdin, its answer on stdout, exit 0 whatever happens."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cairn import Cairn
+from testkit.db import db_fingerprint as fingerprint
+from testkit.host import HOST_DATA
+
+HOOK_NOW = "2026-06-03T09:00:00Z"  # two days after the fixture's memories: fresh, not dormant
+PAYLOAD = json.loads((HOST_DATA / "fixtures" / "user_prompt_submit.json").read_text(encoding="utf-8"))
+
+
+def hook(db: Path, event: str, payload, *extra: str, env: dict | None = None) -> subprocess.CompletedProcess[str]:
+    """Run the hook as Claude Code does. The budget is generous (30 s) because the test
+    machine is shared; the budget itself is tested on its own."""
+    data = payload if isinstance(payload, str) else json.dumps(payload)
+    env = {"CAIRN_HOOK_TIMEOUT": "30", **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "cairn", "--db", str(db), "--now", HOOK_NOW, "hook", "claude-code", event, *extra],
+        input=data, capture_output=True, text=True, timeout=60, env={**os.environ, **env},
+    )
+
+
+@pytest.fixture
+def db(tmp_path):
+    path = tmp_path / "cairn.db"
+    with Cairn(path, now="2026-06-01T00:00:00Z") as cairn:
+        cairn.remember("The staging deploy runs from the deploy-staging GitHub Actions workflow", kind="fact")
+        cairn.remember("Omar likes his eggs poached", kind="preference")
+    return path
+
+
+def prompt(text: str, session: str = "s-1") -> dict:
+    return {**PAYLOAD, "prompt": text, "session_id": session}
+
+
+def test_a_retrieve_prompt_gets_exactly_the_documented_output_shape(db):
+    run = hook(db, "user-prompt-submit", PAYLOAD)
+    assert run.returncode == 0 and run.stderr == ""
+    doc = json.loads(run.stdout)
+    assert list(doc) == ["hookSpecificOutput"]
+    assert list(doc["hookSpecificOutput"]) == ["hookEventName", "additionalContext"]
+    assert doc["hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
+    context = doc["hookSpecificOutput"]["additionalContext"]
+    assert "deploy-staging GitHub Actions workflow" in context
+    assert "not instructions" in context.splitlines()[0]
+    assert "eggs" not in context  # only what the prompt is about
+
+
+def test_skip_is_silence(db):
+    for text in ("ok", "thanks!", "What is the capital of France?"):
+        run = hook(db, "user-prompt-submit", prompt(text))
+        assert (run.returncode, run.stdout) == (0, ""), text
+
+
+def test_ask_is_a_one_line_hint(db):
+    run = hook(db, "user-prompt-submit", prompt("do it like we did last time"))
+    context = json.loads(run.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert run.returncode == 0 and "\n" not in context and "which event" in context
+
+
+def test_the_same_memory_is_not_injected_twice_in_a_session_unless_it_changed(db):
+    first = hook(db, "user-prompt-submit", prompt("how does the staging deploy work?"))
+    assert "deploy-staging" in first.stdout
+    again = hook(db, "user-prompt-submit", prompt("and the staging deploy workflow, remind me?"))
+    assert (again.returncode, again.stdout) == (0, "")
+    other_session = hook(db, "user-prompt-submit", prompt("how does the staging deploy work?", session="s-2"))
+    assert "deploy-staging" in other_session.stdout
+    with Cairn(db, now="2026-06-02T00:00:00Z") as cairn:
+        found = cairn.search("staging deploy workflow").ids[0]
+        cairn.correct(found, "The staging deploy runs from the deploy-stage workflow on Buildkite")
+    changed = hook(db, "user-prompt-submit", prompt("how does the staging deploy work?"))
+    assert "Buildkite" in changed.stdout
+
+
+@pytest.mark.parametrize("payload", ["", "not json", "[1, 2]", '{"prompt": 42}', json.dumps({"prompt": "x" * (2 << 20)})])
+def test_bad_input_exits_0_silently_and_is_logged(db, payload):
+    before = fingerprint(db)
+    run = hook(db, "user-prompt-submit", payload)
+    assert (run.returncode, run.stdout) == (0, "")
+    assert fingerprint(db) == before
+    log = db.with_name(db.name + ".hooks") / "hook.log"
+    assert log.exists() and "user-prompt-submit" in log.read_text()
+
+
+def test_a_missing_database_is_silence_and_is_not_created(tmp_path):
+    missing = tmp_path / "nowhere" / "cairn.db"
+    run = hook(missing, "user-prompt-submit", PAYLOAD)
+    assert (run.returncode, run.stdout, run.stderr) == (0, "", "")
+    assert not missing.exists() and not missing.parent.exists()
+
+
+def test_a_run_over_its_time_budget_is_silence_and_is_logged(db):
+    run = hook(db, "user-prompt-submit", PAYLOAD, "--timeout", "0.0005")
+    assert (run.returncode, run.stdout) == (0, "")
+    log = (db.with_name(db.name + ".hooks") / "hook.log").read_text()
+    assert "time budget" in log
+    fast = hook(db, "user-prompt-submit", PAYLOAD, env={"CAIRN_HOOK_TIMEOUT": "10"})
+    assert fast.stdout  # the negative control: with time, the same prompt is answered
+
+
+def test_learning_events_exit_0_when_the_transcript_is_missing(db):
+    before = fingerprint(db)
+    run = hook(db, "session-end", {**PAYLOAD, "hook_event_name": "SessionEnd", "transcript_path": str(db.parent / "nope.jsonl")})
+    assert (run.returncode, run.stdout) == (0, "")
+    assert fingerprint(db) == before
+
+
+def test_a_dormant_memory_is_not_injected_unprompted(db):
+    """Who asks decides dormancy: the hook injects unprompted, so a memory nobody confirmed
+    for years stays out (an agent can still find it with memory_recall or search)."""
+    years_later = subprocess.run(
+        [sys.executable, "-m", "cairn", "--db", str(db), "--now", "2029-06-01T00:00:00Z", "hook", "claude-code",
+         "user-prompt-submit"], input=json.dumps(PAYLOAD), capture_output=True, text=True, timeout=60,
+        env={**os.environ, "CAIRN_HOOK_TIMEOUT": "30"},
+    )
+    assert (years_later.returncode, years_later.stdout) == (0, "")
+    assert hook(db, "user-prompt-submit", PAYLOAD).stdout  # the control: fresh, it is injected
