@@ -133,22 +133,22 @@ def _decoded(data: object, parse: Callable[[Any], T]) -> T | None:
 SKIPPED = [0]
 
 
-_DECODED: dict[str, Memory | None] = {}
+_DECODED: dict[str, Memory] = {}
 DECODED_MAX = 4096  # records kept decoded per process (bounded: memory stays flat in N)
 
 
-def _memory(data: str) -> Memory | None:
+def _memory(data: object) -> Memory | None:
     """The record a stored JSON row holds (None when malformed), decoded once per process
     for the recently read rows: decoding is a pure function of the row's text, and
-    parsing JSON into the model is the largest cost of loading recall's candidates."""
-    try:
+    parsing JSON into the model is the largest cost of loading recall's candidates. A
+    malformed row is never kept, so every read that skips it counts it."""
+    if isinstance(data, str) and data in _DECODED:
         return _DECODED[data]
-    except KeyError:
-        pass
     memory = _decoded(data, memory_from_dict)
-    if len(_DECODED) >= DECODED_MAX:
-        del _DECODED[next(iter(_DECODED))]  # the oldest entry
-    _DECODED[data] = memory
+    if memory is not None and isinstance(data, str):
+        if len(_DECODED) >= DECODED_MAX:
+            del _DECODED[next(iter(_DECODED))]  # the oldest entry
+        _DECODED[data] = memory
     return memory
 
 
