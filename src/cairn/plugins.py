@@ -58,7 +58,10 @@ BUILTINS: dict[str, dict[str, str]] = {
         "claims": "cairn.recall.lanes.claims:ClaimsLane",
         "episodes": "cairn.recall.lanes.episodes:EpisodesLane",
     },
-    EXTRACTOR_GROUP: {},
+    EXTRACTOR_GROUP: {
+        "rules": "cairn.learn.extractors.rules:RulesExtractor",
+        "model": "cairn.learn.extractors.model:ModelExtractor",
+    },
     EMBEDDER_GROUP: {},
 }
 OWN_DISTRIBUTION = "cairn-memory"

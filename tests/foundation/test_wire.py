@@ -203,6 +203,17 @@ def case_ingest(cli, ids, tmp_path):
     return [(run(cli, "ingest", _write(tmp_path, "turns.jsonl", "".join(json.dumps(t) + "\n" for t in turns))), wire.IngestDoc)]
 
 
+def case_learn(cli, ids, tmp_path):
+    turns = [{"id": "t1", "role": "user", "text": "I prefer window seats on trains.", "time": "2026-10-01T09:00:00Z"}]
+    doc = run(cli, "learn", _write(tmp_path, "chat.jsonl", "".join(json.dumps(t) + "\n" for t in turns)))
+    assert doc["claims"] and doc["events"]
+    return [(doc, wire.LearnDoc)]
+
+
+def case_reinforce(cli, ids, tmp_path):
+    return [(run(cli, "reinforce", ids["port"], "explicit_reinforcement"), wire.ReinforceDoc)]
+
+
 def case_relate(cli, ids, tmp_path):
     return [(run(cli, "relate", ids["port"], "qualifies", ids["new"]), wire.RelateDoc)]
 
@@ -275,6 +286,13 @@ def case_mcp(cli, ids, tmp_path):
     assert [name for name, reply in replies if reply.error] == []
     assert {name for name, _ in replies} == set(tools())
     return [(dict(reply.doc), tools()[name].doc_type) for name, reply in replies]
+
+
+def case_trace(cli, ids, tmp_path):
+    recalled = run(cli, "recall", "PostgreSQL billing service", "--include-history")
+    doc = run(cli, "trace", recalled["trace"])
+    assert doc["scores"] and doc["rejected"] is not None and doc["id"] == recalled["trace"]
+    return [(doc, wire.TraceDoc)]
 
 
 CASES = {name.removeprefix("case_").replace("_", " "): fn for name, fn in dict(globals()).items() if name.startswith("case_")}

@@ -27,7 +27,7 @@ def source():
 
 def test_an_installed_extractor_proposes_a_batch_the_engine_applies(install, cairn, source):
     install("toy-extractors", EXTRACTORS, ("toy_extractors",))
-    assert extractor_names() == ("episodic", "forging", "prefers")
+    assert extractor_names() == ("rules", "model", "episodic", "forging", "prefers")  # built-ins first
     model = extractor("prefers")
     assert isinstance(model, Extractor)
     batch = extract(model, source)

@@ -48,26 +48,27 @@ if TYPE_CHECKING:
     from .common import Output
 
 # Group modules of this package, in help order.
-GROUPS = ("records", "learn", "recall", "ingest", "relations", "host", "bench", "mcp")
+GROUPS = ("records", "learn", "recall", "ingest", "relations", "host", "bench", "mcp", "trace")
 
 # Command -> the group module that registers it (kept whole by tests/speed/test_startup.py).
 ROUTES = {
     **dict.fromkeys(("remember", "show", "list", "forget", "pin", "unpin", "history", "undo", "export", "import",
                      "status"), "records"),
-    **dict.fromkeys(("apply", "candidates", "correct", "feedback"), "learn"),
+    **dict.fromkeys(("learn", "reinforce", "apply", "candidates", "correct", "feedback"), "learn"),
     **dict.fromkeys(("recall", "search", "explain"), "recall"),
     "ingest": "ingest",
     **dict.fromkeys(("relate", "timeline"), "relations"),
     **dict.fromkeys(("triage", "hook", "setup"), "host"),
     "bench": "bench",
     "mcp": "mcp",
+    "trace": "trace",
 }
 
 _GLOBAL_VALUED = ("--db", "--space", "--now")
 
 # Commands that may add records, and so may create the database (the MCP server serves
 # memory_remember: an agent's first session starts on no database at all).
-CREATES = frozenset({"remember", "import", "apply", "ingest", "mcp"})
+CREATES = frozenset({"remember", "import", "apply", "ingest", "learn", "mcp"})
 # Commands that only read (recall and search may add a trace to an existing database).
 READS = frozenset({"show", "list", "history", "export", "status", "recall", "search", "explain", "timeline", "candidates"})
 

@@ -114,6 +114,8 @@ def cmd_setup(_: None, args) -> Output:
     from ..host import setup
 
     command = [_cairn_executable()]
+    if getattr(args, "db", None) == "":
+        raise InvalidInput("--db", "empty path")
     if getattr(args, "db", None):
         command += ["--db", str(Path(args.db).expanduser().resolve())]
     if args.space != "default":

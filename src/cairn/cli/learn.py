@@ -1,4 +1,4 @@
-"""CLI commands of the learn group: apply, candidates, correct, feedback."""
+"""CLI commands of the learn group: learn, apply, candidates, correct, feedback, reinforce."""
 
 from __future__ import annotations
 
@@ -24,7 +24,50 @@ withheld: the old record stands and the new variant is stored as conflicted. The
 batch is one transaction and one event; a bad batch writes nothing."""
 
 
+LEARN_HELP = """\
+Learn from a conversation transcript. The turns not yet stored in the origin become
+episodes (idempotent per turn id: re-running adds nothing, a grown file adds only its new
+turns); the user's explicit statements in them (preferences, decisions, facts about their
+work, "remember that ...", corrections) become claims, applied as one consolidation batch
+through the write policy. Assistant turns and tool results never become claims; a
+malformed line is reported with its line number and skipped.
+
+Formats (default auto):
+  claude-code  a Claude Code session transcript (JSONL: type, uuid, timestamp, message)
+  openai       a JSON list of {"role", "content"} messages, or {"messages": [...]}
+  jsonl        Cairn's own {"id", "speaker" or "role", "text", "time"} lines
+
+Extractors: rules (the default, no model), model (an OpenAI-compatible endpoint:
+--model-url/--model or CAIRN_MODEL_URL/CAIRN_MODEL; the API key is read from the
+environment variable named by --model-key-env, default CAIRN_MODEL_KEY, and never
+stored), or the name of an installed `cairn.extractors` plug-in."""
+
+
 def register(sub) -> None:
+    p = add_command(sub, "learn", "learn episodes and explicit statements from a transcript", cmd_learn,
+                    description=LEARN_HELP)
+    p.add_argument("source", help="the transcript file")
+    p.add_argument("--format", choices=("auto", "claude-code", "openai", "jsonl"), default="auto",
+                   help="transcript format (default: auto)")
+    p.add_argument("--extractor", default="rules", help="rules (default), model, or an installed extractor's name")
+    p.add_argument("--origin", help="origin of the episodes and claims (default: the session id, else the file name)")
+    p.add_argument("--dry-run", action="store_true", help="read and extract, print the plan, write nothing")
+    p.add_argument("--model-url", help="model extractor: the endpoint's base URL (e.g. http://127.0.0.1:11434/v1)")
+    p.add_argument("--model", help="model extractor: the model name")
+    p.add_argument("--model-key-env", help="model extractor: the environment variable holding the API key")
+    p.add_argument("--model-timeout", type=float, help="model extractor: seconds per request (default 30)")
+
+    p = add_command(sub, "reinforce", "record a reinforcement event on a record", cmd_reinforce,
+                    description="Record how a memory fared: explicit_reinforcement (+1.0, the user confirmed it),\n"
+                                "implicit_success (+0.2), explicit_correction (-1.0, the user contradicted it), or\n"
+                                "neutral_exposure (0; recorded only with --neutral, once per session). The event\n"
+                                "feeds maintenance; it changes no confidence or ranking by itself.")
+    p.add_argument("id", help="memory id or unique prefix")
+    p.add_argument("outcome", help="explicit_reinforcement | implicit_success | explicit_correction | neutral_exposure")
+    p.add_argument("--session", help="the session the signal came from")
+    p.add_argument("--note", help="a short note")
+    p.add_argument("--neutral", action="store_true", help="record neutral_exposure (off by default)")
+
     p = add_command(sub, "apply", "apply one consolidation batch", cmd_apply, description=BATCH_HELP)
     p.add_argument("file", help="batch file (JSON), '-' for standard input")
 
@@ -95,4 +138,31 @@ def cmd_feedback(cairn: Cairn, args) -> Output:
     text = f"{args.verdict} applied in event {doc['event']}" if result.applied else f"not applied: {result.reason}"
     if result.quarantined:
         text += f"; quarantined {', '.join(short(i) for i in result.quarantined)}"
+    return Output(doc, text)
+
+
+def cmd_learn(cairn: Cairn, args) -> Output:
+    settings = {k: v for k, v in (("url", args.model_url), ("model", args.model), ("key_env", args.model_key_env),
+                                  ("timeout", args.model_timeout)) if v is not None}
+    result = cairn.learn(args.source, format=args.format, extractor=args.extractor, origin=args.origin,
+                         dry_run=args.dry_run, model_settings=settings or None)
+    doc = result.to_dict()
+    c = result.counts
+    head = "would learn" if result.dry_run else "learned"
+    lines = [f"{head} from {args.source} ({result.format}, extractor {result.extractor}) into {result.origin}",
+             f"  episodes {c['episodes']} added, {c['skipped_turns']} turns already present",
+             "  claims " + ", ".join(f"{k} {c[k]}" for k in ("added", "replaced", "withheld", "conflicted", "confirmed",
+                                                            "unchanged")),
+             f"  corrections {c['corrections']}, reinforcement events {c['reinforcements']}"]
+    if result.dry_run:
+        lines += [f"  claim {i}: {claim.kind.value} {one_line(claim.content, 70)}"
+                  + (f" (replaces {claim.replaces})" if claim.replaces else "") for i, claim in enumerate(result.claims)]
+    stderr = [f"cairn: skipped {p}" for p in result.problems] + [f"cairn: rejected {r}" for r in result.rejected]
+    return Output(doc, "\n".join(lines), stderr=stderr)
+
+
+def cmd_reinforce(cairn: Cairn, args) -> Output:
+    result = cairn.reinforce(args.id, args.outcome, session=args.session, note=args.note, neutral=args.neutral)
+    doc = result.to_dict()
+    text = f"{args.outcome} recorded in event {doc['event']}" if result.recorded else f"not recorded: {result.reason}"
     return Output(doc, text)

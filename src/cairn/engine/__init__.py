@@ -11,10 +11,12 @@
 * ``learning``   apply, correct, feedback (evidence and authority)
 * ``recalling``  recall, search, explain, traces
 * ``ingesting``  conversations as episodes
+* ``capturing``  learn from transcripts (episodes and explicit statements); reinforcement events
 """
 
 from __future__ import annotations
 
+from .capturing import Learned, Reinforcement, ReinforceResult
 from .facade import Cairn
 from .ingesting import Ingested
 from .learning import Applied, Corrected, FeedbackResult
@@ -32,10 +34,13 @@ __all__ = [
     "Corrected",
     "FeedbackResult",
     "Ingested",
+    "Learned",
     "Limits",
     "Page",
     "Quality",
     "Recalled",
+    "ReinforceResult",
+    "Reinforcement",
     "Remembered",
     "Scope",
     "Shown",

@@ -32,9 +32,11 @@ from ..learn.batch import Batch
 from ..model import Actor, Basis, Certainty, Event, Kind, Memory, Method, Role, Status, Verdict
 from ..policy.feedback import FeedbackMessage
 from ..recall.pack import PACK
+from ..recall.traces import read_trace
 from ..recall.triage import Triage
 from ..store import Backend
-from ..wire import ExplainDoc, StatusDoc
+from ..wire import ExplainDoc, StatusDoc, TraceDoc
+from .capturing import Capturing, Learned, Reinforcement, ReinforceResult
 from .ingesting import Ingested, Ingesting, Progress
 from .learning import Applied, Corrected, FeedbackResult, Learning
 from .recalling import SEARCH_BUDGET, SEARCH_LIMIT, Recalled, Recalling
@@ -96,6 +98,7 @@ class Cairn:
         self._learning = Learning(self.scope)
         self._recalling = Recalling(self.scope)
         self._ingesting = Ingesting(self.scope)
+        self._capturing = Capturing(self.scope, self._ingesting, self._learning, self._relations)
         self._triaging = Triaging(self.scope)
 
     @classmethod
@@ -406,6 +409,47 @@ class Cairn:
         check_int(limit, "limit")
         return self._relations.timeline(query, limit=limit)
 
+    # -- learning from transcripts and reinforcement -----------------------------------
+
+    def learn(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        format: str = "auto",
+        extractor: str = "rules",
+        origin: str | None = None,
+        dry_run: bool = False,
+        progress: Any = None,
+        model_settings: dict[str, Any] | None = None,
+    ) -> Learned:
+        """Learn from a transcript (claude-code, openai, jsonl or auto): the new turns as
+        episodes, the user's explicit statements as one consolidation batch through the
+        write policy. Re-running adds nothing; a grown file adds only its new turns.
+        ``dry_run`` reads and extracts but writes nothing. ``model_settings`` (url, model,
+        key_env, timeout) configure the ``model`` extractor."""
+        return self._capturing.learn(path, format=format, extractor_name=extractor, origin=origin, dry_run=dry_run,
+                                     progress=progress, model_settings=model_settings)
+
+    def reinforce(
+        self,
+        ref: str,
+        outcome: str,
+        *,
+        source: str | None = None,
+        session: str | None = None,
+        note: str | None = None,
+        at: datetime | str | None = None,
+        neutral: bool = False,
+    ) -> ReinforceResult:
+        """Record a reinforcement event on a record: explicit_reinforcement (+1.0),
+        implicit_success (+0.2), explicit_correction (−1.0), or neutral_exposure (0; only
+        with ``neutral=True``, once per session). Changes no confidence or ranking."""
+        return self._capturing.reinforce(ref, outcome, source=source, session=session, note=note, at=at, neutral=neutral)
+
+    def reinforcements(self, ref: str) -> builtins.list[Reinforcement]:
+        """The reinforcement events recorded on a record, oldest first (undone ones left out)."""
+        return self._capturing.reinforcements(ref)
+
     # -- the host loop -----------------------------------------------------------------
 
     def triage(self, message: str, attachments: builtins.list[str] | tuple[str, ...] = ()) -> Triage:
@@ -415,6 +459,16 @@ class Cairn:
         check_str(message, "message")
         check_strings(attachments, "attachments")
         return self._triaging.triage(message, attachments)
+
+    # -- traces --------------------------------------------------------------------------
+
+    def read_trace(self, trace_id: str) -> TraceDoc:
+        """The stored trace of one recall (its full id, as ``recall`` returned it): query
+        features, parameters, every candidate's numbers, reason and matched phrase. No
+        memory bodies. Writes nothing; :class:`~cairn.errors.NotFound` when it was pruned."""
+        check_str(trace_id, "trace_id")
+        with self.store.snapshot() as view:
+            return read_trace(view, self.space, trace_id)
 
 
 # -- argument checks shared by several methods -------------------------------------------

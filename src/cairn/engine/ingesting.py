@@ -194,3 +194,34 @@ class Ingesting(Part):
         if progress is None and total >= PROGRESS_MIN_TURNS and sys.stderr.isatty():
             return _stderr_progress
         return None
+
+    # -- turns read by a transcript reader ----------------------------------------------
+
+    def ingest_conversation(
+        self, conversation: Conversation, origin: str, *, actor: Actor = Actor.SYSTEM,
+        progress: Progress | bool | None = None, label: str = "transcript", data: dict | None = None,
+    ) -> Ingested:
+        """Store the turns of a conversation already read (``cairn learn``'s transcript
+        readers) in ``origin``, under the contract of :meth:`ingest`: one event, turns
+        already stored skipped. ``data`` is kept in the event beside the counts (``cairn
+        learn`` notes there which of its batches read which turns)."""
+        planned = self._plan([conversation], clean_origin(origin), "")
+        place = planned[0][0]
+        report = self._progress(progress, len(conversation.turns))
+        source = self._source([conversation], planned)
+        written: list[str] = []
+        with self.scope.mutation(actor, f"ingest {len(conversation.turns)} turns ({label})") as m:
+            present = m.tx.episode_source_ids(self.space, place)
+            for done, turn in enumerate(conversation.turns, 1):
+                if turn.id not in present:
+                    written.append(m.put(None, self._episode(turn, place)).id)
+                if report and done % 500 == 0:
+                    report(done, len(conversation.turns))
+            if written:
+                if m.tx.get_source(self.space, source.id) is None:
+                    m.tx.put_source(self.space, source_to_dict(source))
+                m.data.update({**(data or {}), "source": source.id, "episodes": len(written),
+                               "skipped": len(conversation.turns) - len(written)})
+        if report:
+            report(len(conversation.turns), len(conversation.turns))
+        return Ingested(source.id, len(written), len(conversation.turns) - len(written), (place,), m.event, tuple(written))

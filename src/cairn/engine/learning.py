@@ -94,7 +94,7 @@ class Learning(Part):
         claims = [self._clean_claim(c) for c in batch.claims]
         reason = f"apply {source.kind.value} {source.id}"
         with self.scope.mutation(ACTOR_OF_METHOD[source.method], reason) as m:
-            if m.tx.get_source(self.space, source.id) is not None:
+            if m.tx.get_source(self.space, source.id) is not None and applied_and_standing(m.tx, self.space, source.id):
                 raise Refused(f"source {source.id!r} was already applied; a new source needs a new id")
             mentioned = self._mentioned(m.tx, source)
             claims = [self._resolve_target(m.tx, c, mentioned, source.origin) for c in claims]
@@ -323,3 +323,34 @@ def _source_value(space: str, spec: SourceSpec, raw_text: str) -> Source:
     digest = hashlib.sha256(raw_text.encode("utf-8")).hexdigest()
     assert spec.at is not None  # set by _clean_source
     return Source(spec.id, space, spec.kind, digest, spec.at, spec.origin, spec.basis, spec.method)
+
+
+def applied_and_standing(tx: ReadView, space: str, source_id: str, events: list[Event] | None = None) -> bool:
+    """Whether an event that applied ``source_id`` still stands. An apply that was undone
+    (and the undo not itself undone) leaves the source free to be applied again;
+    an apply that changed no record wrote no event and stands. Reads the event log, which
+    happens only when a source id is met a second time (``events``: the space's events,
+    newest first, when the caller has read them already)."""
+    if events is None:
+        events = tx.events(space)  # newest first
+    applied = [e for e in events if e.data.get("source") == source_id and e.reason.startswith("apply ")]
+    if not applied:
+        return True
+    undone = undone_ids(events)
+    return any(e.id not in undone for e in applied)
+
+
+def undone_ids(events: list[Event]) -> set[str]:
+    """Ids of events whose effect is currently undone: an undo undoes its target, and
+    undoing that undo restores it."""
+    state: dict[str, bool] = {}  # event id -> currently undone
+    by_id = {e.id: e for e in events}
+    for event in reversed(events):  # oldest first
+        target = event.data.get("undoes")
+        if isinstance(target, str):
+            state[target] = True
+            # Undoing an undo restores what the first undo reverted.
+            inner = by_id.get(target)
+            if inner is not None and isinstance(inner.data.get("undoes"), str):
+                state[inner.data["undoes"]] = False
+    return {i for i, undone in state.items() if undone}

@@ -7,7 +7,7 @@ full-text index or an event snapshot. A match is replaced by a typed placeholder
 ``[REDACTED:aws-key]``.
 
 The table below is Cairn's own, written from the shapes that established secret scanners
-(gitleaks, detect-secrets, trufflehog) publish and that issuers document. Three families:
+(chiefly the gitleaks rule set) publish and that issuers document. Three families:
 
 * **Issued tokens** — a fixed prefix, alphabet and length (``ghp_…``, ``sk_live_…``,
   ``AKIA…``, ``hf_…``): matched anywhere, because the prefix alone makes them secrets.

@@ -25,9 +25,12 @@ What an extractor may set, and what it may not:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from ... import plugins
+from ...model import Kind
 from ..batch import CLAIM_KINDS, MAX_CLAIMS, Batch, ClaimSpec, SourceSpec
 
 GROUP = plugins.EXTRACTOR_GROUP
@@ -44,6 +47,38 @@ class Extractor(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A record (or an earlier claim of the same source) a correction may name: ``ref`` is
+    a record id, or ``#N`` for claim N of the batch being proposed. The engine chooses
+    the candidates; an extractor only picks among them."""
+
+    ref: str
+    kind: Kind
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class Proposal:
+    """What an extractor proposes from conversation turns: a batch, and the reason for
+    every piece of its output it rejected (which the run reports)."""
+
+    batch: Batch
+    rejected: tuple[str, ...] = ()
+
+
+@runtime_checkable
+class TurnExtractor(Extractor, Protocol):
+    """An extractor that reads a conversation's user turns one by one, and may name one of
+    the engine's candidates (or ``#N``, an earlier claim of the same batch) in ``replaces``.
+    ``cairn learn`` uses this form when an extractor offers it, else :meth:`Extractor.extract`
+    on the user turns joined."""
+
+    def extract_turns(self, source: SourceSpec, turns: Sequence[str], candidates: Sequence[Candidate]) -> Proposal:
+        """The claims proposed from ``turns`` (the user's words in ``source``)."""
+        ...
+
+
 def extractor(name: str) -> Extractor:
     """The installed extractor called ``name`` (a :class:`~cairn.errors.PluginError` if none)."""
     found: Extractor = plugins.load(GROUP, name, Extractor)
@@ -55,18 +90,44 @@ def extractor_names() -> tuple[str, ...]:
     return plugins.names(GROUP)
 
 
+def extract_turns(
+    model: Extractor, source: SourceSpec, turns: Sequence[str], candidates: Sequence[Candidate] = ()
+) -> Proposal:
+    """Run ``model`` on a conversation's user turns; its proposal, checked like
+    :func:`extract`, and every ``replaces`` one of ``candidates`` or an earlier claim."""
+    if isinstance(model, TurnExtractor):
+        proposal = model.extract_turns(source, turns, candidates)
+        if not isinstance(proposal, Proposal):
+            raise plugins.PluginError(GROUP, model.name, f"returned {type(proposal).__name__}, not a Proposal")
+    else:
+        proposal = Proposal(model.extract(source))
+    _check(model, source, proposal.batch, limit=None)  # the engine splits a long source into batches
+    refs = {c.ref for c in candidates}
+    for claim in proposal.batch.claims:
+        ref = claim.replaces
+        if ref is None or ref in refs:
+            continue
+        if not (ref.startswith("#") and ref[1:].isdigit() and int(ref[1:]) < claim.index):
+            raise plugins.PluginError(GROUP, model.name, f"claim {claim.index} replaces {ref!r}, which is not a candidate")
+    return proposal
+
+
 def extract(model: Extractor, source: SourceSpec) -> Batch:
     """Run ``model`` on ``source``; its batch, checked against the rules above."""
     batch = model.extract(source)
+    _check(model, source, batch)
+    return batch
+
+
+def _check(model: Extractor, source: SourceSpec, batch: object, limit: int | None = MAX_CLAIMS) -> None:
     if not isinstance(batch, Batch):
         raise plugins.PluginError(GROUP, model.name, f"returned {type(batch).__name__}, not a Batch")
     if batch.source != source:
         raise plugins.PluginError(GROUP, model.name, "changed the source: its kind, basis and method are the caller's")
-    if len(batch.claims) > MAX_CLAIMS:
+    if limit is not None and len(batch.claims) > limit:
         raise plugins.PluginError(GROUP, model.name, f"proposed {len(batch.claims)} claims; a batch holds at most {MAX_CLAIMS}")
     for i, claim in enumerate(batch.claims):
         if not isinstance(claim, ClaimSpec) or claim.index != i:
             raise plugins.PluginError(GROUP, model.name, f"claim {i} is not a ClaimSpec numbered {i}")
         if claim.kind not in CLAIM_KINDS:
             raise plugins.PluginError(GROUP, model.name, f"claim {i} has kind {claim.kind!r}, which a batch may not propose")
-    return batch
