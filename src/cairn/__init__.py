@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from .engine import (
         Applied,
         Cairn,
+        Confirmed,
         Corrected,
         FeedbackResult,
         Ingested,
@@ -64,6 +65,7 @@ if TYPE_CHECKING:
         ReinforceResult,
         Remembered,
         Shown,
+        TextChange,
         Timeline,
         Transferred,
     )
@@ -75,6 +77,7 @@ if TYPE_CHECKING:
 _LAZY = {
     "Applied": "engine",
     "Cairn": "engine",
+    "Confirmed": "engine",
     "Corrected": "engine",
     "FeedbackResult": "engine",
     "Ingested": "engine",
@@ -86,6 +89,7 @@ _LAZY = {
     "ReinforceResult": "engine",
     "Remembered": "engine",
     "Shown": "engine",
+    "TextChange": "engine",
     "Timeline": "engine",
     "Transferred": "engine",
     "Batch": "learn.batch",
@@ -124,6 +128,7 @@ __all__ = [
     "Cairn",
     "CairnError",
     "Certainty",
+    "Confirmed",
     "Corrected",
     "Event",
     "Evidence",
@@ -154,6 +159,7 @@ __all__ = [
     "Status",
     "StoreError",
     "StoreUnavailable",
+    "TextChange",
     "Timeline",
     "Transferred",
     "UndoRefused",

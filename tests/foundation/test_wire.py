@@ -224,6 +224,17 @@ def case_timeline(cli, ids, tmp_path):
     return [(doc, wire.TimelineDoc)]
 
 
+def case_alias(cli, ids, tmp_path):
+    return [(run(cli, "alias", ids["port"], "add", "pg-staging"), wire.EventRefDoc)]
+
+
+def case_confirm(cli, ids, tmp_path):
+    later = ("--now", "2026-12-01T00:00:00Z", "--json", "confirm", ids["new"], "--source", "review-1")
+    moved, again = (json.loads(cli(*later).out) for _ in range(2))
+    assert moved["moved"] is True and again["moved"] is False
+    return [(moved, wire.ConfirmDoc), (again, wire.ConfirmDoc)]
+
+
 def case_bench_locomo(cli, ids, tmp_path):
     doc = run(cli, "bench", "locomo", "--quick", "--data", _locomo(tmp_path))
     assert doc["categories"]

@@ -53,7 +53,7 @@ GROUPS = ("records", "learn", "recall", "ingest", "relations", "host", "bench", 
 # Command -> the group module that registers it (kept whole by tests/speed/test_startup.py).
 ROUTES = {
     **dict.fromkeys(("remember", "show", "list", "forget", "pin", "unpin", "history", "undo", "export", "import",
-                     "status"), "records"),
+                     "status", "alias", "confirm"), "records"),
     **dict.fromkeys(("learn", "reinforce", "apply", "candidates", "correct", "feedback"), "learn"),
     **dict.fromkeys(("recall", "search", "explain"), "recall"),
     "ingest": "ingest",
@@ -101,6 +101,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--space", default=os.environ.get("CAIRN_SPACE", "default"), help="isolation space (default: default)")
     parser.add_argument("--now", help="fix the clock to this ISO-8601 time")
     parser.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
+    parser.add_argument("--version", action=_Version, help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in _groups_for(command):
         group(name).register(sub)
@@ -131,6 +132,23 @@ def command_in(argv: list[str]) -> str | None:
             continue
         return word
     return None
+
+
+class _Version(argparse.Action):
+    """``--version``, reading the installed version only when asked (start-up stays lean)."""
+
+    def __init__(self, option_strings, dest, **kwargs) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            found = version("cairn-memory")  # the distribution's name (pyproject.toml)
+        except PackageNotFoundError:
+            found = "unknown (not installed)"
+        print(f"cairn {found}")
+        parser.exit()
 
 
 def _default_shown() -> str:

@@ -60,7 +60,7 @@ def register(sub) -> None:
 
     q = add_command(inner, "locomo", "LoCoMo evidence retrieval against the FTS5 baseline", cmd_locomo,
                     description=_LOCOMO, needs_db=False)
-    q.add_argument("--data", help="path of locomo10.json (default: ../shared/data/locomo10.json beside the repository)")
+    q.add_argument("--data", metavar="PATH", help="path of locomo10.json (default: the path under Data above)")
     q.add_argument("--split", choices=tuple(locomo.SPLITS), default="all", help="dev (0-4), heldout (5-9) or all (default)")
     q.add_argument("--k", type=_k_list, default=(5, 10),
                    help=f"cut-offs, comma-separated, at most {locomo.MAX_K} (default: 5,10)")

@@ -41,6 +41,7 @@ class Reason(StrEnum):
     NOT_VALID_AT = "not-valid-at"
     NOT_YET_VALID = "not-yet-valid"  # validity starts after now
     DORMANT = "dormant"
+    OTHER_ORIGIN = "other-origin"  # the caller asked for another origin only
     # relevance gates, on raw relevance
     NO_MATCH = "no-match"
     MISSING_LITERAL = "missing-literal"
@@ -68,6 +69,7 @@ EXCLUSIONS = frozenset(
         Reason.NOT_VALID_AT,
         Reason.NOT_YET_VALID,
         Reason.DORMANT,
+        Reason.OTHER_ORIGIN,
     }
 )
 GATES = frozenset(

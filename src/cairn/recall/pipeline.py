@@ -94,6 +94,10 @@ class Request:
     include_history: bool = False
     as_of: datetime | None = None
     known_at: datetime | None = None
+    # origin: only records of this origin (a filter, reason `other-origin`);
+    # prefer_origin: records of this origin first among the relevant (a preference, not a filter).
+    origin: str | None = None
+    prefer_origin: str | None = None
 
 
 @dataclass(slots=True)
@@ -305,7 +309,8 @@ def _lane_candidates(source: Lane, view: ReadView, request: Request, query: Pars
             c.lexical = lexical(query, c.memory, stats)
     if source.applies_gates:
         _apply_gates(live, query, request)
-        candidates.sort(key=lambda c: (c.reason is not None, order_key(c.id, c.factors) if c.factors else (0,), c.id))
+        candidates.sort(key=lambda c: (c.reason is not None, _elsewhere(c, request),
+                                       order_key(c.id, c.factors) if c.factors else (0,), c.id))
     else:
         _report_gates(live, query, request)
     return candidates
@@ -322,6 +327,13 @@ def _apply_gates(live: list[Candidate], query: ParsedQuery, request: Request) ->
             assert c.memory is not None
             c.factors = rank_factors(c.memory, c.raw, request.now)
             c.reason = Reason.BELOW_CUTOFF if c.id in low else None
+
+
+def _elsewhere(c: Candidate, request: Request) -> bool:
+    """Whether a candidate lies outside the caller's preferred origin (sorted after those
+    inside it). Only survivors of every relevance gate are ordered by it, so the preference
+    can never bring in an unrelated record."""
+    return request.prefer_origin is not None and (c.memory is None or c.memory.origin != request.prefer_origin)
 
 
 def _report_gates(live: list[Candidate], query: ParsedQuery, request: Request) -> None:
@@ -345,6 +357,9 @@ def exclude(candidates: list[Candidate], request: Request) -> None:
     ``as_of`` before now);
     a candidate without a readable record is out as ``other-space``."""
     for c in candidates:
+        if c.reason is None and request.origin is not None and c.memory is not None and c.memory.origin != request.origin:
+            c.reason = Reason.OTHER_ORIGIN  # the caller asked for one origin only
+            continue
         if c.reason is not None or c.judged:
             continue
         c.judged = True
@@ -404,6 +419,12 @@ def _resolve_and_pack(view: ReadView, request: Request, ranked: list[Candidate],
             # was not the one predecessor allowed to follow as history).
             c.reason = Reason.REPLACED
     packed = pack([_pack_item(r, c, m) for r, c, m in items], limit=request.limit, budget=request.budget)
+    emitted_ids = set(packed.ids)
+    if len({m.origin for r, _, m in items if r.id in emitted_ids}) > 1:
+        # Results from several origins: label each line with its origin, so that two
+        # projects' memories never mix unlabelled.
+        packed = pack([_pack_item(r, c, m, with_origin=True) for r, c, m in items], limit=request.limit,
+                      budget=request.budget)
     emitted = {item.id: (text, cut) for item, text, cut in packed.emitted}
     for item_id, reason in packed.rejected:
         if item_id not in emitted and by_id[item_id].reason is None:
@@ -484,10 +505,12 @@ def _markers(r: Resolved, c: Candidate, f: RankFactors) -> tuple[str, ...]:
     return tuple(m for m in _MARKER_ORDER if m in found)
 
 
-def _pack_item(r: Resolved, c: Candidate, m: Memory) -> PackItem:
+def _pack_item(r: Resolved, c: Candidate, m: Memory, *, with_origin: bool = False) -> PackItem:
     assert c.factors is not None  # set by _gather for every item it returns
     markers = _markers(r, c, c.factors)
-    labels = (m.kind.value, m.status.value, f"{m.evidence.basis.value}/{m.evidence.method.value}", *markers)
+    labels: tuple[str, ...] = (m.kind.value, m.status.value, f"{m.evidence.basis.value}/{m.evidence.method.value}", *markers)
+    if with_origin:
+        labels += (f"origin {m.origin or '-'}",)
     if m.kind is Kind.EPISODE:
         return PackItem(r.id, m.content, (*labels, spoken(m)), markers, r.superseded_by, m.evidence.source_id)
     return PackItem(r.id, m.content, labels, markers, r.superseded_by)

@@ -164,6 +164,22 @@ def _fold_index_terms(conn: sqlite3.Connection) -> None:
         )
 
 
+def _normalised_dedup_key(conn: sqlite3.Connection) -> None:
+    """Recompute every record's dedup key: it now ignores trailing punctuation, so that
+    "Prefer X." and "prefer X" are one claim in one origin."""
+    import json
+
+    from .sqlite.backend import content_hash  # the one definition of the key
+
+    rows = conn.execute("SELECT rowid, data FROM memories").fetchall()
+    for rowid, data in rows:
+        try:
+            content = json.loads(data).get("content", "")
+        except (ValueError, AttributeError):
+            continue  # a malformed row stays as it is; `cairn status` reports it
+        conn.execute("UPDATE memories SET content_hash = ? WHERE rowid = ?", (content_hash(str(content)), rowid))
+
+
 def _space_term_stats(conn: sqlite3.Connection) -> None:
     """Document frequencies per space: ``term_stats`` holds, for each space and indexed
     term, how many records of the space hold it (content or aliases), ``space_stats`` how
@@ -206,6 +222,7 @@ MIGRATIONS: list[Migration] = [
     ("0001_initial", _initial),
     ("0002_episode_turns", _episode_turns),
     ("0003_fold_index_terms", _fold_index_terms),
+    ("0008_normalised_dedup_key", _normalised_dedup_key),
     ("0010_space_term_stats", _space_term_stats),
 ]
 

@@ -37,6 +37,7 @@ import os
 import sqlite3
 import stat
 import time
+import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -72,8 +73,11 @@ MENTION_CHUNK = 200  # terms per OR query: long sources stay within FTS5's expre
 
 
 def content_hash(text: str) -> str:
-    """Hash of the normalised content: the dedup key within one origin."""
+    """Hash of the normalised content: the dedup key within one origin. Case, width,
+    whitespace and trailing punctuation (". ! ? 。 …") do not make a different claim."""
     canonical = " ".join(normalize(text).split())
+    while canonical and (canonical[-1].isspace() or unicodedata.category(canonical[-1]) == "Po"):
+        canonical = canonical[:-1]
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:32]
 
 
