@@ -907,7 +907,10 @@ class Store(_Reads):
             tx = Tx(self.conn, self.path)
             try:
                 yield tx
-                tx._flush_stats()
+                try:
+                    tx._flush_stats()
+                except sqlite3.Error as err:
+                    raise _translate(self.path, err) from None
             except BaseException:
                 _rollback(self.conn)
                 raise
