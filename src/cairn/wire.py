@@ -577,6 +577,7 @@ class FactorsDoc(TypedDict, total=False):
     dormant: bool
     pinned: bool
     gate_reported: str
+    fusion: "FusionDoc"  # defined with the semantic extra's documents, at the end
 
 
 class ExplainCandidateDoc(TypedDict):
@@ -599,6 +600,8 @@ class ExplainQueryDoc(QueryFeaturesDoc, RecallRequestDoc):
 class ScanDoc(TypedDict, total=False):
     postings: int
     bounded_terms: list[str]
+    semantic: "SemanticScanDoc"
+    fusion: "FusionScanDoc"
 
 
 class ExplainDoc(TypedDict):
@@ -898,3 +901,47 @@ def stored_trace(body: Mapping[str, Any]) -> TraceDoc:
     doc = dict(body)
     doc.setdefault("scores", [])
     return cast(TraceDoc, doc)
+
+
+# -- the semantic extra (cairn.recall.fusion, cairn.recall.lanes.semantic, cairn embed) --------
+
+
+class FusionDoc(TypedDict, total=False):
+    """A hybrid candidate: each lane's rank and share of its relevance, and its cosine."""
+
+    cosine: float
+    lexical_rank: int
+    lexical: float
+    semantic_rank: int
+    semantic: float
+
+
+class SemanticScanDoc(TypedDict, total=False):
+    """What a semantic lane read: vectors searched, nearest texts taken, time spent."""
+
+    lane: str
+    vectors: int
+    pool: int
+    load_embed_ms: float
+    search_ms: float
+
+
+class FusionScanDoc(TypedDict):
+    lanes: list[str]
+    fused: int
+
+
+class EmbedDoc(TypedDict):
+    """``cairn embed --json``: one back-fill run."""
+
+    missing_before: int
+    embedded: int
+    remaining: int
+    seconds: float
+    per_second: float
+
+
+def embedded(*, missing_before: int, embedded: int, remaining: int, seconds: float) -> EmbedDoc:
+    rate = embedded / seconds if seconds > 0 else 0.0
+    return {"missing_before": missing_before, "embedded": embedded, "remaining": remaining,
+            "seconds": round(seconds, 3), "per_second": round(rate, 1)}

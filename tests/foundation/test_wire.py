@@ -203,6 +203,14 @@ def case_ingest(cli, ids, tmp_path):
     return [(run(cli, "ingest", _write(tmp_path, "turns.jsonl", "".join(json.dumps(t) + "\n" for t in turns))), wire.IngestDoc)]
 
 
+def case_embed(cli, ids, tmp_path):
+    from cairn.embed.vectors import enabled
+
+    if not enabled():
+        pytest.skip("embed needs the semantic extra")
+    return [(run(cli, "embed"), wire.EmbedDoc)]
+
+
 def case_learn(cli, ids, tmp_path):
     turns = [{"id": "t1", "role": "user", "text": "I prefer window seats on trains.", "time": "2026-10-01T09:00:00Z"}]
     doc = run(cli, "learn", _write(tmp_path, "chat.jsonl", "".join(json.dumps(t) + "\n" for t in turns)))

@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from .common import Output
 
 # Group modules of this package, in help order.
-GROUPS = ("records", "learn", "recall", "ingest", "relations", "host", "bench", "mcp", "trace")
+GROUPS = ("records", "learn", "recall", "ingest", "relations", "host", "bench", "mcp", "trace", "embed")
 
 # Command -> the group module that registers it (kept whole by tests/speed/test_startup.py).
 ROUTES = {
@@ -62,6 +62,7 @@ ROUTES = {
     "bench": "bench",
     "mcp": "mcp",
     "trace": "trace",
+    "embed": "embed",
 }
 
 _GLOBAL_VALUED = ("--db", "--space", "--now")

@@ -45,10 +45,12 @@ def _common(p: argparse.ArgumentParser, *, limit: int, budget: int, dormant: boo
     p.add_argument("--limit", type=positive_int, default=limit, help=f"at most this many claims (default {limit})")
     p.add_argument("--budget", type=int, default=budget, help=f"digest size in UTF-8 bytes (default {budget})")
     # LANES is read from the lane registry only when --lane is given or help is shown.
-    p.add_argument("--lane", default="claims", choices=LANES, metavar="LANE",
-                   help="where candidates come from, one of: %(choices)s. claims (default): remembered claims;"
-                        " episodes: verbatim turns (gates reported, not applied); all: both, interleaved claim"
-                        " first; any other: a lane from an installed plug-in")
+    p.add_argument("--lane", default=None, choices=LANES, metavar="LANE",
+                   help="where candidates come from, one of: %(choices)s. claims (the default without the semantic"
+                        " extra): remembered claims; episodes: verbatim turns (gates reported, not applied); all: both,"
+                        " interleaved claim first; semantic, semantic-episodes: nearest by meaning; hybrid (the default"
+                        " with the semantic extra), hybrid-episodes: lexical and semantic fused (see docs/semantic.md);"
+                        " any other: a lane from an installed plug-in")
     p.add_argument("--as-of", help="what held at this valid time (ISO-8601)")
     p.add_argument("--known-at", help="what Cairn held at this record time (ISO-8601)")
     p.add_argument("--origin", help="only records of this origin (project, channel, folder)")

@@ -37,6 +37,8 @@ from ..recall.triage import Triage
 from ..store import Backend
 from ..wire import ExplainDoc, StatusDoc, TraceDoc
 from .capturing import Capturing, Learned, Reinforcement, ReinforceResult
+from .embedding import Embedded, Embedding
+from .embedding import Progress as EmbedProgress
 from .ingesting import Ingested, Ingesting, Progress
 from .learning import Applied, Corrected, FeedbackResult, Learning
 from .recalling import SEARCH_BUDGET, SEARCH_LIMIT, Recalled, Recalling
@@ -325,7 +327,7 @@ class Cairn:
         *,
         limit: int = PACK.limit,
         budget: int = PACK.budget,
-        lane: str = "claims",
+        lane: str | None = None,
         include_dormant: bool = False,
         include_history: bool = False,
         as_of: datetime | str | None = None,
@@ -352,7 +354,7 @@ class Cairn:
         *,
         limit: int = SEARCH_LIMIT,
         budget: int = SEARCH_BUDGET,
-        lane: str = "claims",
+        lane: str | None = None,
         include_history: bool = False,
         as_of: datetime | str | None = None,
         known_at: datetime | str | None = None,
@@ -373,7 +375,7 @@ class Cairn:
         *,
         limit: int = PACK.limit,
         budget: int = PACK.budget,
-        lane: str = "claims",
+        lane: str | None = None,
         include_dormant: bool = False,
         include_history: bool = False,
         as_of: datetime | str | None = None,
@@ -518,6 +520,14 @@ class Cairn:
         with self.store.snapshot() as view:
             return read_trace(view, self.space, trace_id)
 
+    # -- the semantic extra ------------------------------------------------------------
+
+    def embed(self, *, limit: int | None = None, progress: EmbedProgress | bool | None = None) -> Embedded:
+        """Back-fill the semantic lane's vectors of this space (needs the semantic extra):
+        texts written before it was installed, or in a bulk write. Resumable; see
+        :mod:`.embedding`. ``progress``: ``(done, total)`` callback, False, or None for a
+        bar on a terminal."""
+        return Embedding(self.scope).embed(limit=limit, progress=progress)
 
 # -- argument checks shared by several methods -------------------------------------------
 
@@ -527,7 +537,7 @@ def _recall_args(query: object, limit: object, budget: object, lane: object, as_
     check_str(query, "query")
     check_int(limit, "limit", 1, 1000)
     check_int(budget, "budget", 1, COUNT_MAX)
-    check_str(lane, "lane")
+    check_str(lane, "lane", optional=True)  # None: the default lane (hybrid with the semantic extra)
     check_time_arg(as_of, "as_of")
     check_time_arg(known_at, "known_at")
     for flag in flags:

@@ -13,6 +13,7 @@ from datetime import datetime
 
 from ..errors import InvalidInput
 from ..recall.explain import explain_doc, recall_doc
+from ..recall.fusion import default_lane
 from ..recall.pack import PACK
 from ..recall.pipeline import LANES, MAX_LIMIT, Outcome, Request, ResultItem, run, validate
 from ..recall.traces import RETENTION_DAYS, write_trace
@@ -66,7 +67,7 @@ class Recalling(Part):
         *,
         limit: int = PACK.limit,
         budget: int = PACK.budget,
-        lane: str = "claims",
+        lane: str | None = None,
         include_dormant: bool = False,
         include_history: bool = False,
         as_of: datetime | str | None = None,
@@ -94,7 +95,7 @@ class Recalling(Part):
         *,
         limit: int = SEARCH_LIMIT,
         budget: int = SEARCH_BUDGET,
-        lane: str = "claims",
+        lane: str | None = None,
         include_history: bool = False,
         as_of: datetime | str | None = None,
         known_at: datetime | str | None = None,
@@ -116,7 +117,7 @@ class Recalling(Part):
         *,
         limit: int = PACK.limit,
         budget: int = PACK.budget,
-        lane: str = "claims",
+        lane: str | None = None,
         include_dormant: bool = False,
         include_history: bool = False,
         as_of: datetime | str | None = None,
@@ -133,6 +134,8 @@ class Recalling(Part):
 
     def _recall_request(self, query, limit, budget, lane, include_dormant, include_history, as_of, known_at,
                         origin=None, prefer_origin=None) -> Request:
+        if lane is None:
+            lane = default_lane(self.store)  # hybrid with the semantic extra active, else claims
         text = validate(query, limit=limit, budget=budget, lane=lane, max_limit=MAX_LIMIT)
         for field, value in (("origin", origin), ("prefer_origin", prefer_origin)):
             if value is not None and not isinstance(value, str):

@@ -49,6 +49,7 @@ class Reason(StrEnum):
     MISSING_SUBJECT = "missing-subject"
     MISSING_ATTRIBUTE = "missing-attribute"
     BELOW_CUTOFF = "below-cutoff"
+    BELOW_SIMILARITY = "below-similarity"  # semantic lanes: not similar enough in meaning (cairn.recall.fusion)
     # ranking, relation resolution and packing
     RANK_CUT = "rank-cut"
     REPLACED = "replaced-by-successor"  # a corrected/superseded hit gave way to its successor
@@ -80,6 +81,7 @@ GATES = frozenset(
         Reason.MISSING_SUBJECT,
         Reason.MISSING_ATTRIBUTE,
         Reason.BELOW_CUTOFF,
+        Reason.BELOW_SIMILARITY,
     }
 )
 

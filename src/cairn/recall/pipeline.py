@@ -29,6 +29,7 @@ from ..policy.temporal import temporal_status
 from ..store import ReadView
 from ..store.timetravel import memory_known_at
 from .candidates import IndexStats
+from .fusion import FUSIONS, matched
 from .gates import GATES, Reason, below_cutoff, exclusion, relevance_gate
 from .lanes import Lane, lane, lane_names
 from .pack import PACK, PackItem, label_text, pack
@@ -47,6 +48,7 @@ MAX_LIMIT = 20  # a digest is for a few memories; search caps at 10
 MAX_BUDGET = 65536
 # Lane names that stand for several lanes, interleaved in this order.
 COMPOSITIONS: dict[str, tuple[str, ...]] = {"all": ("claims", "episodes")}
+_LEXICAL = ("claims", "episodes")  # listed first, then the compositions and fusions, then every other lane
 
 
 def lane_choices() -> tuple[str, ...]:
@@ -54,7 +56,9 @@ def lane_choices() -> tuple[str, ...]:
 
     A plug-in registered under a composition's name is never reached, so not listed.
     Raises :class:`~cairn.errors.PluginError` when Cairn's own lanes are not installed."""
-    return (*(name for name in lane_names() if name not in COMPOSITIONS), *COMPOSITIONS)
+    lanes = [name for name in lane_names() if name not in COMPOSITIONS and name not in FUSIONS]
+    lexical = [name for name in lanes if name in _LEXICAL]
+    return (*lexical, *COMPOSITIONS, *FUSIONS, *(name for name in lanes if name not in _LEXICAL))
 
 
 class _LaneChoices(Sequence):
@@ -67,7 +71,8 @@ class _LaneChoices(Sequence):
         try:
             return lane_choices()
         except plugins.PluginError:
-            return (*plugins.BUILTINS[plugins.LANE_GROUP], *COMPOSITIONS)
+            lanes = plugins.BUILTINS[plugins.LANE_GROUP]
+            return (*_LEXICAL, *COMPOSITIONS, *FUSIONS, *(name for name in lanes if name not in _LEXICAL))
 
     def __getitem__(self, index):
         return self._names()[index]
@@ -115,6 +120,7 @@ class Candidate:
     reason: Reason | None = None
     gate: Reason | None = None  # episodes: the gate verdict, reported not applied
     markers: tuple[str, ...] = ()
+    fusion: dict | None = None  # hybrid lanes: each lane's rank and share, the cosine (cairn.recall.fusion)
     judged: bool = False  # exclude() has looked at it (lanes exclude early; the pipeline checks what they did not)
 
     def explain(self) -> dict:
@@ -131,6 +137,8 @@ class Candidate:
             factors.update(self.factors.to_dict())
         if self.gate is not None:
             factors["gate_reported"] = self.gate.value
+        if self.fusion:
+            factors["fusion"] = self.fusion
         doc = {
             "id": self.id,
             "lane": self.lane,
@@ -199,7 +207,7 @@ def validate(query, *, limit, budget, lane, max_limit: int = MAX_LIMIT) -> str:
     if budget > MAX_BUDGET:
         raise InvalidInput("budget", f"{budget} bytes; at most {MAX_BUDGET}")
     # Cairn's own lanes and the compositions need no look at the installed plug-ins.
-    if not isinstance(lane, str) or not (lane in COMPOSITIONS or plugins.is_builtin(plugins.LANE_GROUP, lane)):
+    if not isinstance(lane, str) or not (lane in COMPOSITIONS or lane in FUSIONS or plugins.is_builtin(plugins.LANE_GROUP, lane)):
         known = lane_choices()
         if lane not in known:
             raise InvalidInput("lane", f"unknown lane {lane!r} (one of: {', '.join(known)})")
@@ -216,19 +224,22 @@ def run(view: ReadView, request: Request) -> Outcome:
         why = "context-free query: no topic to recall, so nothing is returned (no recency fallback)"
         return Outcome(request, query, note=why)
     scan: dict = {}
-    names = COMPOSITIONS.get(request.lane, (request.lane,))
-    per_lane = [_lane_candidates(lane(name), view, request, query, scan) for name in names]
-    ranked = _interleave([[c for c in found if c.reason is None] for found in per_lane])
-    candidates = [c for found in per_lane for c in found]
+    if request.lane in FUSIONS:
+        ranked, candidates = _fused(view, request, query, scan)
+    else:
+        names = COMPOSITIONS.get(request.lane, (request.lane,))
+        per_lane = [_lane_candidates(lane(name), view, request, query, scan) for name in names]
+        ranked = _interleave([[c for c in found if c.reason is None] for found in per_lane])
+        candidates = [c for found in per_lane for c in found]
     results, digest = _resolve_and_pack(view, request, ranked, candidates)
     note: str | None = None
     withheld: dict[str, int] = {}
     turns = 0
     if not results:
         withheld = _withheld(view, request.space, query, candidates)
-        if request.lane == "claims":
+        if request.lane in ("claims", "hybrid"):
             turns = _turns_found(view, request, query)
-        note = _silence_note(request, withheld, turns, bool(candidates))
+        note = _silence_note(request, withheld, turns, any(matched(c) for c in candidates))
     return Outcome(request, query, results, digest, candidates, note, scan, withheld, turns)
 
 
@@ -307,13 +318,29 @@ def _lane_candidates(source: Lane, view: ReadView, request: Request, query: Pars
         for c in missing:
             assert c.memory is not None  # exclude() put every candidate without one out
             c.lexical = lexical(query, c.memory, stats)
-    if source.applies_gates:
+    own_gate = getattr(source, "apply_gates", None)
+    if own_gate is not None:
+        own_gate(live, query, request)  # a lane with its own relevance gate (the semantic lanes)
+        if source.applies_gates:
+            candidates.sort(key=lambda c: (c.reason is not None, order_key(c.id, c.factors) if c.factors else (0,), c.id))
+    elif source.applies_gates:
         _apply_gates(live, query, request)
         candidates.sort(key=lambda c: (c.reason is not None, _elsewhere(c, request),
                                        order_key(c.id, c.factors) if c.factors else (0,), c.id))
     else:
         _report_gates(live, query, request)
     return candidates
+
+
+def _fused(view: ReadView, request: Request, query: ParsedQuery, scan: dict) -> tuple[list[Candidate], list[Candidate]]:
+    """A fusion (``hybrid``, ``hybrid-episodes``): both of its lanes run as above, then
+    :func:`cairn.recall.fusion.fuse` merges them by rank. Returns (ranked, candidates)."""
+    from .fusion import fuse
+
+    lexical_lane, semantic_lane = (lane(name) for name in FUSIONS[request.lane])
+    found = (_lane_candidates(lexical_lane, view, request, query, scan),
+             _lane_candidates(semantic_lane, view, request, query, scan))
+    return fuse(view, request, query, scan, (lexical_lane, semantic_lane), found)
 
 
 def _apply_gates(live: list[Candidate], query: ParsedQuery, request: Request) -> None:

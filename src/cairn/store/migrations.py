@@ -164,6 +164,14 @@ def _fold_index_terms(conn: sqlite3.Connection) -> None:
         )
 
 
+def _vectors(conn: sqlite3.Connection) -> None:
+    """Sentence vectors keyed on the content hash (the semantic lane, cairn.store.sqlite.vectors).
+    Empty until an embedder writes; a store without the semantic extra never fills it."""
+    from .sqlite.vectors import SCHEMA
+
+    _run_script(conn, SCHEMA)
+
+
 def _normalised_dedup_key(conn: sqlite3.Connection) -> None:
     """Recompute every record's dedup key: it now ignores trailing punctuation, so that
     "Prefer X." and "prefer X" are one claim in one origin."""
@@ -222,6 +230,7 @@ MIGRATIONS: list[Migration] = [
     ("0001_initial", _initial),
     ("0002_episode_turns", _episode_turns),
     ("0003_fold_index_terms", _fold_index_terms),
+    ("0004_vectors", _vectors),
     ("0008_normalised_dedup_key", _normalised_dedup_key),
     ("0010_space_term_stats", _space_term_stats),
 ]

@@ -64,7 +64,7 @@ from ...model import (
 from ...text import index_text, normalize
 from ..migrations import MIGRATIONS, check_version, migrate
 from ..protocol import EpisodeTurn, Key
-from . import fts
+from . import fts, vectors
 
 T = TypeVar("T")
 
@@ -209,6 +209,10 @@ def _guard_generator(fn):
     return call
 
 
+_guarded(vectors.VectorReads)
+_guarded(vectors.VectorWrites)
+
+
 def _json(column: str, path: str) -> str:
     """SQL reading ``path`` from a JSON column, NULL for a malformed body (json_extract
     alone would abort the whole query on the first row that is not JSON text)."""
@@ -250,7 +254,7 @@ def _episode_turn(row) -> EpisodeTurn:
 
 
 @_guarded
-class _Reads:
+class _Reads(vectors.VectorReads):
     """Read queries shared by the store and an open write transaction."""
 
     conn: sqlite3.Connection
@@ -630,7 +634,7 @@ class _Reads:
 
 
 @_guarded
-class Tx(_Reads):
+class Tx(_Reads, vectors.VectorWrites):
     """An open write transaction. Obtain one from :meth:`Store.write`."""
 
     def __init__(self, conn: sqlite3.Connection, path: str) -> None:
@@ -641,6 +645,7 @@ class Tx(_Reads):
         # (space, term) row once per transaction, not once per record.
         self._df: dict[tuple[str, str], int] = {}
         self._docs: dict[str, int] = {}
+        self.written: list[tuple[str, str, bool, str]] = []  # (space, content hash, is episode, content) put live
 
     def _count_terms(self, space: str, content: str, aliases: str, sign: int) -> None:
         self._docs[space] = self._docs.get(space, 0) + sign
@@ -673,7 +678,8 @@ class Tx(_Reads):
 
     def put_memory(self, memory: Memory) -> None:
         data = memory_to_dict(memory)
-        row = self.conn.execute("SELECT rowid FROM memories WHERE space = ? AND id = ?", (memory.space, memory.id)).fetchone()
+        row = self.conn.execute(
+            "SELECT rowid, content_hash FROM memories WHERE space = ? AND id = ?", (memory.space, memory.id)).fetchone()
         values = (
             memory.origin,
             memory.kind.value,
@@ -712,6 +718,11 @@ class Tx(_Reads):
             content, aliases = index_text(memory.content), index_text(" ".join(memory.aliases))
             self.conn.execute("INSERT INTO memories_fts (rowid, content, aliases) VALUES (?, ?, ?)", (rowid, content, aliases))
             self._count_terms(memory.space, content, aliases, +1)
+        live = memory.purged_at is None and memory.status.value != "forgotten"
+        if row is not None and (row[1] != values[5] or not live):
+            vectors.drop_unheld(self.conn, memory.space, (row[1], values[5]))  # a vector outlives no record's text
+        if live:
+            self.written.append((memory.space, values[5], memory.kind.value == "episode", vectors.vector_text(memory)))
 
     def append_event(self, event: Event) -> None:
         cur = self.conn.execute(
@@ -789,6 +800,9 @@ class Store(_Reads):
         self.conn = conn
         self.path = path
         self.read_only = read_only
+        # Called with the open transaction just before it commits (the semantic extra
+        # embeds the texts it wrote there, see cairn.embed.writer); None: nothing runs.
+        self.before_commit: Callable[[Tx], None] | None = None
         self._claimed = False
 
     @classmethod
@@ -911,6 +925,8 @@ class Store(_Reads):
                     tx._flush_stats()
                 except sqlite3.Error as err:
                     raise _translate(self.path, err) from None
+                if self.before_commit is not None and tx.written:
+                    self.before_commit(tx)
             except BaseException:
                 _rollback(self.conn)
                 raise
