@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from .errors import (
     AmbiguousId,
+    ArchiveFailed,
     BadImportLine,
     BenchDataMissing,
     CairnError,
@@ -31,6 +32,7 @@ from .errors import (
     StoreError,
     StoreUnavailable,
     UndoRefused,
+    UnknownLabel,
 )
 from .model import (
     Actor,
@@ -120,6 +122,7 @@ __all__ = [
     "Actor",
     "AmbiguousId",
     "Applied",
+    "ArchiveFailed",
     "Backend",
     "BadImportLine",
     "Basis",
@@ -163,6 +166,7 @@ __all__ = [
     "Timeline",
     "Transferred",
     "UndoRefused",
+    "UnknownLabel",
     "Verdict",
 ]
 

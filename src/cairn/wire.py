@@ -81,6 +81,8 @@ class MemoryDoc(TypedDict):
     expected_resolution_at: str | None
     last_confirmed_at: str | None
     purged_at: str | None
+    topics: NotRequired[list[str]]  # canonical vocabulary ids; present only when the record has some
+    entities: NotRequired[list[str]]
 
 
 # "from" is a Python keyword: the functional form spells the key as it is on the wire.
@@ -425,6 +427,7 @@ class IngestDoc(TypedDict):
     skipped: int  # turns already present in their origin
     origins: list[str]
     event: str | None  # None when every turn was already present
+    archive: NotRequired[str]  # ingest --archive: the archived source's id
 
 
 class RelateDoc(TypedDict):
@@ -542,6 +545,13 @@ class RecallResultDoc(TypedDict):
     turn: NotRequired[str | None]  # episodes: the turn's id in its conversation
 
 
+class TopicHintDoc(TypedDict):
+    given: str
+    label: str | None  # None: unknown to the vocabulary and to stored records
+    how: str  # canonical | alias | present | unknown
+    carried_by: list[str]  # ids of the results that carry the label
+
+
 class RecallDoc(TypedDict):
     """recall and search."""
 
@@ -552,6 +562,8 @@ class RecallDoc(TypedDict):
     query: QueryFeaturesDoc
     candidates: int
     rejected: int
+    topic: NotRequired[TopicHintDoc]  # recall --topic: how the hint was understood
+    warnings: NotRequired[list[str]]  # e.g. an unknown topic hint (the query still ran)
 
 
 class PhraseDoc(TypedDict):
@@ -770,6 +782,7 @@ class LearnDoc(TypedDict):
     problems: list[str]  # malformed lines or messages, skipped ("line 7: not JSON ...")
     rejected: list[str]  # extractor output rejected, with the reason
     events: list[str]
+    archive: NotRequired[str]  # learn --archive: the archived source's id
 
 
 class ReinforceDoc(TypedDict):
@@ -945,3 +958,168 @@ def embedded(*, missing_before: int, embedded: int, remaining: int, seconds: flo
     rate = embedded / seconds if seconds > 0 else 0.0
     return {"missing_before": missing_before, "embedded": embedded, "remaining": remaining,
             "seconds": round(seconds, 3), "per_second": round(rate, 1)}
+
+
+# -- archive and labels -----------------------------------------------------------------
+# The archive's values live in cairn.archive, which this module does not import: these
+# functions read them by attribute (an entry's ``to_dict`` holds exactly the catalog fields).
+
+
+class ArchiveEntryDoc(TypedDict):
+    """A catalog entry: metadata only, never any text of the source."""
+
+    schema_version: int
+    source_type: str
+    source_id: str
+    started_at: str | None
+    ended_at: str | None
+    original_path: str
+    preserved_path: str  # relative to the space's raw store
+    byte_size: int
+    sha256: str
+    record_count: int
+    copy_mode: str
+    status: str  # verified | removed (a tombstone)
+
+
+class ArchiveAddDoc(TypedDict):
+    entry: ArchiveEntryDoc
+    deduplicated: bool  # the same bytes were already archived
+
+
+class ArchiveShownEntryDoc(TypedDict):
+    entry: ArchiveEntryDoc
+
+
+class ArchiveListDoc(TypedDict):
+    entries: list[ArchiveEntryDoc]
+
+
+class ArchiveFailureDoc(TypedDict):
+    source_id: str
+    code: str
+    detail: str
+
+
+class ArchiveVerifyDoc(TypedDict):
+    ok: bool
+    checked: list[str]
+    failures: list[ArchiveFailureDoc]
+
+
+class RehydratedRecordDoc(TypedDict):
+    turn: int
+    id: str | None
+    time: str | None
+    exact: bool  # raw is the record's exact bytes (False: a JSON message re-serialised)
+    raw: str
+    channels: dict[str, list[str]]
+
+
+class ChannelItemDoc(TypedDict):
+    turn: int
+    text: str
+
+
+class RehydratedDoc(TypedDict):
+    label: str  # untrusted quoted evidence: printed first, always
+    entry: ArchiveEntryDoc
+    turns: list[int]  # [first, last]
+    records: list[RehydratedRecordDoc]
+    channels: dict[str, list[ChannelItemDoc]]
+
+
+class ArchiveRemoveDoc(TypedDict):
+    entry: ArchiveEntryDoc  # the tombstone
+    event: str
+
+
+class LabelEntryDoc(TypedDict):
+    aliases: list[str]
+
+
+class VocabularyDoc(TypedDict):
+    topics: dict[str, LabelEntryDoc]
+    entities: dict[str, LabelEntryDoc]
+
+
+class LabelProblemDoc(TypedDict):
+    where: str
+    field: str
+    label: str
+
+
+class LabelsImportDoc(TypedDict):
+    topics: dict[str, LabelEntryDoc]
+    entities: dict[str, LabelEntryDoc]
+    stale: list[LabelProblemDoc]  # stored labels the new vocabulary lacks
+
+
+class LabelsCheckDoc(TypedDict):
+    ok: bool
+    problems: list[LabelProblemDoc]
+
+
+class LabelsMatchDoc(TypedDict):
+    labels: dict[str, list[str]]
+
+
+def archive_entry(entry: Any) -> ArchiveEntryDoc:
+    return cast(ArchiveEntryDoc, dict(entry.to_dict()))
+
+
+def archive_added(entry: Any, *, deduplicated: bool) -> ArchiveAddDoc:
+    return {"entry": archive_entry(entry), "deduplicated": deduplicated}
+
+
+def archive_shown(entry: Any) -> ArchiveShownEntryDoc:
+    return {"entry": archive_entry(entry)}
+
+
+def archive_catalog(entries: Iterable[Any]) -> ArchiveListDoc:
+    return {"entries": [archive_entry(e) for e in entries]}
+
+
+def archive_verified(verified: Any) -> ArchiveVerifyDoc:
+    return {"ok": verified.ok, "checked": list(verified.checked),
+            "failures": [{"source_id": f.source_id, "code": f.code, "detail": f.detail} for f in verified.failures]}
+
+
+def rehydrated(entry: Any, r: Any) -> RehydratedDoc:
+    """A rehydrated range: the label first, then each record's exact text and channels."""
+    return {
+        "label": r.label,
+        "entry": archive_entry(entry),
+        "turns": [r.first, r.last],
+        "records": [{"turn": rec.turn, "id": rec.id, "time": None if rec.time is None else format_time(rec.time),
+                     "exact": rec.exact, "raw": rec.raw.decode("utf-8", "replace"), "channels": r.record_channels(rec)}
+                    for rec in r.records],
+        "channels": {name: [{"turn": turn, "text": text} for turn, text in items]
+                     for name, items in r.channels().items()},
+    }
+
+
+def archive_removed(entry: Any, event: Event) -> ArchiveRemoveDoc:
+    return {"entry": archive_entry(entry), "event": event.id}
+
+
+def vocabulary(v: Any) -> VocabularyDoc:
+    return cast(VocabularyDoc, v.to_dict())
+
+
+def label_problem(p: Any) -> LabelProblemDoc:
+    return {"where": p.where, "field": p.field, "label": p.label}
+
+
+def labels_imported(v: Any, stale: Iterable[Any]) -> LabelsImportDoc:
+    doc = vocabulary(v)
+    return {"topics": doc["topics"], "entities": doc["entities"], "stale": [label_problem(p) for p in stale]}
+
+
+def labels_checked(problems: Iterable[Any]) -> LabelsCheckDoc:
+    found = [label_problem(p) for p in problems]
+    return {"ok": not found, "problems": found}
+
+
+def labels_matched(found: Any) -> LabelsMatchDoc:
+    return {"labels": found.to_dict()}

@@ -48,7 +48,8 @@ if TYPE_CHECKING:
     from .common import Output
 
 # Group modules of this package, in help order.
-GROUPS = ("records", "learn", "recall", "ingest", "relations", "host", "bench", "mcp", "trace", "embed")
+GROUPS = ("records", "learn", "recall", "ingest", "relations", "host", "bench", "mcp", "trace", "embed", "archive", "labels",
+          "ui")
 
 # Command -> the group module that registers it (kept whole by tests/speed/test_startup.py).
 ROUTES = {
@@ -63,6 +64,9 @@ ROUTES = {
     "mcp": "mcp",
     "trace": "trace",
     "embed": "embed",
+    "archive": "archive",
+    "labels": "labels",
+    "ui": "ui",
 }
 
 _GLOBAL_VALUED = ("--db", "--space", "--now")
@@ -220,7 +224,7 @@ def _open(args) -> Cairn:
     if args.db is not None and not args.db.strip():
         raise InvalidInput("--db", "empty; give a database path")
     path = Path(args.db) if args.db is not None else default_db_path()
-    creates = args.command in CREATES
+    creates = args.command in CREATES or getattr(args, "creates_db", False)  # a group's creating subcommand
     if creates and not path.exists():
         if args.db is not None and not path.parent.is_dir():
             raise StoreUnavailable(str(path), f"the folder {path.parent} does not exist; create it first")
