@@ -14,25 +14,8 @@ Everything a Python caller needs is importable from here:
 See docs/api.md for a worked session.
 """
 
-from .engine import (
-    Applied,
-    Cairn,
-    Confirmed,
-    Corrected,
-    FeedbackResult,
-    Ingested,
-    Learned,
-    Page,
-    Quality,
-    Recalled,
-    Reinforcement,
-    ReinforceResult,
-    Remembered,
-    Shown,
-    TextChange,
-    Timeline,
-    Transferred,
-)
+from typing import TYPE_CHECKING
+
 from .errors import (
     AmbiguousId,
     ArchiveFailed,
@@ -51,7 +34,6 @@ from .errors import (
     UndoRefused,
     UnknownLabel,
 )
-from .learn.batch import Batch
 from .model import (
     Actor,
     Basis,
@@ -68,7 +50,73 @@ from .model import (
     Status,
     Verdict,
 )
-from .store import Backend
+
+if TYPE_CHECKING:
+    from .engine import (
+        Applied,
+        Cairn,
+        Confirmed,
+        Corrected,
+        FeedbackResult,
+        Ingested,
+        Learned,
+        Page,
+        Quality,
+        Recalled,
+        Reinforcement,
+        ReinforceResult,
+        Remembered,
+        Shown,
+        TextChange,
+        Timeline,
+        Transferred,
+    )
+    from .learn.batch import Batch
+    from .store import Backend
+
+# Imported on first use: `import cairn.errors` (as the command line does first) must not
+# pay for the engine, the store and the batch parser.
+_LAZY = {
+    "Applied": "engine",
+    "Cairn": "engine",
+    "Confirmed": "engine",
+    "Corrected": "engine",
+    "FeedbackResult": "engine",
+    "Ingested": "engine",
+    "Learned": "engine",
+    "Page": "engine",
+    "Quality": "engine",
+    "Recalled": "engine",
+    "Reinforcement": "engine",
+    "ReinforceResult": "engine",
+    "Remembered": "engine",
+    "Shown": "engine",
+    "TextChange": "engine",
+    "Timeline": "engine",
+    "Transferred": "engine",
+    "Batch": "learn.batch",
+    "Backend": "store",
+}
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        from importlib import import_module
+
+        value = getattr(import_module(f"{__name__}.{_LAZY[name]}"), name)
+        globals()[name] = value
+        return value
+    if not name.startswith("_"):
+        # `cairn.engine` and the other subpackages, as when this module imported them.
+        from importlib import import_module
+
+        try:
+            return import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as err:
+            if err.name != f"{__name__}.{name}":
+                raise
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "Actor",

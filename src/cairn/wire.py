@@ -756,6 +756,7 @@ ScaleRowDoc = TypedDict(
         "fts_lane_hit@3": NotRequired[float],
         "db_mb": NotRequired[float],
         "peak_rss_mb": NotRequired[float],
+        "process_ms": NotRequired[dict[str, float]],  # one whole `cairn recall` process, wall time
     },
 )
 

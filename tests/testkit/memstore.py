@@ -158,6 +158,9 @@ class MemStore:
         out = [e for _, e in found]
         return out[:limit] if limit is not None else out
 
+    def events_after(self, space: str, at: datetime) -> list[Event]:
+        return [e for e in self.events(space, newest_first=False) if e.at > at]
+
     def count_events(self, space: str) -> int:
         return sum(1 for _, e in self._s.events if e.space == space)
 
@@ -205,6 +208,13 @@ class MemStore:
 
     def document_frequency(self, term: str) -> int:
         return sum(1 for r in self._indexed() if term in r.content or term in r.aliases)
+
+    def space_document_count(self, space: str) -> int:
+        return sum(1 for r in self._indexed() if r.memory.space == space)
+
+    def space_document_frequencies(self, space: str, terms: Sequence[str]) -> dict[str, int]:
+        rows = [r for r in self._indexed() if r.memory.space == space]
+        return {t: sum(1 for r in rows if t in r.content or t in r.aliases) for t in dict.fromkeys(terms)}
 
     def terms_with_prefix(self, prefix: str, limit: int) -> list[str]:
         found = {t for r in self._indexed() for t in (*r.content, *r.aliases) if t.startswith(prefix) and t != prefix}

@@ -82,7 +82,7 @@ def write_locomo(path, result: Result, *, command: str) -> None:
 # -- scale -------------------------------------------------------------------------------
 
 SCALE_HEADER = ["records", "ingest/s", "recall median ms", "recall p95 ms", "needle hit@3", "FTS lane median ms",
-                "FTS lane p95 ms", "db MB", "peak RSS MB", "status"]
+                "FTS lane p95 ms", "db MB", "peak RSS MB", "process median ms", "process p95 ms", "status"]
 
 
 def scale_table(rows: list[dict]) -> list[str]:
@@ -94,10 +94,15 @@ def scale_table(rows: list[dict]) -> list[str]:
         lines.append(
             f"| {row['records']} | {row['ingest_per_s']} | {row['recall_ms']['median']:.2f} | {row['recall_ms']['p95']:.2f}"
             f" | {row['needle_hit@3']:.3f} | {row['fts_lane_ms']['median']:.2f} | {row['fts_lane_ms']['p95']:.2f}"
-            f" | {row['db_mb']:.1f} | {row['peak_rss_mb']:.1f} | {row['status']} |"
+            f" | {row['db_mb']:.1f} | {row['peak_rss_mb']:.1f} | {_ms(row, 'median')} | {_ms(row, 'p95')} | {row['status']} |"
         )
     lanes = sorted({row["lane"] for row in rows if "lane" in row})
-    return lines + [""] + [f"Recall measured through: {lane}; FTS lane: FTS5 bm25 + exclusions alone." for lane in lanes]
+    return lines + [""] + [f"Recall measured through: {lane}; FTS lane: FTS5 bm25 + exclusions alone;"
+                           " process: one `python -m cairn recall` per query, wall time, trace on." for lane in lanes]
+
+
+def _ms(row: dict, key: str) -> str:
+    return f"{row['process_ms'][key]:.1f}" if "process_ms" in row else "–"
 
 
 def scale_text(rows: list[dict]) -> str:

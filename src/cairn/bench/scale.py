@@ -13,6 +13,9 @@ with different surrounding words. Then:
   through ``Cairn.recall`` and, to tell the index's cost from the pipeline's, through
   the store's index alone (its relevance order and the status/dormancy exclusions);
 * **needle hit@3**: share of needle queries whose needle is among the first 3 results;
+* **process recall**: wall time of one whole ``python -m cairn recall QUERY`` process
+  (interpreter start, imports, opening the store, recall, the trace write) for
+  :data:`PROCESS_QUERIES` of the queries, as a host hook pays it once per prompt;
 * **database size** (file + WAL after a checkpoint) and **peak memory** (peak RSS of
   the child process that measured that size, so sizes do not inherit each other's peak).
 
@@ -46,6 +49,7 @@ NOW = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 BATCH = 20_000
 NEEDLES = 25
 BACKGROUND_QUERIES = 200
+PROCESS_QUERIES = 30
 SIZES = (1_000, 10_000, 100_000, 1_000_000)
 
 _COMMON = """
@@ -273,6 +277,7 @@ def measure(size: int, folder: Path, *, budget_s: float | None = None, recall_bu
         row["fts_lane_ms"] = lexical["ms"]
         row["fts_lane_hit@3"] = lexical["needle_hit@3"]
         cairn.store.checkpoint()
+    row["process_ms"] = process_latency(path, ([q for _, q in gen.needles] + queries)[:PROCESS_QUERIES])
     row["db_mb"] = round(sum(p.stat().st_size for p in folder.glob(f"scale-{size}.db*")) / 1e6, 1)
     row["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     return row
@@ -292,6 +297,20 @@ def _recall_stats(ask, gen: Generator, budget_s: float | None, queries: list[str
             hits += gen.needles[number][0] in ids[:3]
             asked += 1
     return {"queries": len(latencies), "ms": median_p95(latencies, 2), "needle_hit@3": round(hits / asked, 3) if asked else 0.0}
+
+
+def process_latency(path: Path, queries: list[str]) -> dict:
+    """Median and p95 wall time (ms) of one ``python -m cairn recall`` process per query,
+    with the code this module was imported from."""
+    src = str(Path(__file__).resolve().parents[2])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [src, os.environ.get("PYTHONPATH")]))}
+    latencies = []
+    for query in queries:
+        argv = [sys.executable, "-m", "cairn", "--db", str(path), "--now", format_time(NOW), "recall", query, "--limit", "3"]
+        t0 = time.perf_counter()
+        subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        latencies.append((time.perf_counter() - t0) * 1000)
+    return median_p95(latencies, 1)
 
 
 # -- the ladder ----------------------------------------------------------------------------

@@ -19,24 +19,58 @@ Which database a command may touch:
 * every other command changes existing records: it needs an existing database too.
 
 Output that the reader stops reading (``cairn export | head -1``) ends quietly, exit 0.
+
+Start-up cost. A host hook runs one ``cairn`` process per user prompt, so a command
+imports only what it needs: :data:`GROUPS` names the group modules, :data:`ROUTES`
+says which group holds each command, and :func:`main` imports and registers only the
+group of the command on the line (``cairn recall`` never imports the benchmarks, the MCP
+server or the host adapters). The engine is imported when a handler needs a database.
+Without a command, with ``--help`` or with a command no route names, every group is
+registered, so help and argparse's error messages list every command. A group missing
+from :data:`ROUTES` is registered for every command: correct, only slower.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, NoReturn
 
-from ..engine import Cairn, default_db_path
-from ..engine.scope import discard_new_store
 from ..errors import CairnError, InvalidInput, StoreUnavailable
-from . import archive, bench, embed, host, ingest, labels, learn, mcp, recall, records, relations, trace, trust, ui
-from .common import Output
 
-GROUPS = (records, learn, recall, ingest, relations, host, bench, mcp, trace, embed, archive, labels, trust, ui)
+if TYPE_CHECKING:
+    from ..engine import Cairn
+    from .common import Output
+
+# Group modules of this package, in help order.
+GROUPS = ("records", "learn", "recall", "ingest", "relations", "host", "bench", "mcp", "trace", "embed", "archive", "labels",
+          "trust", "ui")
+
+# Command -> the group module that registers it (kept whole by tests/speed/test_startup.py).
+ROUTES = {
+    **dict.fromkeys(("remember", "show", "list", "forget", "pin", "unpin", "history", "undo", "export", "import",
+                     "status", "alias", "confirm"), "records"),
+    **dict.fromkeys(("learn", "reinforce", "apply", "candidates", "correct", "feedback"), "learn"),
+    **dict.fromkeys(("recall", "search", "explain"), "recall"),
+    "ingest": "ingest",
+    **dict.fromkeys(("relate", "timeline"), "relations"),
+    **dict.fromkeys(("triage", "hook", "setup"), "host"),
+    "bench": "bench",
+    "mcp": "mcp",
+    "trace": "trace",
+    "embed": "embed",
+    "archive": "archive",
+    "labels": "labels",
+    **dict.fromkeys(("report", "maintain", "retention"), "trust"),
+    "ui": "ui",
+}
+
+_GLOBAL_VALUED = ("--db", "--space", "--now")
 
 # Commands that may add records, and so may create the database (the MCP server serves
 # memory_remember: an agent's first session starts on no database at all).
@@ -57,7 +91,13 @@ class _Parser(argparse.ArgumentParser):
         super().error(message)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def group(name: str) -> ModuleType:
+    """The command group module ``name`` (imported on first use)."""
+    return importlib.import_module(f"{__name__}.{name}")
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser: every group, or only the group that routes ``command``."""
     parser = _Parser(
         prog="cairn",
         description="Cairn: long-term memory for AI agents, with evidence, time and corrections.",
@@ -69,9 +109,35 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
     parser.add_argument("--version", action=_Version, help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for group in GROUPS:
-        group.register(sub)
+    for name in _groups_for(command):
+        group(name).register(sub)
     return parser
+
+
+def _groups_for(command: str | None) -> tuple[str, ...]:
+    if command is None or command not in ROUTES:
+        return GROUPS
+    routed = set(ROUTES.values())
+    return tuple(name for name in GROUPS if name == ROUTES[command] or name not in routed)
+
+
+def command_in(argv: list[str]) -> str | None:
+    """The command word of ``argv`` (the first word that is not a global option or its
+    value), or None when there is none or help is asked for before it."""
+    skip = False
+    for word in argv:
+        if skip:
+            skip = False
+            continue
+        if word in ("-h", "--help"):
+            return None
+        if word in _GLOBAL_VALUED:
+            skip = True
+            continue
+        if word.startswith("-"):
+            continue
+        return word
+    return None
 
 
 class _Version(argparse.Action):
@@ -92,6 +158,8 @@ class _Version(argparse.Action):
 
 
 def _default_shown() -> str:
+    from ..engine import default_db_path
+
     try:
         return str(default_db_path())
     except CairnError:
@@ -99,8 +167,9 @@ def _default_shown() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    _Parser.json_errors = "--json" in (sys.argv[1:] if argv is None else argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(command_in(argv))
+    _Parser.json_errors = "--json" in argv
     args = parser.parse_args(argv)
     json_errors = bool(getattr(args, "json", False))
     fresh: list[str] = []  # the database a refused command opened, removed if it created it
@@ -151,6 +220,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _open(args) -> Cairn:
     """The engine for this command, on a database it is allowed to touch (module docstring)."""
+    from ..engine import Cairn, default_db_path
+
     if args.db is not None and not args.db.strip():
         raise InvalidInput("--db", "empty; give a database path")
     path = Path(args.db) if args.db is not None else default_db_path()
@@ -165,6 +236,8 @@ def _open(args) -> Cairn:
 def _discard(opened: list[str], args: argparse.Namespace) -> None:
     """Remove the database this refused command created, if it is still empty."""
     if opened and getattr(args, "created", False):
+        from ..engine.scope import discard_new_store
+
         discard_new_store(opened[0])
 
 

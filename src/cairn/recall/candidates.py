@@ -10,15 +10,16 @@ with the postings of the query's terms, so each term contributes at most
 ``SCAN_PER_TERM`` postings — its newest matches. Only a term found in thousands of
 records hits that bound; the outcome says when it did.
 
-Document frequencies come from the same reads (a term's posting count, when complete) or
-from the store. The index spans every space of the file, so frequencies are file-wide —
-a number, never a record, crosses spaces.
+Document frequencies and the record count are the space's own (the store keeps them per
+space in every write), read for all the query's terms at once: one space's content never
+changes another's ranking. The postings span every space of the file; records of other
+spaces are dropped when loaded.
 """
 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 
 from ..model import Memory
@@ -34,22 +35,29 @@ PHRASE_SCAN = 64  # FTS phrase hits verified per span
 
 
 class IndexStats:
-    """Document frequencies from the store's index. ``docs`` is the store's O(1) upper
-    bound of the record count."""
+    """Document frequencies from the store's index, counted within ``space``: a space's
+    ranking depends on its own records only. ``space=None`` counts every space of the
+    file (``docs`` is then the store's O(1) upper bound of the record count)."""
 
-    def __init__(self, view: ReadView) -> None:
+    def __init__(self, view: ReadView, space: str | None = None) -> None:
         self.view = view
-        self.docs = view.document_count()
+        self.space = space
+        self.docs = view.document_count() if space is None else view.space_document_count(space)
         self._cache: dict[str, int] = {}
         self.memo: dict = {}  # per-feature weights of score.lexical, for this recall
 
-    def learn(self, term: str, df: int) -> None:
-        """Record an exact document frequency found by another read."""
-        self._cache[term] = df
+    def prefetch(self, terms: Iterable[str]) -> None:
+        """Read the frequencies of ``terms`` in one go (one query per space, not per term)."""
+        wanted = [t for t in dict.fromkeys(terms) if t not in self._cache]
+        if wanted and self.space is not None:
+            self._cache.update(self.view.space_document_frequencies(self.space, wanted))
 
     def df(self, term: str) -> int:
         if term not in self._cache:
-            self._cache[term] = self.view.document_frequency(term)
+            if self.space is None:
+                self._cache[term] = self.view.document_frequency(term)
+            else:
+                self._cache.update(self.view.space_document_frequencies(self.space, [term]))
         return self._cache[term]
 
     def extensions(self, prefix: str, limit: int) -> list[str]:
@@ -70,6 +78,7 @@ def fetch(view: ReadView, space: str, query: ParsedQuery, stats: IndexStats, *, 
     """The ``pool`` records of ``space`` with the highest IDF-weighted overlap."""
     overlap: dict[Hashable, float] = {}
     postings, bounded = 0, []
+    stats.prefetch(t for f in query.features for t in (f.term, *f.variants))
     for feature in query.features:
         keys: dict[Hashable, None] = {}
         for term in (feature.term, *feature.variants):
@@ -77,8 +86,6 @@ def fetch(view: ReadView, space: str, query: ParsedQuery, stats: IndexStats, *, 
             if len(rows) > SCAN_PER_TERM:
                 rows = rows[:SCAN_PER_TERM]
                 bounded.append(term)
-            else:
-                stats.learn(term, len(rows))
             postings += len(rows)
             keys.update(dict.fromkeys(rows))
         if not keys:

@@ -237,7 +237,7 @@ def run(view: ReadView, request: Request) -> Outcome:
     withheld: dict[str, int] = {}
     turns = 0
     if not results:
-        withheld = _withheld(view, query, candidates)
+        withheld = _withheld(view, request.space, query, candidates)
         if request.lane in ("claims", "hybrid"):
             turns = _turns_found(view, request, query)
         note = _silence_note(request, withheld, turns, any(matched(c) for c in candidates))
@@ -254,7 +254,7 @@ _WITHHELD_HINTS: dict[Reason, str] = {
 }
 
 
-def _withheld(view: ReadView, query: ParsedQuery, candidates: list[Candidate]) -> dict[str, int]:
+def _withheld(view: ReadView, space: str, query: ParsedQuery, candidates: list[Candidate]) -> dict[str, int]:
     """How many excluded candidates would have passed the relevance gates, by reason.
 
     Only the exclusions a caller can lift are counted, and only candidates that match
@@ -267,7 +267,7 @@ def _withheld(view: ReadView, query: ParsedQuery, candidates: list[Candidate]) -
     for c in hidden:
         assert c.memory is not None and c.reason is not None
         if c.lexical is None:
-            stats = stats or IndexStats(view)
+            stats = stats or IndexStats(view, space)
             c.lexical = lexical(query, c.memory, stats)
         if relevance_gate(query, c.memory, c.lexical, anchored=_anchored(c)) is None:
             counts[c.reason.value] = counts.get(c.reason.value, 0) + 1
@@ -315,7 +315,7 @@ def _lane_candidates(source: Lane, view: ReadView, request: Request, query: Pars
     live = [c for c in candidates if c.reason is None]
     missing = [c for c in live if c.lexical is None]
     if missing:
-        stats = IndexStats(view)
+        stats = IndexStats(view, request.space)
         for c in missing:
             assert c.memory is not None  # exclude() put every candidate without one out
             c.lexical = lexical(query, c.memory, stats)

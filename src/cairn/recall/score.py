@@ -33,8 +33,8 @@ import math
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
-from importlib import resources
+from functools import cache, lru_cache
+from pathlib import Path
 from typing import Protocol
 
 from ..model import Memory
@@ -66,7 +66,8 @@ SCORE = ScoreProfile()
 @cache
 def common_words() -> frozenset[str]:
     """The shipped table of common words, in index form (see ``common_words.txt``)."""
-    text = resources.files("cairn.recall").joinpath("common_words.txt").read_text(encoding="utf-8")
+    # Read beside this module: importlib.resources would cost a recall process ~10 ms of imports.
+    text = Path(__file__).with_name("common_words.txt").read_text(encoding="utf-8")
     return frozenset(line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#"))
 
 
@@ -117,6 +118,16 @@ class Lexical:
 def field_terms(text: str) -> list[str]:
     """Match terms of one field (stopwords included: they count for length)."""
     return [t.term for t in tokenize(text)]
+
+
+@lru_cache(maxsize=8192)
+def _field_counts(text: str) -> tuple[Counter[str], int]:
+    """(term counts, length) of one field, read-only. Tokenising is most of a candidate's
+    scoring cost and a record's text never changes, so a process that recalls again
+    (a server, a benchmark) tokenises each recently seen text once; bounded, so memory
+    stays flat whatever the store's size."""
+    counts = Counter(field_terms(text))
+    return counts, sum(counts.values())
 
 
 def idf(df: int, docs: int) -> float:
@@ -178,11 +189,11 @@ def lexical(query: ParsedQuery, memory: Memory, stats: CorpusStats, profile: Sco
     still counts, at its prior weight: the query asked about it, and nothing here
     answers that part.
     """
-    content = Counter(field_terms(memory.content))
-    aliases = Counter(field_terms(" ".join(memory.aliases)))
-    origin = set(field_terms(memory.origin)) if memory.origin else set()
-    c_norm = 1 - profile.b + profile.b * sum(content.values()) / profile.content_avg_terms
-    a_norm = 1 - profile.b + profile.b * sum(aliases.values()) / profile.alias_avg_terms
+    content, c_len = _field_counts(memory.content)
+    aliases, a_len = _field_counts(" ".join(memory.aliases))
+    origin = _field_counts(memory.origin)[0].keys() if memory.origin else set()
+    c_norm = 1 - profile.b + profile.b * c_len / profile.content_avg_terms
+    a_norm = 1 - profile.b + profile.b * a_len / profile.alias_avg_terms
     words_only = any(not f.numeric for f in query.features)
     score = total = covered = 0.0
     in_content, in_aliases, rare, in_origin = set(), set(), set(), set()

@@ -188,12 +188,51 @@ def _normalised_dedup_key(conn: sqlite3.Connection) -> None:
         conn.execute("UPDATE memories SET content_hash = ? WHERE rowid = ?", (content_hash(str(content)), rowid))
 
 
+def _space_term_stats(conn: sqlite3.Connection) -> None:
+    """Document frequencies per space: ``term_stats`` holds, for each space and indexed
+    term, how many records of the space hold it (content or aliases), ``space_stats`` how
+    many records of the space are indexed. The store keeps both exact in every write
+    transaction; here they are counted once from the index as it stands. Also an index
+    of events by time, so that ``known_at`` reads only the events after its moment."""
+    _run_script(
+        conn,
+        """
+        CREATE TABLE IF NOT EXISTS term_stats (
+            space TEXT NOT NULL,
+            term  TEXT NOT NULL,
+            df    INTEGER NOT NULL,
+            PRIMARY KEY (space, term)
+        ) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS space_stats (
+            space TEXT PRIMARY KEY,
+            docs  INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        DELETE FROM term_stats;
+        DELETE FROM space_stats;
+        CREATE INDEX IF NOT EXISTS events_by_time ON events (space, at);
+        """,
+    )
+    # Idempotent (tables kept, counts redone), so that re-running it recounts.
+    # Counted the way the write path counts (the distinct space-separated terms of the
+    # indexed content and aliases), so the two can never disagree.
+    df: dict[tuple[str, str], int] = {}
+    docs: dict[str, int] = {}
+    rows = conn.execute("SELECT m.space, f.content, f.aliases FROM memories_fts f CROSS JOIN memories m ON m.rowid = f.rowid")
+    for space, content, aliases in rows:
+        docs[space] = docs.get(space, 0) + 1
+        for term in {*(content or "").split(), *(aliases or "").split()}:
+            df[(space, term)] = df.get((space, term), 0) + 1
+    conn.executemany("INSERT INTO term_stats (space, term, df) VALUES (?, ?, ?)", ((s, t, n) for (s, t), n in df.items()))
+    conn.executemany("INSERT INTO space_stats (space, docs) VALUES (?, ?)", docs.items())
+
+
 MIGRATIONS: list[Migration] = [
     ("0001_initial", _initial),
     ("0002_episode_turns", _episode_turns),
     ("0003_fold_index_terms", _fold_index_terms),
     ("0004_vectors", _vectors),
     ("0008_normalised_dedup_key", _normalised_dedup_key),
+    ("0010_space_term_stats", _space_term_stats),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

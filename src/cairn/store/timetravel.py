@@ -45,17 +45,26 @@ def _snapshots(view: ReadView, space: str, at: datetime, table: str) -> tuple[di
 
 
 def records_known_at(view: ReadView, space: str, at: datetime) -> list[Memory]:
-    """Every record of ``space`` as Cairn held it at ``at`` (oldest first)."""
-    known, mentioned = _snapshots(view, space, at, "memory")
+    """Every record of ``space`` as Cairn held it at ``at`` (oldest first).
+
+    Only the records that an event after ``at`` touched can differ from their current
+    state; each of those is rebuilt from its own events (the index by record). Every
+    other record stands as stored, if Cairn held it then: its events all precede ``at``,
+    so its stored state is its last snapshot. The cost grows with the records and the
+    events after ``at``, not with the whole history.
+    """
+    later = {c.id for e in view.events_after(space, at) for c in e.changes if c.table == "memory"}
     out: list[Memory] = []
-    for snapshot in known.values():
-        if not snapshot or snapshot.get("purged_at") is not None or not snapshot.get("content"):
+    for memory in view.iter_memories(space):
+        if memory.id in later or memory.purged_at is not None or not memory.content:
             continue
-        try:
-            out.append(memory_from_dict({**snapshot, "space": space}))
-        except MalformedRecord:
-            continue  # an unreadable snapshot is reported by `cairn status`, never fatal
-    out += [m for m in view.iter_memories(space) if m.id not in mentioned and m.created_at <= at]
+        # Known then: created by then, or logged (only by then: no event after ``at``).
+        if memory.created_at <= at or view.events(space, record_id=memory.id, limit=1):
+            out.append(memory)
+    for memory_id in sorted(later):
+        then = memory_known_at(view, space, memory_id, at)
+        if then is not None and then.purged_at is None and then.content:
+            out.append(then)
     out.sort(key=lambda m: (m.created_at, m.id))
     return out
 

@@ -32,7 +32,7 @@ class EpisodesLane:
         pool = max(POOL_MIN, request.limit * 4)
         scored = rank_episodes(view, request.space, request.query, limit=pool, as_of=request.as_of)
         memories = view.get_memories(request.space, [s.id for s in scored])
-        stats = IndexStats(view)
+        stats = IndexStats(view, request.space)
         candidates: list[Candidate] = []
         for s in scored:
             memory = memories.get(s.id)

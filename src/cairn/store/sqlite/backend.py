@@ -137,6 +137,25 @@ def _decoded(data: object, parse: Callable[[Any], T]) -> T | None:
 SKIPPED = [0]
 
 
+_DECODED: dict[str, Memory] = {}
+DECODED_MAX = 4096  # records kept decoded per process (bounded: memory stays flat in N)
+
+
+def _memory(data: object) -> Memory | None:
+    """The record a stored JSON row holds (None when malformed), decoded once per process
+    for the recently read rows: decoding is a pure function of the row's text, and
+    parsing JSON into the model is the largest cost of loading recall's candidates. A
+    malformed row is never kept, so every read that skips it counts it."""
+    if isinstance(data, str) and data in _DECODED:
+        return _DECODED[data]
+    memory = _decoded(data, memory_from_dict)
+    if memory is not None and isinstance(data, str):
+        if len(_DECODED) >= DECODED_MAX:
+            del _DECODED[next(iter(_DECODED))]  # the oldest entry
+        _DECODED[data] = memory
+    return memory
+
+
 def _as_stored(value: Any) -> Any:
     """A row kept as the JSON it was written as (sources, traces): no model to parse into."""
     return value
@@ -245,7 +264,7 @@ class _Reads(vectors.VectorReads):
     # -- memories ----------------------------------------------------------------------
 
     def _memory_row(self, row: tuple[str]) -> Memory | None:
-        return _decoded(row[0], memory_from_dict)
+        return _memory(row[0])
 
     def get_memory(self, space: str, memory_id: str) -> Memory | None:
         row = self.conn.execute("SELECT data FROM memories WHERE space = ? AND id = ?", (space, memory_id)).fetchone()
@@ -363,6 +382,15 @@ class _Reads(vectors.VectorReads):
         found = (_decoded(data, event_from_dict) for (data,) in self.conn.execute(sql, args))
         return [event for event in found if event is not None]
 
+    def events_after(self, space: str, at: datetime) -> list[Event]:
+        # Stored times are ISO-8601 UTC with or without a fraction, which do not sort as
+        # strings within one second ("…:05.5Z" < "…:05Z"): select from the start of the
+        # second, then compare the parsed times.
+        floor = format_time(at.replace(microsecond=0))[:-1]
+        rows = self.conn.execute("SELECT data FROM events WHERE space = ? AND at >= ? ORDER BY seq", (space, floor))
+        found = (_decoded(data, event_from_dict) for (data,) in rows)
+        return [event for event in found if event is not None and event.at > at]
+
     def count_events(self, space: str) -> int:
         return int(self.conn.execute("SELECT COUNT(*) FROM events WHERE space = ?", (space,)).fetchone()[0])
 
@@ -422,7 +450,7 @@ class _Reads(vectors.VectorReads):
         # Rows are never deleted, so the highest rowid bounds the record count in O(1).
         return int(self.conn.execute("SELECT COALESCE(MAX(rowid), 0) FROM memories").fetchone()[0])
 
-    def document_frequency(self, term: str) -> int:
+    def _ensure_vocab(self) -> None:
         if not self._vocab:
             # A TEMP fts5vocab table lives in the connection's temp schema: the database
             # file is never touched.
@@ -430,11 +458,28 @@ class _Reads(vectors.VectorReads):
                 "CREATE VIRTUAL TABLE IF NOT EXISTS temp.cairn_fts_vocab USING fts5vocab(main, memories_fts, row)"
             )
             self._vocab = True
+
+    def document_frequency(self, term: str) -> int:
+        self._ensure_vocab()
         row = self.conn.execute("SELECT doc FROM temp.cairn_fts_vocab WHERE term = ?", (fts.fts_form(term),)).fetchone()
         return int(row[0]) if row else 0
 
+    def space_document_count(self, space: str) -> int:
+        row = self.conn.execute("SELECT docs FROM space_stats WHERE space = ?", (space,)).fetchone()
+        return int(row[0]) if row else 0
+
+    def space_document_frequencies(self, space: str, terms: Sequence[str]) -> dict[str, int]:
+        found = dict.fromkeys(terms, 0)
+        wanted = list(found)
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            rows = self.conn.execute(f"SELECT term, df FROM term_stats WHERE space = ? AND term IN ({marks})", (space, *chunk))
+            found.update((str(t), int(df)) for t, df in rows)
+        return found
+
     def terms_with_prefix(self, prefix: str, limit: int) -> list[str]:
-        self.document_frequency(prefix)  # creates the vocabulary table on first use
+        self._ensure_vocab()
         rows = self.conn.execute(
             "SELECT term FROM temp.cairn_fts_vocab WHERE term > ? AND term < ? ORDER BY term LIMIT ?",
             (fts.fts_form(prefix), fts.fts_form(prefix) + "\U0010ffff", limit),
@@ -468,7 +513,7 @@ class _Reads(vectors.VectorReads):
                 if row_space == space and not (claims_only and kind == "episode")
             }
             for key in chunk:
-                memory = _decoded(rows[key], memory_from_dict) if key in rows else None
+                memory = _memory(rows[key]) if key in rows else None
                 if memory is not None:
                     out.append(memory)
                     if len(out) >= limit:
@@ -510,7 +555,16 @@ class _Reads(vectors.VectorReads):
 
     # -- lexical index: the episode lane ---------------------------------------------
 
+    def _without_episodes(self, space: str) -> bool:
+        # One probe of the partial index on turn (only episodes have one): a claims-only
+        # space skips the episode lane's full-text queries, which rank every match.
+        return self.conn.execute(
+            "SELECT 1 FROM memories WHERE space = ? AND turn IS NOT NULL LIMIT 1", (space,)
+        ).fetchone() is None
+
     def names_speaker(self, space: str, word: str) -> bool:
+        if self._without_episodes(space):
+            return False
         # Two small queries rather than one join: FTS5 first, then the rows it found, so
         # the planner never walks the memories table.
         match = fts.in_column("aliases", fts.quote_fts(word))
@@ -523,7 +577,7 @@ class _Reads(vectors.VectorReads):
         ).fetchone() is not None
 
     def episode_matches(self, space: str, words: Sequence[tuple[str, bool]], cap: int) -> list[EpisodeTurn]:
-        if not words:
+        if not words or self._without_episodes(space):
             return []
         rows = self.conn.execute(
             f"SELECT f.rowid, m.id, m.origin, m.turn, f.content, f.aliases, {_json('m.data', '$.evidence.at')}"
@@ -586,7 +640,41 @@ class Tx(_Reads, vectors.VectorWrites):
     def __init__(self, conn: sqlite3.Connection, path: str) -> None:
         self.conn = conn
         self.path = path
+        # Changes to the per-space document frequencies, summed over the transaction and
+        # written by _flush_stats just before COMMIT: a bulk import touches each
+        # (space, term) row once per transaction, not once per record.
+        self._df: dict[tuple[str, str], int] = {}
+        self._docs: dict[str, int] = {}
         self.written: list[tuple[str, str, bool, str]] = []  # (space, content hash, is episode, content) put live
+
+    def _count_terms(self, space: str, content: str, aliases: str, sign: int) -> None:
+        self._docs[space] = self._docs.get(space, 0) + sign
+        for term in {*content.split(), *aliases.split()}:
+            key = (space, term)
+            self._df[key] = self._df.get(key, 0) + sign
+
+    def _flush_stats(self) -> None:
+        changed = [(space, term, n) for (space, term), n in self._df.items() if n]
+        self.conn.executemany(
+            "INSERT INTO term_stats (space, term, df) VALUES (?, ?, ?)"
+            " ON CONFLICT (space, term) DO UPDATE SET df = df + excluded.df",
+            changed,
+        )
+        if any(n < 0 for *_, n in changed):
+            self.conn.execute("DELETE FROM term_stats WHERE df <= 0")
+        self.conn.executemany(
+            "INSERT INTO space_stats (space, docs) VALUES (?, ?) ON CONFLICT (space) DO UPDATE SET docs = docs + excluded.docs",
+            [(space, n) for space, n in self._docs.items() if n],
+        )
+        self._df.clear()
+        self._docs.clear()
+
+    def space_document_count(self, space: str) -> int:
+        return super().space_document_count(space) + self._docs.get(space, 0)
+
+    def space_document_frequencies(self, space: str, terms: Sequence[str]) -> dict[str, int]:
+        found = super().space_document_frequencies(space, terms)
+        return {term: df + self._df.get((space, term), 0) for term, df in found.items()}
 
     def put_memory(self, memory: Memory) -> None:
         data = memory_to_dict(memory)
@@ -622,12 +710,14 @@ class Tx(_Reads, vectors.VectorWrites):
                 " content_hash = ?, data = ? WHERE rowid = ?",
                 (*values, rowid),
             )
-            self.conn.execute("DELETE FROM memories_fts WHERE rowid = ?", (rowid,))
+            old = self.conn.execute("SELECT content, aliases FROM memories_fts WHERE rowid = ?", (rowid,)).fetchone()
+            if old is not None:
+                self._count_terms(memory.space, old[0] or "", old[1] or "", -1)
+                self.conn.execute("DELETE FROM memories_fts WHERE rowid = ?", (rowid,))
         if memory.purged_at is None:
-            self.conn.execute(
-                "INSERT INTO memories_fts (rowid, content, aliases) VALUES (?, ?, ?)",
-                (rowid, index_text(memory.content), index_text(" ".join(memory.aliases))),
-            )
+            content, aliases = index_text(memory.content), index_text(" ".join(memory.aliases))
+            self.conn.execute("INSERT INTO memories_fts (rowid, content, aliases) VALUES (?, ?, ?)", (rowid, content, aliases))
+            self._count_terms(memory.space, content, aliases, +1)
         live = memory.purged_at is None and memory.status.value != "forgotten"
         if row is not None and (row[1] != values[5] or not live):
             vectors.drop_unheld(self.conn, memory.space, (row[1], values[5]))  # a vector outlives no record's text
@@ -828,9 +918,13 @@ class Store(_Reads):
                 self.conn.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as err:
                 raise _translate(self.path, err) from None
+            tx = Tx(self.conn, self.path)
             try:
-                tx = Tx(self.conn, self.path)
                 yield tx
+                try:
+                    tx._flush_stats()
+                except sqlite3.Error as err:
+                    raise _translate(self.path, err) from None
                 if self.before_commit is not None and tx.written:
                     self.before_commit(tx)
             except BaseException:

@@ -1,0 +1,94 @@
+"""Start-up cost of one ``cairn`` process: a command imports only what it needs.
+
+Each check runs a fresh interpreter (the modules an in-process test would see are
+whatever earlier tests imported) and reads ``sys.modules`` after the command ran.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cairn import cli
+
+# Parts a recall never needs: benchmarks, the MCP server, host adapters, extractors.
+HEAVY = ("cairn.bench", "cairn.mcp", "cairn.host", "cairn.learn.extractors", "cairn.cli.bench", "cairn.cli.mcp")
+
+_PROBE = """
+import json, sys
+from cairn.cli import main
+try:
+    code = main(sys.argv[1:])
+except SystemExit as stop:  # --help
+    code = stop.code
+print(json.dumps({"code": code, "modules": sorted(m for m in sys.modules if m.startswith("cairn"))}))
+"""
+
+
+def _modules_after(*argv: str) -> tuple[int, list[str]]:
+    done = subprocess.run([sys.executable, "-c", _PROBE, *argv], capture_output=True, text=True, timeout=120)
+    last = json.loads(done.stdout.strip().splitlines()[-1])
+    return last["code"], last["modules"]
+
+
+def _heavy(modules: list[str]) -> list[str]:
+    return [m for m in modules if any(m == h or m.startswith(h + ".") for h in HEAVY)]
+
+
+@pytest.fixture
+def store_with_one_claim(tmp_path: Path) -> Path:
+    path = tmp_path / "cairn.db"
+    code = cli.main(["--db", str(path), "--now", "2026-01-01T00:00:00Z", "remember",
+                     "Billing runs on PostgreSQL 16", "--kind", "decision"])
+    assert code == 0
+    return path
+
+
+def test_recall_process_imports_no_heavy_part(store_with_one_claim: Path):
+    code, modules = _modules_after("--db", str(store_with_one_claim), "--json", "recall", "postgresql billing")
+    assert code == 0
+    assert "cairn.recall.pipeline" in modules  # it did recall
+    assert _heavy(modules) == []
+
+
+def test_the_probe_sees_heavy_imports(store_with_one_claim: Path):
+    # Negative control: a command that needs a heavy part shows it in the same probe.
+    code, modules = _modules_after("--db", str(store_with_one_claim), "bench", "scale", "--help")
+    assert code == 0
+    assert "cairn.bench.scale" in _heavy(modules)
+    _, everything = _modules_after("--help")
+    assert "cairn.cli.bench" in everything and "cairn.cli.mcp" in everything
+
+
+def _choices(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(sub.choices)
+
+
+def test_routes_name_every_command_and_only_real_ones():
+    full = _choices(cli.build_parser())
+    assert set(cli.ROUTES) == set(full)
+    for command, group in cli.ROUTES.items():
+        lean = _choices(cli.build_parser(command))
+        assert command in lean, f"{command} is not registered by its routed group {group}"
+        assert lean[command].get_default("handler") is full[command].get_default("handler")
+
+
+def test_command_word_skips_global_options():
+    assert cli.command_in(["--db", "x.db", "--space", "recall", "--json", "recall", "q"]) == "recall"
+    assert cli.command_in(["--now", "2026-01-01", "list"]) == "list"
+    assert cli.command_in(["--help", "recall"]) is None
+    assert cli.command_in([]) is None
+
+
+def test_unknown_command_still_lists_every_command(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["no-such-command"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert "recall" in err and "bench" in err
