@@ -6,7 +6,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test lint clean
+.PHONY: demo test lint clean postgres-server
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -17,7 +17,7 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test,mcp]'
+	$(BIN)/python -m pip install --quiet -e '.[test,mcp,postgres]'
 	touch $@
 
 demo: $(VENV)/.installed
@@ -27,8 +27,17 @@ lint: $(VENV)/.installed-test
 	$(BIN)/ruff check
 	$(BIN)/mypy
 
-test: lint
-	$(BIN)/python -m pytest
+# The PostgreSQL tests start their own throwaway server (tests/testkit/pgserver.py) from
+# Debian's packages, installed here when absent and possible; otherwise they are skipped
+# and pytest says why.
+postgres-server:
+	@ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || command -v pg_ctl >/dev/null 2>&1 \
+		|| { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
+		     && DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql >/dev/null; } \
+		|| echo "PostgreSQL not installed: its tests will be skipped"
+
+test: lint postgres-server
+	$(BIN)/python -m pytest -rs
 
 clean:
 	rm -rf $(VENV) .cairn-demo build src/*.egg-info .pytest_cache .hypothesis .ruff_cache .mypy_cache

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from ..engine import Cairn, default_db_path
-from ..engine.scope import discard_new_store
+from ..engine.scope import discard_new_store, is_database_url
 from ..errors import CairnError, InvalidInput, StoreUnavailable
 from . import bench, host, ingest, learn, mcp, recall, records, relations
 from .common import Output
@@ -135,8 +135,11 @@ def _open(args) -> Cairn:
     """The engine for this command, on a database it is allowed to touch (module docstring)."""
     if args.db is not None and not args.db.strip():
         raise InvalidInput("--db", "empty; give a database path")
-    path = Path(args.db) if args.db is not None else default_db_path()
     creates = args.command in CREATES
+    url = args.db if args.db is not None else os.environ.get("CAIRN_DB")
+    if is_database_url(url):  # a PostgreSQL database: no file or folder to check
+        return Cairn(url, space=args.space, now=args.now, create=creates)
+    path = Path(args.db) if args.db is not None else default_db_path()
     if creates and not path.exists():
         if args.db is not None and not path.parent.is_dir():
             raise StoreUnavailable(str(path), f"the folder {path.parent} does not exist; create it first")
