@@ -33,10 +33,10 @@ from typing import Any, NoReturn
 from ..engine import Cairn, default_db_path
 from ..engine.scope import discard_new_store, is_database_url
 from ..errors import CairnError, InvalidInput, StoreUnavailable
-from . import bench, host, ingest, learn, mcp, recall, records, relations
+from . import bench, host, ingest, learn, mcp, migrate, recall, records, relations
 from .common import Output
 
-GROUPS = (records, learn, recall, ingest, relations, host, bench, mcp)
+GROUPS = (records, learn, recall, ingest, relations, host, bench, mcp, migrate)
 
 # Commands that may add records, and so may create the database (the MCP server serves
 # memory_remember: an agent's first session starts on no database at all).
