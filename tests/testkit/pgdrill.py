@@ -96,10 +96,14 @@ def run(url: str, writers: int = 16, per_writer: int = 500, readers: int = 2) ->
     results = [out.get(timeout=30) for _ in range(writers + readers)]
     reads = [r for r in results if r[0] == "read"]
     with psycopg.connect(url) as conn:
-        memories, distinct = conn.execute(
+        row = conn.execute(
             "SELECT count(*), count(DISTINCT data::jsonb ->> 'content') FROM memories WHERE space = %s", (SPACE,)).fetchone()
+        assert row is not None
+        memories, distinct = row
         contents = {row[0] for row in conn.execute("SELECT data::jsonb ->> 'content' FROM memories WHERE space = %s", (SPACE,))}
-        events, lo, hi, seqs = conn.execute("SELECT count(*), min(seq), max(seq), count(DISTINCT seq) FROM events").fetchone()
+        row = conn.execute("SELECT count(*), min(seq), max(seq), count(DISTINCT seq) FROM events").fetchone()
+        assert row is not None
+        events, lo, hi, seqs = row
     missing = sum(1 for w in range(writers) for i in range(per_writer) if note(w, i) not in contents)
     return Audit(writers, per_writer, seconds, memories, distinct, missing, events, lo or 0, hi or 0, seqs,
                  sum(r[1] for r in reads), sum(r[2] for r in reads), next((r[3] for r in reads if r[3]), ""))

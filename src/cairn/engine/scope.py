@@ -131,7 +131,7 @@ class Scope:
         if path is not None and not isinstance(path, (str, os.PathLike)):
             raise InvalidInput("database path", f"{echo(path)} is not a path")
         url = os.environ.get("CAIRN_DB")
-        target = path if path is not None else url if is_database_url(url) else default_db_path()
+        target: str | os.PathLike = path if path is not None else url if url and is_database_url(url) else default_db_path()
         return cls(open_store(target, read_only=read_only, create=create, busy_timeout=timeout, now=clock()), space, clock)
 
     @property
