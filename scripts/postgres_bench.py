@@ -71,6 +71,38 @@ def locomo(server: pgserver.Server, args) -> dict:
             "questions": len(answers["sqlite"]), "identical_rankings": same}
 
 
+def scale(server: pgserver.Server, args) -> dict:
+    """Cairn's own scale measurement (cairn.bench.scale.measure: import_ in batches, then
+    needle and background recalls) on a SQLite file and on a PostgreSQL database."""
+    import tempfile
+
+    import psycopg
+
+    import cairn.engine
+    from cairn.bench import scale as ladder
+
+    out = {}
+    real = cairn.engine.Cairn
+    with tempfile.TemporaryDirectory(prefix="cairn-pgscale-") as folder:
+        say(f"scale {args.claims} on sqlite ...")
+        out["sqlite"] = ladder.measure(args.claims, Path(folder), progress=say)
+        url = server.new_database()
+
+        def on_postgres(path, **options):
+            return real(url, **options)
+
+        say(f"scale {args.claims} on postgres ...")
+        cairn.engine.Cairn = on_postgres  # type: ignore[assignment, misc]
+        try:
+            out["postgres"] = ladder.measure(args.claims, Path(folder), progress=say)
+        finally:
+            cairn.engine.Cairn = real  # type: ignore[misc]
+        with psycopg.connect(url) as conn:
+            row = conn.execute("SELECT pg_database_size(current_database())").fetchone()
+        out["postgres"]["db_mb"] = round(int(row[0]) / 1e6, 1) if row else None
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="what", required=True)
@@ -81,10 +113,12 @@ def main() -> int:
     lo = sub.add_parser("locomo", help="LoCoMo retrieval on both backends")
     lo.add_argument("--split", default="heldout", choices=("dev", "heldout", "all"))
     lo.add_argument("--data", default=None)
+    sc = sub.add_parser("scale", help="ingest rate and recall latency at N claims on both backends")
+    sc.add_argument("--claims", type=int, default=100_000)
     args = parser.parse_args()
     server = pgserver.start()
     try:
-        doc = {"drill": drill, "locomo": locomo}[args.what](server, args)
+        doc = {"drill": drill, "locomo": locomo, "scale": scale}[args.what](server, args)
     finally:
         server.stop()
     print(json.dumps(doc, indent=2))

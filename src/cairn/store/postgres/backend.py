@@ -542,70 +542,22 @@ class PgTx(_Reads):
         self.path = path
         self._thread = thread
 
-    def _next(self, counter: str) -> int:
-        row = self._one("UPDATE cairn_counters SET value = value + 1 WHERE name = %s RETURNING value", (counter,))
-        assert row is not None
-        return int(row[0])
-
     def _execute(self, sql: str, args: Sequence[object] = ()) -> None:
         with self.conn.cursor() as cur:
             cur.execute(sql, args)
 
     def put_memory(self, memory: Memory) -> None:
-        values = (memory.origin, memory.kind.value, memory.status.value, format_time(memory.created_at),
-                  format_time(memory.updated_at), content_hash(memory.content), dumps(memory_to_dict(memory)))
-        row = self._one("SELECT key FROM memories WHERE space = %s AND id = %s", (memory.space, memory.id))
-        if row is None:
-            key = self._next("memory")
-            turn = None
-            if memory.kind.value == "episode":
-                found = self._one("SELECT COALESCE(max(turn), 0) + 1 FROM memories WHERE space = %s AND origin = %s"
-                                  " AND turn IS NOT NULL", (memory.space, memory.origin))
-                turn = int(found[0]) if found else 1
-            self._execute("INSERT INTO memories (key, space, id, origin, kind, status, created_at, updated_at,"
-                          " content_hash, data, turn) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                          (key, memory.space, memory.id, *values, turn))
-        else:
-            key = row[0]
-            self._execute("UPDATE memories SET origin = %s, kind = %s, status = %s, created_at = %s, updated_at = %s,"
-                          " content_hash = %s, data = %s WHERE key = %s", (*values, key))
-            self._unindex(key, memory.space)
-        if memory.purged_at is None:
-            self._index(key, memory.space, memory.kind.value, index_text(memory.content),
-                        index_text(" ".join(memory.aliases)))
-
-    def _index(self, key: int, space: str, kind: str, content: str, aliases: str) -> None:
-        terms, names = content.split(), aliases.split()
-        self._execute("INSERT INTO memory_index (key, space, kind, content, aliases, length, lexemes)"
-                      " VALUES (%s, %s, %s, %s, %s, %s, array_to_tsvector(%s::text[]))",
-                      (key, space, kind, content, aliases, len(terms) + len(names), lexemes(terms, names)))
-        self._count_terms(space, terms, names, +1)
-
-    def _unindex(self, key: int, space: str) -> None:
-        row = self._one("DELETE FROM memory_index WHERE key = %s RETURNING content, aliases", (key,))
-        if row is not None:
-            self._count_terms(space, row[0].split(), row[1].split(), -1)
-
-    def _count_terms(self, space: str, content: list[str], aliases: list[str], sign: int) -> None:
-        """Keep ``term_df`` and ``index_totals`` exact, in this transaction."""
-        in_content = set(content)
-        every = sorted(in_content | set(aliases))  # a fixed order: no two writers deadlock
-        if every:
-            self._execute(
-                "INSERT INTO term_df (space, term, anywhere, in_content)"
-                " SELECT %s, t.term, %s, CASE WHEN t.term = ANY(%s) THEN %s ELSE 0 END FROM unnest(%s::text[]) AS t(term)"
-                " ON CONFLICT (term, space) DO UPDATE SET anywhere = term_df.anywhere + excluded.anywhere,"
-                " in_content = term_df.in_content + excluded.in_content",
-                (space, sign, list(in_content), sign, every))
-        self._execute("INSERT INTO index_totals (space, rows, terms) VALUES (%s, %s, %s) ON CONFLICT (space) DO UPDATE"
-                      " SET rows = index_totals.rows + excluded.rows, terms = index_totals.terms + excluded.terms",
-                      (space, sign, sign * (len(content) + len(aliases))))
+        # One round trip (cairn_put_memory, see .schema): key and turn assignment, the
+        # row, its index entry and the exact term statistics, all in this transaction.
+        content, aliases = index_text(memory.content), index_text(" ".join(memory.aliases))
+        self._one(
+            "SELECT cairn_put_memory(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::text[])",
+            (memory.space, memory.id, memory.origin, memory.kind.value, memory.status.value,
+             format_time(memory.created_at), format_time(memory.updated_at), content_hash(memory.content),
+             dumps(memory_to_dict(memory)), memory.purged_at is None, content, aliases,
+             lexemes(content.split(), aliases.split())))
 
     def append_event(self, event: Event) -> None:
-        seq = self._next("event")
-        self._execute("INSERT INTO events (seq, space, id, at, actor, reason, data) VALUES (%s, %s, %s, %s, %s, %s, %s)",
-                      (seq, event.space, event.id, format_time(event.at), event.actor.value, event.reason,
-                       dumps(event_to_dict(event))))
         touched: list[object] = list(event.changed_ids)
         for change in event.changes:
             if change.table == "relation":
@@ -614,9 +566,16 @@ class PgTx(_Reads):
                     if snap:
                         touched += [snap.get("from"), snap.get("to")]
         ids = list(dict.fromkeys(t for t in touched if isinstance(t, str)))
-        if ids:
-            self._execute("INSERT INTO event_records (space, record_id, event_seq) SELECT %s, r, %s FROM unnest(%s::text[]) AS r"
-                          " ON CONFLICT DO NOTHING", (event.space, seq, ids))
+        # One statement: the next sequence number (gap-free: the counter row is held until
+        # commit and rolls back with the transaction), the event, its record links.
+        self._execute(
+            "WITH n AS (UPDATE cairn_counters SET value = value + 1 WHERE name = 'event' RETURNING value),"
+            " e AS (INSERT INTO events (seq, space, id, at, actor, reason, data)"
+            "       SELECT n.value, %s, %s, %s, %s, %s, %s FROM n RETURNING seq)"
+            " INSERT INTO event_records (space, record_id, event_seq)"
+            " SELECT %s, r, e.seq FROM e, unnest(%s::text[]) AS r ON CONFLICT DO NOTHING",
+            (event.space, event.id, format_time(event.at), event.actor.value, event.reason, dumps(event_to_dict(event)),
+             event.space, ids))
 
     def rewrite_event(self, event: Event) -> None:
         """Replace an event's stored body in place: only for ``forget --purge``."""

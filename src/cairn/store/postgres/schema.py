@@ -145,6 +145,66 @@ CREATE TABLE traces (
     PRIMARY KEY (space, id)
 );
 CREATE INDEX traces_by_time ON traces (space, at);
+
+-- Index statistics: add (sign 1) or remove (sign -1) one record's terms, exactly.
+CREATE FUNCTION cairn_count_terms(p_space text, p_content text, p_aliases text, p_sign integer) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+    c text[] := string_to_array(p_content, ' ');
+    a text[] := string_to_array(p_aliases, ' ');
+BEGIN
+    c := array_remove(c, '');
+    a := array_remove(a, '');
+    INSERT INTO term_df (space, term, anywhere, in_content)
+        SELECT p_space, t.term, p_sign, CASE WHEN t.term = ANY(c) THEN p_sign ELSE 0 END
+        FROM (SELECT DISTINCT x AS term FROM unnest(c || a) AS x ORDER BY 1) AS t
+        ON CONFLICT (term, space) DO UPDATE SET anywhere = term_df.anywhere + excluded.anywhere,
+                                                in_content = term_df.in_content + excluded.in_content;
+    INSERT INTO index_totals (space, rows, terms)
+        VALUES (p_space, p_sign, p_sign * (cardinality(c) + cardinality(a)))
+        ON CONFLICT (space) DO UPDATE SET rows = index_totals.rows + excluded.rows,
+                                          terms = index_totals.terms + excluded.terms;
+END $$;
+
+-- One record written in one round trip: insert (a new key from the counter, the next
+-- turn for an episode) or update, and its index entry and statistics replaced.
+CREATE FUNCTION cairn_put_memory(p_space text, p_id text, p_origin text, p_kind text, p_status text,
+        p_created text, p_updated text, p_hash text, p_data text, p_indexed boolean,
+        p_content text, p_aliases text, p_lexemes text[]) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+    k bigint;
+    n integer;
+    old_content text;
+    old_aliases text;
+BEGIN
+    SELECT key INTO k FROM memories WHERE space = p_space AND id = p_id;
+    IF k IS NULL THEN
+        UPDATE cairn_counters SET value = value + 1 WHERE name = 'memory' RETURNING value INTO k;
+        IF p_kind = 'episode' THEN
+            SELECT COALESCE(max(turn), 0) + 1 INTO n FROM memories
+                WHERE space = p_space AND origin = p_origin AND turn IS NOT NULL;
+        END IF;
+        INSERT INTO memories (key, space, id, origin, kind, status, created_at, updated_at, content_hash, data, turn)
+            VALUES (k, p_space, p_id, p_origin, p_kind, p_status, p_created, p_updated, p_hash, p_data, n);
+    ELSE
+        UPDATE memories SET origin = p_origin, kind = p_kind, status = p_status, created_at = p_created,
+            updated_at = p_updated, content_hash = p_hash, data = p_data WHERE key = k;
+        DELETE FROM memory_index WHERE key = k RETURNING content, aliases INTO old_content, old_aliases;
+        IF FOUND THEN
+            PERFORM cairn_count_terms(p_space, old_content, old_aliases, -1);
+        END IF;
+    END IF;
+    IF p_indexed THEN
+        INSERT INTO memory_index (key, space, kind, content, aliases, length, lexemes)
+            VALUES (k, p_space, p_kind, p_content, p_aliases,
+                    cardinality(array_remove(string_to_array(p_content, ' '), ''))
+                    + cardinality(array_remove(string_to_array(p_aliases, ' '), '')),
+                    array_to_tsvector(p_lexemes));
+        PERFORM cairn_count_terms(p_space, p_content, p_aliases, 1);
+    END IF;
+    RETURN k;
+END $$;
 """
 
 TABLES = ("memories", "memory_index", "term_df", "index_totals", "events", "event_records", "relations",
