@@ -121,6 +121,23 @@ def test_the_episode_lane_ranks_alike_on_both_backends(tmp_path, pg_url):
     assert all(answers[1][:-1])  # every question found something (the lists compared are not empty)
 
 
+@pytest.mark.parametrize("cap", [1, 2, 3, 5, 50])
+def test_capped_episode_candidates_come_in_the_same_order(tmp_path, pg_url, cap):
+    """Over the cap the store's own relevance order decides which episodes are candidates:
+    the PostgreSQL store's BM25 must pick and order them as FTS5 does."""
+    words = [("biscuit", False), ("beagl", True), ("sister", False), ("run", True), ("park", False)]
+    picked = []
+    for target in (tmp_path / "conv.db", pg_url):
+        with Cairn(target, now=Clock()) as cairn:
+            cairn.ingest(CONVERSATION, format="locomo", progress=False)
+            turns = cairn.store.episode_matches(cairn.space, words, cap)
+            picked.append([(t.id and cairn.get(t.id).evidence.source_id, t.turn, t.terms, t.speaker, t.at) for t in turns])
+    assert picked[0] == picked[1]
+    assert len(picked[1]) == min(cap, 9)  # nine turns hold one of the words
+    if cap >= 5:
+        assert picked[1] != sorted(picked[1], key=lambda t: t[1])  # relevance order, not turn order
+
+
 def test_export_is_byte_identical_and_round_trips(tmp_path, pg_server):
     """SQLite → export → PostgreSQL → export → SQLite: the three exports are the same bytes."""
     first = pg_server.new_database()

@@ -426,13 +426,14 @@ class _Reads:
         return out
 
     def _ranked(self, rows: list[tuple], phrases: Sequence[tuple[str, bool]], hits: Sequence[int],
-                content_only: bool, alias_weight: float) -> list[tuple[float, tuple]]:
-        """``rows`` (key, content, aliases, ...) with FTS5's bm25 for ``phrases``, best first."""
+                content_only: bool, alias_weight: float, texts: tuple[int, int] = (1, 2)) -> list[tuple[float, tuple]]:
+        """``rows`` (key first, the indexed content and aliases at positions ``texts``) with
+        FTS5's bm25 for ``phrases``, best first; ties to the older key."""
         n, avgdl = self._totals()
         idfs = [rank.idf(n, h) for h in hits]
         scored = []
         for row in rows:
-            content, aliases = row[1].split(), row[2].split()
+            content, aliases = row[texts[0]].split(), row[texts[1]].split()
             freqs = []
             for word, prefix in phrases:
                 f = float(rank.occurrences(content, word, prefix))
@@ -492,7 +493,7 @@ class _Reads:
             return []
         hits = [self._content_hits(w, p) for w, p in phrases]
         # FTS5's default rank weighs every column 1.0; the query names the content column.
-        scored = self._ranked(rows, phrases, hits, True, 0.0)
+        scored = self._ranked(rows, phrases, hits, True, 0.0, texts=(4, 5))
         return [_episode_turn(row) for _, row in scored[:cap]]
 
     def speaker_turns(self, space: str, word: str, cap: int) -> list[EpisodeTurn]:
