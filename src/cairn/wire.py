@@ -547,6 +547,8 @@ class ExplainCandidateDoc(TypedDict):
     rank_score: float | None  # None when the candidate was rejected before ranking
     factors: FactorsDoc
     reason: str
+    basis: str | None  # the record's evidence basis and method; None when it is unreadable
+    method: str | None
     markers: NotRequired[list[str]]
     turn: NotRequired[str]  # episodes: the turn's id in its conversation
 
@@ -574,8 +576,21 @@ class RejectedDoc(TypedDict):
     reason: str
 
 
+class TraceScoreDoc(TypedDict):
+    """One candidate of a stored trace: its reason and numbers, and the query phrase its
+    record matched (``span``, only when a phrase bonus applied). Never the record's body.
+    Kept small on purpose: every recall stores one per candidate."""
+
+    id: str
+    reason: str
+    raw: float
+    rank_score: float | None
+    span: NotRequired[str]
+
+
 class TraceDoc(RecallRequestDoc):
-    """The stored trace of one recall: features, parameters, selected and rejected ids."""
+    """The stored trace of one recall: features, parameters, selected and rejected ids,
+    and every candidate's numbers (``scores``, absent from traces written before them)."""
 
     kind: str
     id: str
@@ -586,6 +601,7 @@ class TraceDoc(RecallRequestDoc):
     rejected: list[RejectedDoc]
     rejected_omitted: int
     note: str | None
+    scores: list[TraceScoreDoc]
 
 
 def recall_request(request: RecallRequest) -> RecallRequestDoc:
@@ -612,7 +628,7 @@ def explain_query(features: Mapping[str, Any], request: RecallRequest) -> Explai
 
 def trace(*, kind: str, trace_id: str, at: datetime, query: Mapping[str, Any], request: RecallRequest,
           candidates: int, selected: list[str], rejected: list[RejectedDoc], rejected_omitted: int,
-          note: str | None) -> TraceDoc:
+          note: str | None, scores: list[TraceScoreDoc] | None = None) -> TraceDoc:
     return cast(TraceDoc, {
         "kind": kind,
         "id": trace_id,
@@ -624,6 +640,7 @@ def trace(*, kind: str, trace_id: str, at: datetime, query: Mapping[str, Any], r
         "rejected": rejected,
         "rejected_omitted": rejected_omitted,
         "note": note,
+        "scores": list(scores or []),
     })
 
 
@@ -770,3 +787,14 @@ class SetupDoc(TypedDict):
     dry_run: bool
     uninstall: bool
     changes: list[SetupChangeDoc]
+
+
+# -- reading a trace back (``cairn trace ID``) -------------------------------------------------
+
+
+def stored_trace(body: Mapping[str, Any]) -> TraceDoc:
+    """A stored trace body in today's form: keys added after it was written get their
+    empty value, so ``cairn trace --json`` always prints every key of :class:`TraceDoc`."""
+    doc = dict(body)
+    doc.setdefault("scores", [])
+    return cast(TraceDoc, doc)

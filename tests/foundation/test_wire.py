@@ -288,6 +288,13 @@ def case_mcp(cli, ids, tmp_path):
     return [(dict(reply.doc), tools()[name].doc_type) for name, reply in replies]
 
 
+def case_trace(cli, ids, tmp_path):
+    recalled = run(cli, "recall", "PostgreSQL billing service", "--include-history")
+    doc = run(cli, "trace", recalled["trace"])
+    assert doc["scores"] and doc["rejected"] is not None and doc["id"] == recalled["trace"]
+    return [(doc, wire.TraceDoc)]
+
+
 CASES = {name.removeprefix("case_").replace("_", " "): fn for name, fn in dict(globals()).items() if name.startswith("case_")}
 
 

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -125,3 +126,56 @@ def test_a_dormant_memory_is_not_injected_unprompted(db):
     )
     assert (years_later.returncode, years_later.stdout) == (0, "")
     assert hook(db, "user-prompt-submit", PAYLOAD).stdout  # the control: fresh, it is injected
+
+
+# -- session-end: learning from the transcript's new lines ------------------------------
+
+
+SAID = datetime(2026, 6, 2, 10, 0, tzinfo=UTC)  # the day before HOOK_NOW
+
+
+def session_payload(transcript: Path) -> dict:
+    return {"session_id": "5f0c1b2e-sess", "transcript_path": str(transcript), "cwd": "/home/ana/billing",
+            "hook_event_name": "SessionEnd", "reason": "exit"}
+
+
+def episodes(db: Path) -> int:
+    with Cairn(db, read_only=True) as cairn:
+        return sum(1 for m in cairn.list(kind="episode", per_page=500).memories)
+
+
+def test_session_end_learns_only_the_new_lines(db, tmp_path):
+    from testkit.claude_code import assistant, user
+
+    transcript = tmp_path / "session.jsonl"
+    transcript.write_text("\n".join([user(0, "From now on I prefer tabs over spaces in Python files.", at=SAID),
+                                     assistant(1, "Noted, tabs it is.", at=SAID)]) + "\n")
+    run = hook(db, "session-end", session_payload(transcript))
+    assert (run.returncode, run.stdout) == (0, "")
+    assert episodes(db) == 2
+    with Cairn(db, read_only=True) as cairn:
+        assert any("tabs" in r.memory.content for r in cairn.search("tabs over spaces").results)
+    state = next((db.with_name(db.name + ".hooks") / "transcripts").glob("*.json"))
+    first_offset = json.loads(state.read_text())["offset"]
+    assert first_offset == transcript.stat().st_size
+
+    again = hook(db, "session-end", session_payload(transcript))  # nothing new: nothing read
+    assert again.returncode == 0 and episodes(db) == 2
+    with transcript.open("a") as grown:
+        grown.write(user(2, "We decided to deploy billing on Fridays only.", at=SAID) + "\n")
+        grown.write('{"type": "user", "uuid": "half-writ')  # a line still being written
+    hook(db, "pre-compact", {**session_payload(transcript), "hook_event_name": "PreCompact"})
+    assert episodes(db) == 3
+    assert json.loads(state.read_text())["offset"] < transcript.stat().st_size  # the partial line waits
+
+
+def test_a_rewritten_transcript_is_read_again_without_duplicates(db, tmp_path):
+    from testkit.claude_code import assistant, user
+
+    transcript = tmp_path / "session.jsonl"
+    lines = [user(0, "Remember that the billing database is PostgreSQL 16.", at=SAID), assistant(1, "Will do.", at=SAID)]
+    transcript.write_text("\n".join(lines) + "\n")
+    hook(db, "session-end", session_payload(transcript))
+    transcript.write_text(lines[0] + "\n")  # shorter than the offset: read from the start again
+    run = hook(db, "session-end", session_payload(transcript))
+    assert run.returncode == 0 and episodes(db) == 2

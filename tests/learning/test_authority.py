@@ -27,12 +27,15 @@ from testkit.batches import T0, day
 def record(kind=Kind.FACT, basis=Basis.SUMMARY, at=T0, **fields) -> Memory:
     return Memory(
         id="a" * 24, space="default", origin="acme", kind=kind, content="old text",
-        created_at=at, updated_at=at, evidence=Evidence(basis, Method.MODEL, "s0", at), **fields,
+        created_at=at, updated_at=at, **fields,
+        evidence=Evidence(basis, Method.MANUAL if basis is Basis.MANUAL_CORRECTION else Method.MODEL, "s0", at),
     )
 
 
 def incoming(basis, kind=SourceKind.SUMMARY, at=None) -> Incoming:
-    return Incoming(Evidence(basis, Method.MODEL, "s1", at or day(1)), kind)
+    # Only the literal correction act carries manual_correction, always with method manual.
+    method = Method.MANUAL if basis is Basis.MANUAL_CORRECTION else Method.MODEL
+    return Incoming(Evidence(basis, method, "s1", at or day(1)), kind)
 
 
 @pytest.mark.parametrize(

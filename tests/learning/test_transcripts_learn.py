@@ -91,6 +91,7 @@ def test_malformed_lines_are_reported_by_number_and_the_rest_is_learned(cli, tmp
 
 
 def test_a_bad_source_is_refused_with_one_line_and_nothing_written(cli, tmp_path, db_path):
+    Cairn(db_path).close()  # an empty store (status, a read, no longer creates one)
     assert cli("status").code == 0
     before = db_fingerprint(db_path)
     missing = cli("learn", str(tmp_path / "nope.jsonl"))

@@ -33,14 +33,14 @@ from typing import Any, NoReturn
 from ..engine import Cairn, default_db_path
 from ..engine.scope import discard_new_store, is_database_url
 from ..errors import CairnError, InvalidInput, StoreUnavailable
-from . import bench, host, ingest, learn, mcp, migrate, recall, records, relations
+from . import bench, host, ingest, learn, mcp, migrate, recall, records, relations, trace
 from .common import Output
 
-GROUPS = (records, learn, recall, ingest, relations, host, bench, mcp, migrate)
+GROUPS = (records, learn, recall, ingest, relations, host, bench, mcp, trace, migrate)
 
 # Commands that may add records, and so may create the database (the MCP server serves
 # memory_remember: an agent's first session starts on no database at all).
-CREATES = frozenset({"remember", "import", "apply", "ingest", "mcp"})
+CREATES = frozenset({"remember", "import", "apply", "ingest", "learn", "mcp"})
 # Commands that only read (recall and search may add a trace to an existing database).
 READS = frozenset({"show", "list", "history", "export", "status", "recall", "search", "explain", "timeline", "candidates"})
 

@@ -32,9 +32,10 @@ from ..learn.batch import Batch
 from ..model import Actor, Basis, Certainty, Event, Kind, Memory, Method, Role, Status, Verdict
 from ..policy.feedback import FeedbackMessage
 from ..recall.pack import PACK
+from ..recall.traces import read_trace
 from ..recall.triage import Triage
 from ..store import Backend
-from ..wire import ExplainDoc, StatusDoc
+from ..wire import ExplainDoc, StatusDoc, TraceDoc
 from .capturing import Capturing, Learned, Reinforcement, ReinforceResult
 from .ingesting import Ingested, Ingesting, Progress
 from .learning import Applied, Corrected, FeedbackResult, Learning
@@ -458,6 +459,16 @@ class Cairn:
         check_str(message, "message")
         check_strings(attachments, "attachments")
         return self._triaging.triage(message, attachments)
+
+    # -- traces --------------------------------------------------------------------------
+
+    def read_trace(self, trace_id: str) -> TraceDoc:
+        """The stored trace of one recall (its full id, as ``recall`` returned it): query
+        features, parameters, every candidate's numbers, reason and matched phrase. No
+        memory bodies. Writes nothing; :class:`~cairn.errors.NotFound` when it was pruned."""
+        check_str(trace_id, "trace_id")
+        with self.store.snapshot() as view:
+            return read_trace(view, self.space, trace_id)
 
 
 # -- argument checks shared by several methods -------------------------------------------

@@ -27,7 +27,7 @@ from ..model import (
     memory_from_dict,
     memory_to_dict,
 )
-from ..model.codec import change_from_dict
+from ..model.codec import change_from_dict, evidence_problem
 from ..policy.aging import freshness
 from ..policy.priority import record_priority
 from ..recall.rank import rank_factors
@@ -139,6 +139,8 @@ class Records(Part):
             # updated_at is the replacement-authority gate: it carries the evidence time.
             updated_at=evidence_at,
         )
+        if problem := evidence_problem(memory.evidence.basis, memory.evidence.method):
+            raise InvalidInput("method", problem)
         if memory.valid_from and memory.valid_to and memory.valid_to < memory.valid_from:
             raise InvalidInput("valid_to", "lies before valid_from")
         actor = choice(Actor, actor, "actor")

@@ -141,7 +141,8 @@ class Relations(Part):
             seeds = [i for i, _ in view.search_all(self.space, list(dict.fromkeys(words)), limit)]
             members, relations = _component(view, self.space, seeds, limit)
             memories = view.get_memories(self.space, sorted(members))
-        ordered = sorted(memories.values(), key=_state_time)
+        depth = _chain_depths(relations)
+        ordered = sorted(memories.values(), key=lambda m: _state_time(m, depth.get(m.id, 0)))
         now = self.now()
         successors: dict[str, list[str]] = {}
         for r in relations:
@@ -193,9 +194,31 @@ def _component(view: ReadView, space: str, seeds: list[str], limit: int) -> tupl
     return members, sorted(kept, key=lambda r: (r.created_at, r.id))
 
 
-def _state_time(memory: Memory):
-    """When a state began: its valid_from when asserted, else when Cairn recorded it."""
-    return (memory.valid_from or memory.created_at, memory.created_at, memory.id)
+def _state_time(memory: Memory, depth: int = 0):
+    """When a state began: its valid_from when asserted, else when Cairn recorded it. States
+    that began at one instant (written together) follow their relations: a record comes
+    after every record its corrects/supersedes chain replaces. Only then the id."""
+    return (memory.valid_from or memory.created_at, depth, memory.created_at, memory.id)
+
+
+def _chain_depths(relations: list[Relation]) -> dict[str, int]:
+    """For each record, the length of the longest corrects/supersedes path below it (0 for
+    a record that replaces nothing). Cycles, which only an import can bring, are cut."""
+    older: dict[str, list[str]] = {}
+    for r in relations:
+        if r.role in CHAIN_ROLES:
+            older.setdefault(r.from_id, []).append(r.to_id)
+    depth: dict[str, int] = {}
+
+    def walk(node: str, path: frozenset[str]) -> int:
+        if node not in depth:
+            below = [walk(o, path | {node}) + 1 for o in older.get(node, []) if o not in path and o != node]
+            depth[node] = max(below, default=0)
+        return depth[node]
+
+    for node in older:
+        walk(node, frozenset())
+    return depth
 
 
 def _state(memory: Memory, now, replaced_by: list[str]) -> dict:

@@ -17,13 +17,12 @@ from typing import IO
 from ..errors import BadImportLine
 from ..model import (
     MalformedRecord,
-    event_from_dict,
     event_to_dict,
-    memory_from_dict,
     memory_to_dict,
     relation_from_dict,
     relation_to_dict,
 )
+from ..model.codec import imported_event_from_dict, imported_memory_from_dict
 from .scope import Part
 
 _ORDER = ("memory", "relation", "event")
@@ -124,7 +123,7 @@ class Transfer(Part):
         data = {**item["data"], "space": self.space}
         try:
             if item["type"] == "memory":
-                return "memory", memory_from_dict(data)
+                return "memory", imported_memory_from_dict(data)
             if item["type"] == "relation":
                 return "relation", relation_from_dict(data)
             data["changes"] = [
@@ -133,6 +132,6 @@ class Transfer(Part):
                 else c
                 for c in data.get("changes", [])
             ]
-            return "event", event_from_dict(data)
+            return "event", imported_event_from_dict(data)
         except MalformedRecord as err:
             raise BadImportLine(number, str(err)) from None

@@ -246,9 +246,13 @@ def project_origin(cwd: str) -> str | None:
 # -- session-end, pre-compact, stop ----------------------------------------------------
 
 
-def learn_from_transcript(payload: dict[str, Any], place: HookPlace, *, space: str, now: str | None = None) -> None:
-    """Learn from the transcript's lines not read before (episodes and captured claims).
-    Idempotent: turns are keyed by their transcript ids, so a second run adds nothing."""
+def learn_from_transcript(payload: dict[str, Any], place: HookPlace, *, space: str, now: str | None = None) -> int:
+    """Learn from the transcript's lines not read before (episodes and captured claims);
+    returns the bytes read. Reads from where the last run of this transcript stopped (an
+    offset kept in the hook folder), up to the last complete line; a file that shrank
+    (rewritten) is read again from the start, which adds nothing twice because turns are
+    keyed by their transcript ids. Two hooks ending the same session at once take turns
+    (a lock per transcript); different sessions do not wait for each other."""
     from ..engine import Cairn
 
     transcript = _text(payload, "transcript_path")
@@ -257,11 +261,49 @@ def learn_from_transcript(payload: dict[str, Any], place: HookPlace, *, space: s
     path = Path(transcript).expanduser()
     if not path.is_file():
         raise ValueError("the transcript is not a readable file")
-    with Cairn(place.db, space=space, now=now) as cairn:
-        learn = getattr(cairn, "learn", None)
-        if learn is None:
-            raise RuntimeError("this Cairn has no learning pipeline")
-        learn(str(path), format="claude-code", origin=project_origin(_text(payload, "cwd")))
+    origin = project_origin(_text(payload, "cwd")) or path.stem or "transcript"
+    place.ensure()
+    state = place.folder / "transcripts" / _digest(str(path.resolve()))
+    state.parent.mkdir(exist_ok=True, mode=0o700)
+    with _locked(state.with_suffix(".lock")):
+        offset = _offset(state, path)
+        with path.open("rb") as source:
+            source.seek(offset)
+            chunk = source.read()
+        chunk = chunk[: chunk.rfind(b"\n") + 1]  # a line still being written waits for the next run
+        if not chunk.strip():
+            return 0
+        part = state.with_suffix(".part.jsonl")
+        _write_atomic(part, chunk.decode("utf-8", errors="replace"))
+        try:
+            with Cairn(place.db, space=space, now=now) as cairn:
+                cairn.learn(str(part), format="claude-code", origin=origin)
+        finally:
+            part.unlink(missing_ok=True)
+        _write_atomic(state.with_suffix(".json"), json.dumps({"path": str(path), "offset": offset + len(chunk)}))
+        return len(chunk)
+
+
+def _offset(state: Path, path: Path) -> int:
+    try:
+        doc = json.loads(state.with_suffix(".json").read_text("utf-8"))
+        offset = int(doc.get("offset", 0))
+    except (OSError, ValueError, TypeError, AttributeError):
+        return 0
+    return offset if 0 <= offset <= path.stat().st_size else 0
+
+
+@contextmanager
+def _locked(lock: Path) -> Iterator[None]:
+    import fcntl
+
+    fd = os.open(lock, os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # the hook's deadline interrupts a wait that is too long
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
 
 
 # -- the log ---------------------------------------------------------------------------

@@ -10,7 +10,8 @@ feedback are the host's to assign (from the source), so any other key in a claim
 refused rather than ignored: silently dropping a forged ``evidence`` would hide the forgery.
 
 The source's kind bounds what basis it may claim: a summary is never user testimony, and
-only a progress source carries tool observations. Missing basis/method take the kind's
+only a progress source carries tool observations. ``manual_correction`` needs method
+``manual`` (:func:`cairn.model.codec.evidence_problem`). Missing basis/method take the kind's
 default. Structural problems raise :class:`~cairn.errors.InvalidInput` naming the field;
 content limits and redaction are applied by the engine, which owns them.
 """
@@ -25,6 +26,7 @@ from typing import TypeVar
 
 from ..errors import InvalidInput
 from ..model import BadTime, Basis, Kind, Method, SourceKind, UnknownValue, parse_enum, parse_time
+from ..model.codec import evidence_problem
 
 MAX_CLAIMS = 64  # one source rarely yields more; larger batches are split by the caller
 MAX_SOURCE_TEXT = 200_000  # characters
@@ -118,6 +120,8 @@ def parse_source(raw: object) -> SourceSpec:
     kind = _choice(SourceKind, raw.get("kind"), "source.kind", tuple(SourceKind))
     basis = _choice(Basis, raw.get("basis", ALLOWED_BASES[kind][0]), "source.basis", ALLOWED_BASES[kind])
     method = _choice(Method, raw.get("method", DEFAULT_METHOD[kind]), "source.method", BATCH_METHODS)
+    if problem := evidence_problem(basis, method):
+        raise InvalidInput("source.method", problem)
     at = None
     if raw.get("at") is not None:
         try:

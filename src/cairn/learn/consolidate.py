@@ -14,10 +14,15 @@ source is offered project states only. The qualifying records are capped at the 
 recent (by evidence time), so a long-lived origin cannot flood the proposer. Only
 mentioned records may be named by ``replaces``.
 
-**Plan** (:func:`plan_batch`): replacement claims first (each decided by
-:func:`cairn.policy.authority.decide`), then additions, so that an addition identical to
-a withheld variant is quarantined too however the claims were ordered: a duplicate in
-the same batch cannot sneak a weaker claim past the guard.
+**Plan** (:func:`plan_batch`): every replacement is decided first (by
+:func:`cairn.policy.authority.decide`, against its target as it stood before the batch),
+then written, then the additions are planned. The values of withheld replacements are
+quarantined for the whole batch, whatever the claim order: an addition of one (of any
+kind) is stored ``conflicted``, a replacement of a weaker record with one is withheld
+too (the record keeps its text), so neither a duplicate nor a second replacement can
+sneak a weaker claim past the guard. A replacement whose value another active record of
+the origin already holds attaches its evidence to that record and retires the replaced
+one: one current record, never two copies with different evidence.
 
 **Confirmation**: mentioned records left standing, or named and reaffirmed with identical
 content, are returned in ``confirm``; never for project_state (states go stale silently)
@@ -33,7 +38,7 @@ from datetime import datetime
 
 from ..errors import InvalidInput
 from ..model import NO_FEEDBACK, Kind, Memory, SourceKind, Status
-from ..policy.authority import Incoming, Reaffirm, Refuse, Replace, Withhold, decide
+from ..policy.authority import Decision, Incoming, Reaffirm, Refuse, Replace, Withhold, decide
 from ..text import STOPWORDS, content_terms, normalize, stem
 from .batch import ClaimSpec
 
@@ -149,13 +154,20 @@ Standing = dict[tuple[Kind, str], list[Memory]]  # (kind, fingerprint) -> record
 def plan_batch(claims: Iterable[ClaimSpec], mentioned: list[Memory], standing: Standing, ctx: Context) -> Plan:
     """Decide every claim. ``claims`` are cleaned, ``replaces`` resolved to ids of
     ``mentioned`` records; ``standing`` maps (kind, fingerprint) to the origin's records
-    holding that text."""
+    holding that text.
+
+    Two passes, so that no claim order lets a value through: every replacement is first
+    decided against its target as it stood before the batch; the values of the withheld
+    ones are the batch's *quarantined values*. Then the decisions are written and the
+    additions planned, and no claim of the batch — of any kind, replacement or addition —
+    writes a quarantined value anywhere but into a ``conflicted`` record.
+    """
     plan = Plan()
     by_id = {m.id: m for m in mentioned}
     standing = {key: list(found) for key, found in standing.items()}
     claims = list(claims)
     targeted: dict[str, int] = {}
-    reaffirmed: set[str] = set()
+    decided: list[tuple[ClaimSpec, Memory, Decision]] = []
     for claim in claims:
         if not claim.replaces:
             continue
@@ -164,23 +176,62 @@ def plan_batch(claims: Iterable[ClaimSpec], mentioned: list[Memory], standing: S
                 f"claims[{claim.index}].replaces", f"{claim.replaces} is already named by claims[{targeted[claim.replaces]}]"
             )
         targeted[claim.replaces] = claim.index
-        _replacement(plan, claim, by_id[claim.replaces], standing, ctx, reaffirmed)
+        target = by_id[claim.replaces]
+        same = fingerprint(target.content) == fingerprint(claim.content)
+        decision = decide(target, claim.kind, same, ctx.incoming, ctx.now)
+        if isinstance(decision, Refuse):
+            raise InvalidInput(f"claims[{claim.index}].replaces", decision.reason)
+        decided.append((claim, target, decision))
+    withheld = frozenset(fingerprint(c.content) for c, _, d in decided if isinstance(d, Withhold))
+    batch = _Batch(
+        withheld=withheld,
+        # Records whose text this batch will overwrite (a replacement with a quarantined
+        # value overwrites nothing): a value they hold now is leaving.
+        leaving={t.id for c, t, d in decided if isinstance(d, Replace) and fingerprint(c.content) not in withheld},
+    )
+    reaffirmed: set[str] = set()
+    for claim, target, decision in decided:
+        _replacement(plan, claim, target, decision, standing, ctx, batch, reaffirmed)
     for claim in (c for c in claims if not c.replaces):
-        _addition(plan, claim, standing, ctx)
+        _addition(plan, claim, standing, ctx, batch)
     plan.outcomes.sort(key=lambda o: o.index)
     if ctx.incoming.source_kind is not SourceKind.PROGRESS:
+        # A record holding a value this batch had withheld was disputed, not confirmed.
         plan.confirm = [
-            m.id for m in mentioned if m.kind is not Kind.PROJECT_STATE and (m.id not in targeted or m.id in reaffirmed)
+            m.id
+            for m in mentioned
+            if m.kind is not Kind.PROJECT_STATE
+            and (m.id not in targeted or m.id in reaffirmed)
+            and fingerprint(plan.current(m).content) not in batch.withheld
         ]
     return plan
 
 
-def _replacement(plan: Plan, claim: ClaimSpec, target: Memory, standing: Standing, ctx: Context, reaffirmed: set[str]) -> None:
+@dataclass
+class _Batch:
+    """What the first pass of :func:`plan_batch` learnt about the whole batch."""
+
+    withheld: frozenset[str]  # fingerprints of withheld replacement values: quarantined in this batch
+    leaving: set[str]  # ids of records whose text a replacement still has to overwrite
+
+
+def _replacement(
+    plan: Plan,
+    claim: ClaimSpec,
+    target: Memory,
+    decision: Decision,
+    standing: Standing,
+    ctx: Context,
+    batch: _Batch,
+    reaffirmed: set[str],
+) -> None:
     old = plan.current(target)
-    same = fingerprint(old.content) == fingerprint(claim.content)
-    match decide(old, claim.kind, same, ctx.incoming, ctx.now):
-        case Refuse(reason=reason):
-            raise InvalidInput(f"claims[{claim.index}].replaces", reason)
+    value = fingerprint(claim.content)
+    match decision:
+        case Reaffirm() if value in batch.withheld:
+            # The record already holds a value the same batch proposed against stronger
+            # evidence: restating it is not a reaffirmation (no refresh, no confirmation).
+            _done(plan, claim, "reaffirmed", old.id, QUARANTINED_VALUE)
         case Reaffirm(refresh=True, reason=reason):
             # An incorporated explicit reaffirmation: attach the newer evidence.
             refreshed = replace(_annotated(old, claim.aliases), evidence=ctx.incoming.evidence, updated_at=ctx.incoming.at)
@@ -191,36 +242,99 @@ def _replacement(plan: Plan, claim: ClaimSpec, target: Memory, standing: Standin
             _annotate(plan, target, old, claim.aliases)
             _done(plan, claim, "reaffirmed", old.id, reason)
             reaffirmed.add(old.id)
+        case Replace() if value in batch.withheld:
+            # The same batch proposed this value against a stronger record and was withheld:
+            # writing it over a weaker one would revive it. The target keeps its text.
+            batch.leaving.discard(target.id)
+            _withhold(plan, claim, QUARANTINED_VALUE, standing, ctx, batch)
         case Replace(reason=reason):
+            batch.leaving.discard(target.id)
+            holder = _holder(plan, standing, claim.kind, value, besides=target.id, leaving=batch.leaving)
+            if holder is not None:
+                _merge(plan, claim, target, old, holder, ctx, reaffirmed)
+                return
             after = plan.write(target, _replaced(old, claim, ctx))
-            # The record now holds the new text: a later addition of it is a duplicate.
-            standing.setdefault((claim.kind, fingerprint(claim.content)), []).append(after)
+            # The record now holds the new text: a later claim of it finds it here.
+            standing.setdefault((claim.kind, value), []).append(after)
             _done(plan, claim, "replaced", old.id, reason)
         case Withhold(reason=reason):
-            # The stronger record stands; the weaker variant is kept, quarantined.
-            plan.counts["withheld"] += 1
-            plan.withheld_reasons[reason] = plan.withheld_reasons.get(reason, 0) + 1
-            key = (claim.kind, fingerprint(claim.content))
-            existing = [m for m in standing.get(key, []) if m.status in (Status.CONFLICTED, Status.PROVISIONAL, Status.CONFIRMED)]
-            variant = existing[0] if existing else _create(plan, claim, ctx, Status.CONFLICTED, standing)
-            plan.outcomes.append(ClaimOutcome(claim.index, "withheld", variant.id, reason))
+            _withhold(plan, claim, reason, standing, ctx, batch)
 
 
-def _addition(plan: Plan, claim: ClaimSpec, standing: Standing, ctx: Context) -> None:
-    key = (claim.kind, fingerprint(claim.content))
-    # As they stand now: a record replaced earlier in this batch no longer holds its old text.
-    found = [c for c in (plan.current(m) for m in standing.get(key, [])) if fingerprint(c.content) == key[1]]
+QUARANTINED_VALUE = "quarantined-value"  # the value was withheld elsewhere in the same batch
+REUSED_VALUE = "reused-value"  # the replacement's value already stands in another record
+
+
+def _withhold(plan: Plan, claim: ClaimSpec, reason: str, standing: Standing, ctx: Context, batch: _Batch) -> None:
+    """The stronger record stands; the weaker variant is kept, quarantined. A quarantined
+    variant of the same kind and text is reused; so is a record that held the text before
+    the batch and keeps it (existing variants are never silently quarantined)."""
+    plan.counts["withheld"] += 1
+    plan.withheld_reasons[reason] = plan.withheld_reasons.get(reason, 0) + 1
+    found = [m for m in _holding(plan, standing, claim.kind, fingerprint(claim.content)) if m.id not in batch.leaving]
+    existing = [m for m in found if m.status is Status.CONFLICTED] + [m for m in found if m.active]
+    variant = existing[0] if existing else _create(plan, claim, ctx, Status.CONFLICTED, standing)
+    plan.outcomes.append(ClaimOutcome(claim.index, "withheld", variant.id, reason))
+
+
+def _holder(plan: Plan, standing: Standing, kind: Kind, value: str, *, besides: str, leaving: set[str]) -> Memory | None:
+    """The active record of this kind that holds ``value`` and keeps holding it, if any."""
+    for m in _holding(plan, standing, kind, value):
+        if m.active and m.id != besides and m.id not in leaving:
+            return m
+    return None
+
+
+def _holding(plan: Plan, standing: Standing, kind: Kind, value: str) -> list[Memory]:
+    """The origin's records of ``kind`` holding ``value`` as they stand now in the plan (a
+    record replaced earlier in this batch no longer holds its old text)."""
+    out: dict[str, Memory] = {}
+    for m in standing.get((kind, value), []):
+        current = plan.current(m)
+        if fingerprint(current.content) == value:
+            out[current.id] = current
+    return list(out.values())
+
+
+def _merge(plan: Plan, claim: ClaimSpec, target: Memory, old: Memory, holder: Memory, ctx: Context, reaffirmed: set[str]) -> None:
+    """A replacement whose new value another record already holds. Writing it would leave
+    two current copies, one with the new evidence and one with the old: instead the newer
+    evidence is attached to the record holding the value (when the source may refresh
+    it, as a reaffirmation would), and the replaced record is retired. One current record."""
+    match decide(holder, claim.kind, True, ctx.incoming, ctx.now):
+        case Reaffirm(refresh=True):
+            refreshed = replace(_annotated(holder, claim.aliases), evidence=ctx.incoming.evidence, updated_at=ctx.incoming.at)
+            plan.write(holder, refreshed)
+            reaffirmed.add(holder.id)
+        case _:
+            _annotate(plan, holder, holder, claim.aliases)
+    plan.write(target, replace(old, status=Status.RETIRED))
+    _done(plan, claim, "replaced", holder.id, REUSED_VALUE)
+
+
+def _addition(plan: Plan, claim: ClaimSpec, standing: Standing, ctx: Context, batch: _Batch) -> None:
+    value = fingerprint(claim.content)
+    found = _holding(plan, standing, claim.kind, value)
     active = [m for m in found if m.active]
     quarantined = [m for m in found if m.status is Status.CONFLICTED]
-    if active:
+    if quarantined and (value in batch.withheld or not active):
+        # The same text as a quarantined variant - one withheld earlier in this batch
+        # (replacements are planned first) or in an earlier one: it stays quarantined.
+        _done(plan, claim, "duplicate", quarantined[0].id, "quarantined-variant")
+    elif active and value in batch.withheld:
+        # Held before the batch by an active record (never silently quarantined); the
+        # batch's own copy of a withheld value adds nothing to it, not even aliases.
+        _done(plan, claim, "duplicate", active[0].id, QUARANTINED_VALUE)
+    elif active:
         # Re-emitting stored text is not evidence of anything: aliases may be added, the
         # evidence date does not move.
         _annotate(plan, active[0], active[0], claim.aliases)
         _done(plan, claim, "duplicate", active[0].id, "already-stored")
-    elif quarantined:
-        # The same text as a quarantined variant - one withheld earlier in this batch
-        # (replacements are planned first) or in an earlier one: it stays quarantined.
-        _done(plan, claim, "duplicate", quarantined[0].id, "quarantined-variant")
+    elif value in batch.withheld:
+        # A withheld value re-proposed under another kind (a summary's "decision" beside its
+        # withheld "fact"): changing kind does not escape the quarantine.
+        memory = _create(plan, claim, ctx, Status.CONFLICTED, standing)
+        plan.outcomes.append(ClaimOutcome(claim.index, "quarantined", memory.id, QUARANTINED_VALUE))
     else:
         memory = _create(plan, claim, ctx, Status.PROVISIONAL, standing)
         plan.outcomes.append(ClaimOutcome(claim.index, "added", memory.id, ""))

@@ -337,3 +337,44 @@ def source_from_dict(d: Any) -> Source:
         basis=_opt_enum(Basis, d, "basis", what) or Basis.UNKNOWN,
         method=_opt_enum(Method, d, "method", what) or Method.UNKNOWN,
     )
+
+
+# -- evidence coming from outside the engine ----------------------------------------------
+
+
+def evidence_problem(basis: Basis, method: Method) -> str | None:
+    """Why this basis/method pair is malformed, or ``None`` when it may be written.
+
+    ``manual_correction`` carries the highest replacement authority, and only the literal
+    correction act (a person typing the correction: method ``manual``) may claim it. Any
+    other method with that basis is a forgery or a mislabelling, refused on every write
+    path (remember, apply, import) rather than downgraded, so nothing is stored that the
+    caller did not mean.
+    """
+    if basis is Basis.MANUAL_CORRECTION and method is not Method.MANUAL:
+        return f"basis manual_correction is the literal correction act: its method must be manual, not {method.value}"
+    return None
+
+
+def imported_memory_from_dict(d: Any) -> Memory:
+    """:func:`memory_from_dict` for a record arriving from outside the store (import):
+    the stored form is read leniently, an imported one must also carry well-formed evidence."""
+    memory = memory_from_dict(d)
+    problem = evidence_problem(memory.evidence.basis, memory.evidence.method)
+    if problem:
+        raise MalformedRecord(f"memory {memory.id!r}", problem)
+    return memory
+
+
+def imported_event_from_dict(d: Any) -> Event:
+    """:func:`event_from_dict` for an imported event: its memory snapshots are what undo
+    restores, so they too must carry well-formed evidence."""
+    event = event_from_dict(d)
+    for change in event.changes:
+        for snapshot in (change.before, change.after):
+            if change.table == "memory" and isinstance(snapshot, dict) and isinstance(snapshot.get("evidence"), dict):
+                evidence = evidence_from_dict(snapshot["evidence"])
+                problem = evidence_problem(evidence.basis, evidence.method)
+                if problem:
+                    raise MalformedRecord(f"event {event.id!r}", f"snapshot of {change.id}: {problem}")
+    return event

@@ -28,7 +28,7 @@ from datetime import datetime, timedelta
 from typing import Literal
 
 from ..model import Basis, Evidence, Kind, Memory, SourceKind
-from .priority import record_priority, source_priority
+from .priority import evidence_priority, record_priority
 
 # Testimony: evidence that is the user's own word. A current explicit user statement may
 # supersede it even where confirmation or an `accurate` verdict lifted it to 4.
@@ -102,7 +102,7 @@ def decide(old: Memory, claim_kind: Kind, same_content: bool, incoming: Incoming
 def authority(old: Memory, kind: Kind, incoming: Incoming, now: datetime) -> Replace | Withhold:
     """May ``incoming`` overwrite ``old`` (content aside)? Steps 3-6 of the module order."""
     old_p = record_priority(old)
-    new_p = source_priority(kind, incoming.evidence.basis)
+    new_p = evidence_priority(kind, incoming.evidence)
     if old.pinned:
         return Withhold("pinned", old_p, new_p)
     if incoming.at < old.updated_at:

@@ -1,12 +1,16 @@
 """Source priority for replacement authority (the table: docs/evidence.md, "Source priority").
 
 An ordinal of source *appropriateness*, not a truth probability. Unknown evidence (legacy
-or imported records) is priority 0: never invented authority.
+or imported records) is priority 0: never invented authority. Malformed evidence — a
+``manual_correction`` not made by the literal correction act — is refused on every write
+path; a stored record that still carries it (written before that check) defends itself
+with 0, not 4: the rule fails closed.
 """
 
 from __future__ import annotations
 
-from ..model import Basis, Kind, Memory, Status, Verdict
+from ..model import Basis, Evidence, Kind, Memory, Status, Verdict
+from ..model.codec import evidence_problem
 
 PROTECTED_PRIORITY = 4  # confirmed records and `accurate` verdicts
 
@@ -27,9 +31,16 @@ def source_priority(kind: Kind, basis: Basis) -> int:
             return 0
 
 
+def evidence_priority(kind: Kind, evidence: Evidence) -> int:
+    """:func:`source_priority` of a whole evidence value: malformed evidence counts as unknown."""
+    if evidence_problem(evidence.basis, evidence.method):
+        return 0
+    return source_priority(kind, evidence.basis)
+
+
 def record_priority(memory: Memory) -> int:
     """Priority an existing record defends itself with against replacement."""
-    base = source_priority(memory.kind, memory.evidence.basis)
+    base = evidence_priority(memory.kind, memory.evidence)
     accuracy = memory.feedback.accuracy
     if memory.status is Status.CONFIRMED or (accuracy is not None and accuracy.verdict is Verdict.ACCURATE):
         return max(base, PROTECTED_PRIORITY)

@@ -2,7 +2,9 @@
 declared in :mod:`cairn.wire`.
 
 * :func:`explain_doc` — every candidate with its raw relevance, each factor, its rank
-  score and its reason (closed set), plus the parsed query and the request. No memory
+  score, its evidence basis/method and its reason (closed set), plus the parsed query and
+  the request. A candidate excluded before ranking has no rank score, but still shows its
+  record's freshness, priority, evidence weight, utility and accuracy. No memory
   bodies, and the serialised document is capped at :data:`EXPLAIN_MAX_BYTES`: candidates
   that do not fit are counted in ``omitted``, selected ones first so the cap never hides
   a result.
@@ -18,6 +20,7 @@ from .. import wire
 from ..model import Kind
 from .gates import Reason
 from .pipeline import Candidate, Outcome, ResultItem
+from .rank import rank_factors
 
 EXPLAIN_MAX_BYTES = 8192
 
@@ -36,7 +39,13 @@ def explain_doc(outcome: Outcome) -> wire.ExplainDoc:
         "omitted": 0,
     }
     for candidate in _explain_order(outcome):
-        doc["candidates"].append(cast(wire.ExplainCandidateDoc, candidate.explain()))
+        shown = cast(wire.ExplainCandidateDoc, candidate.explain())
+        if candidate.factors is None and candidate.memory is not None:
+            # Put out before ranking, it has no rank score; its record's own quality
+            # (freshness, evidence weight, utility, accuracy) still says what it stood on.
+            quality = rank_factors(candidate.memory, candidate.raw, outcome.request.now).to_dict()
+            shown["factors"].update(cast(wire.FactorsDoc, quality))
+        doc["candidates"].append(shown)
         if _size(doc) > EXPLAIN_MAX_BYTES:
             doc["candidates"].pop()
             doc["omitted"] += 1

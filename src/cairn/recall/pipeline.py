@@ -134,6 +134,10 @@ class Candidate:
             "rank_score": None if self.factors is None else round(self.factors.rank_score, 4),
             "factors": factors,
             "reason": (self.reason or Reason.SELECTED).value,
+            # What the record stands on (its evidence weight is in the factors), shown for
+            # every candidate, excluded ones too: why a weaker claim lost is part of the answer.
+            "basis": None if self.memory is None else self.memory.evidence.basis.value,
+            "method": None if self.memory is None else self.memory.evidence.method.value,
         }
         if self.markers:
             doc["markers"] = list(self.markers)
@@ -377,7 +381,8 @@ def _interleave(lists: list[list[Candidate]]) -> list[Candidate]:
 
 def _resolve_and_pack(view: ReadView, request: Request, ranked: list[Candidate], candidates: list[Candidate]):
     """Resolve relations of the ranked survivors, pack the digest, build the results.
-    Candidates that end up left out get the packer's reason."""
+    Every candidate left out ends with a reason: replaced by its chain's head, or the
+    packer's (rank cut, over budget, duplicate, successor not selected)."""
     if not ranked:
         return [], ""
     by_id = {c.id: c for c in candidates}
@@ -391,6 +396,13 @@ def _resolve_and_pack(view: ReadView, request: Request, ranked: list[Candidate],
         known_at=request.known_at,
     )
     items = _gather(view, request, resolved, by_id, candidates)
+    placed = {r.id for r in resolved}
+    for c in ranked:
+        if c.reason is None and c.id not in placed:
+            # Resolution places a hit only through its chain's head; a hit left out was
+            # replaced by a head already placed for a better-ranked hit (and, for a decision,
+            # was not the one predecessor allowed to follow as history).
+            c.reason = Reason.REPLACED
     packed = pack([_pack_item(r, c, m) for r, c, m in items], limit=request.limit, budget=request.budget)
     emitted = {item.id: (text, cut) for item, text, cut in packed.emitted}
     for item_id, reason in packed.rejected:

@@ -18,7 +18,7 @@ from datetime import datetime
 
 from ..model import Memory, Verdict
 from ..policy.aging import freshness
-from ..policy.priority import source_priority
+from ..policy.priority import evidence_priority
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +78,7 @@ def rank_factors(memory: Memory, relevance: float, now: datetime, profile: RankP
     fresh = freshness(memory, now)
     # The source priority of the evidence, not the replacement protection of a confirmed
     # record: feedback must not raise evidence weight.
-    priority = source_priority(memory.kind, memory.evidence.basis)
+    priority = evidence_priority(memory.kind, memory.evidence)
     weight = 1 + profile.evidence_step * priority
     utility, accuracy = utility_factor(memory, profile), accuracy_factor(memory, profile)
     return RankFactors(

@@ -9,9 +9,10 @@ Given the ranked ids that survived the gates (best first), return the list to pa
 order, each id at most once:
 
 * **Corrections.** A hit that an active ``corrects``/``supersedes`` chain replaces
-  (A ← B ← C, of any length) gives way to the newest live record of the chain (C); the
+  (A ← B ← C, of any length) gives way to the head of the chain (C): the live record that
+  no live record replaces, found by following the relations, never by time or id; the
   result carries the marker ``corrected``, every older ref of its chain in ``corrects``
-  (newest first) and the replaced hit in ``matched``. A record that has older versions
+  (nearest first) and the replaced hit in ``matched``. A record that has older versions
   is marked ``corrected`` even when it matched itself. "Live" means the record exists,
   is not purged, and is neither forgotten nor conflicted (a withdrawn or quarantined
   correction corrects nothing). A ``supersedes`` is followed only once its newer record
@@ -106,38 +107,53 @@ class _Graph:
         return out
 
     def predecessors(self, record_id: str) -> list[str]:
-        """Every older record the chain below ``record_id`` replaces, newest first."""
+        """Every older record the chain below ``record_id`` replaces, nearest first (by
+        relation steps; records as far apart, newest first)."""
+        order: list[str] = []
+        seen = {record_id}
+        frontier = [record_id]
+        while frontier:
+            following: dict[str, None] = {}
+            for node in frontier:
+                for r in self.edges(node):
+                    if r.from_id == node and r.role in CHAIN and r.to_id not in seen:
+                        following[r.to_id] = None
+            frontier = sorted(following, key=self._age_key, reverse=True)
+            seen.update(frontier)
+            order += frontier
+        return order
+
+    def head(self, record_id: str, reference: datetime) -> str:
+        """The head of ``record_id``'s chain: the live record, among those that
+        (transitively) replace it, that no live record replaces in turn; ``record_id``
+        itself when nothing live replaces it.
+
+        Found by following the relations only, never by comparing times or ids: records
+        written at one instant (one batch, one ``--now``) carry equal timestamps, and a
+        chain A <- B <- C must resolve to C whatever their ids. Only where the relations
+        give no order — two live branches replacing the same record (a fork), or a cycle
+        that an import brought in — does the newer record time decide, then the id.
+        """
+        later = self._later(record_id, reference)
+        live = [n for n in later if self.live(n)]
+        if not live:
+            return record_id
+        heads = [n for n in live if not any(self.live(d) for d in self._later(n, reference) if d != n)]
+        return max(heads or live, key=self._age_key)
+
+    def _later(self, record_id: str, reference: datetime) -> list[str]:
+        """Every record that (transitively) replaces ``record_id``, nearest first."""
         seen: dict[str, None] = {}
         frontier = [record_id]
         while frontier:
             following = []
             for node in frontier:
-                for r in self.edges(node):
-                    if r.from_id == node and r.role in CHAIN and r.to_id != record_id and r.to_id not in seen:
-                        seen[r.to_id] = None
-                        following.append(r.to_id)
-            frontier = following
-        return sorted(seen, key=self._age_key, reverse=True)
-
-    def head(self, record_id: str, reference: datetime) -> str:
-        """The newest live record among those that (transitively) replace ``record_id``;
-        ``record_id`` itself when none does."""
-        seen = {record_id}
-        frontier = [record_id]
-        live: list[str] = []
-        while frontier:
-            following = []
-            for node in frontier:
                 for newer in self.successors(node, reference):
-                    if newer == record_id and self.live(record_id):
-                        live.append(record_id)  # a cycle (only possible through import): newest wins
                     if newer not in seen:  # guards imported cycles too
-                        seen.add(newer)
+                        seen[newer] = None
                         following.append(newer)
-                        if self.live(newer):
-                            live.append(newer)
             frontier = following
-        return max(live, key=self._age_key) if live else record_id
+        return list(seen)
 
     def incorrect(self, record_id: str) -> bool:
         m = self.memory(record_id)

@@ -1,7 +1,8 @@
 """Recall traces: a record of each recall that outlives the bug it helps to find.
 
 Every recall writes a trace by default — query features (terms of the *redacted* query,
-never its raw text), the selected ids and every rejected id with its reason — into the
+never its raw text), the selected ids, every rejected id with its reason, and each
+candidate's numbers with the query phrase its record matched (``scores``) — into the
 ``traces`` table, and prunes traces older than the retention window (14 days by default)
 in the same transaction. A trace write touches the ``traces`` table only: records, events
 and relations stay byte-identical, and ``export`` does not carry traces.
@@ -20,11 +21,12 @@ import secrets
 from datetime import datetime, timedelta
 
 from .. import wire
+from ..errors import InvalidInput, NotFound
 from ..model import BadTime, format_time, parse_time
 from ..policy.redaction import redact
 from ..store import Backend, ReadView, WriteTx
 from .gates import Reason
-from .pipeline import Outcome
+from .pipeline import Candidate, Outcome
 from .query import parse_query
 
 RETENTION_DAYS = 14.0  # traces are kept for a window, then pruned
@@ -43,6 +45,7 @@ def trace_doc(outcome: Outcome, trace_id: str, at: datetime) -> wire.TraceDoc:
         for c in outcome.candidates
         if c.reason is not None and c.reason is not Reason.SELECTED
     ]
+    scores = [_score(c) for c in outcome.candidates[:MAX_REJECTED]]
     return wire.trace(
         kind=TRACE_KIND,
         trace_id=trace_id,
@@ -54,7 +57,22 @@ def trace_doc(outcome: Outcome, trace_id: str, at: datetime) -> wire.TraceDoc:
         rejected=rejected[:MAX_REJECTED],
         rejected_omitted=max(0, len(rejected) - MAX_REJECTED),
         note=outcome.note,
+        scores=scores,
     )
+
+
+def _score(c: Candidate) -> wire.TraceScoreDoc:
+    """A candidate's numbers and the phrase it matched. The span is query text; it is
+    redacted again all the same, since the trace keeps no raw query text."""
+    doc: wire.TraceScoreDoc = {
+        "id": c.id,
+        "reason": (c.reason or Reason.SELECTED).value,
+        "raw": round(c.raw, 4),
+        "rank_score": None if c.factors is None else round(c.factors.rank_score, 4),
+    }
+    if c.phrase is not None:
+        doc["span"] = redact(c.phrase.span)[0]
+    return doc
 
 
 def write_trace(store: Backend, space: str, outcome: Outcome, at: datetime, *, retention_days: float = RETENTION_DAYS) -> str:
@@ -99,3 +117,15 @@ def read_traces(view: ReadView, space: str, *, limit: int = 20) -> list[dict]:
 def get_trace(view: ReadView, space: str, trace_id: str) -> dict | None:
     """One trace of ``space`` by id (for use reports joined to a recall), or None."""
     return view.get_trace(space, trace_id)
+
+
+def read_trace(view: ReadView, space: str, trace_id: str) -> wire.TraceDoc:
+    """One trace of ``space`` by its full id, in today's wire form (``cairn trace ID``).
+    Read-only; a trace holds ids, numbers and query features, never a memory body."""
+    ref = trace_id.strip().lower() if isinstance(trace_id, str) else ""
+    if not _ID_RE.match(ref):
+        raise InvalidInput("trace id", f"{trace_id!r} is not a trace id (24 hexadecimal characters)")
+    body = view.get_trace(space, ref)
+    if body is None or body.get("kind") != TRACE_KIND:
+        raise NotFound("trace", ref)
+    return wire.stored_trace(body)
