@@ -798,3 +798,12 @@ def stored_trace(body: Mapping[str, Any]) -> TraceDoc:
     doc = dict(body)
     doc.setdefault("scores", [])
     return cast(TraceDoc, doc)
+
+
+# -- moving a store (``cairn migrate SRC DST``) ---------------------------------------------------
+
+
+class MigrateDoc(TypedDict):
+    space: str
+    copied: ImportDoc  # what DST took
+    identical_export: bool  # DST's export is byte-identical to SRC's (always true: a difference is an error)

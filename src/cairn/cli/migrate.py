@@ -58,7 +58,7 @@ def cmd_migrate(_: None, args) -> Output:
             dst_path = dst.path
         if not filecmp.cmp(exported, checked, shallow=False):
             raise Refused(f"the export of {dst_path} differs from the source's ({_first_difference(exported, checked)})")
-    doc = {"space": space, "copied": took, "identical_export": True}
+    doc: wire.MigrateDoc = {"space": space, "copied": took, "identical_export": True}
     return Output(doc, f"copied {took['records']} records, {took['relations']} relations and {took['events']} events of "
                        f"space {space!r}; the two exports are byte-identical")
 
