@@ -542,21 +542,98 @@ class PgTx(_Reads):
         self.conn = conn
         self.path = path
         self._thread = thread
+        # Counters and statistics this transaction changes, applied by _flush (see .schema).
+        self._counters: dict[str, int] = {}
+        self._df: dict[tuple[str, str], list[int]] = {}  # (term, space) -> [anywhere, in_content]
+        self._sizes: dict[str, list[int]] = {}  # space -> [records, terms]
+
+    def _counter(self, name: str) -> int:
+        """The counter's current value in this transaction (read once: the write lock
+        keeps every other writer out until commit)."""
+        if name not in self._counters:
+            row = self._one("SELECT value FROM cairn_counters WHERE name = %s", (name,))
+            self._counters[name] = int(row[0]) if row else 0
+        return self._counters[name]
+
+    def _count(self, space: str, content: list[str], aliases: list[str], sign: int) -> None:
+        in_content = set(content)
+        for term in in_content | set(aliases):
+            delta = self._df.setdefault((term, space), [0, 0])
+            delta[0] += sign
+            if term in in_content:
+                delta[1] += sign
+        size = self._sizes.setdefault(space, [0, 0])
+        size[0] += sign
+        size[1] += sign * (len(content) + len(aliases))
+
+    def _flush(self) -> None:
+        """Apply the counters and statistics changed so far (sorted: no two writers
+        could deadlock, though the write lock already keeps them apart)."""
+        for name, value in sorted(self._counters.items()):
+            self._execute("UPDATE cairn_counters SET value = %s WHERE name = %s AND value <> %s", (value, name, value))
+        changed = sorted((k, v) for k, v in self._df.items() if v != [0, 0])
+        if changed:
+            self._execute(
+                "INSERT INTO term_df (space, term, anywhere, in_content)"
+                " SELECT * FROM unnest(%s::text[], %s::text[], %s::bigint[], %s::bigint[])"
+                " ON CONFLICT (term, space) DO UPDATE SET anywhere = term_df.anywhere + excluded.anywhere,"
+                " in_content = term_df.in_content + excluded.in_content",
+                ([s for (_, s), _ in changed], [t for (t, _), _ in changed], [v[0] for _, v in changed],
+                 [v[1] for _, v in changed]))
+        for space, (records, terms) in sorted(self._sizes.items()):
+            if records or terms:
+                self._execute("INSERT INTO index_totals (space, rows, terms) VALUES (%s, %s, %s) ON CONFLICT (space)"
+                              " DO UPDATE SET rows = index_totals.rows + excluded.rows,"
+                              " terms = index_totals.terms + excluded.terms", (space, records, terms))
+        self._df.clear()
+        self._sizes.clear()
+
+    # Reads of the counters and statistics see this transaction's changes.
+    def document_count(self) -> int:
+        return self._counter("memory")
+
+    def document_frequency(self, term: str) -> int:
+        self._flush()
+        return super().document_frequency(term)
+
+    def terms_with_prefix(self, prefix: str, limit: int) -> list[str]:
+        self._flush()
+        return super().terms_with_prefix(prefix, limit)
+
+    def _totals(self) -> tuple[int, float]:
+        self._flush()
+        return super()._totals()
+
+    def _content_hits(self, word: str, prefix: bool) -> int:
+        self._flush()
+        return super()._content_hits(word, prefix)
 
     def _execute(self, sql: str, args: Sequence[object] = ()) -> None:
         with self.conn.cursor() as cur:
             cur.execute(sql, args)
 
     def put_memory(self, memory: Memory) -> None:
-        # One round trip (cairn_put_memory, see .schema): key and turn assignment, the
-        # row, its index entry and the exact term statistics, all in this transaction.
+        # One round trip (cairn_put_memory, see .schema): the row, its key and turn, its
+        # index entry; the term statistics are adjusted here and applied by _flush.
         content, aliases = index_text(memory.content), index_text(" ".join(memory.aliases))
-        self._one(
-            "SELECT cairn_put_memory(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::text[])",
+        terms, names = content.split(), aliases.split()
+        indexed = memory.purged_at is None
+        new_key = self._counter("memory") + 1
+        row = self._one(
+            "SELECT r_created, r_old_content, r_old_aliases FROM cairn_put_memory("
+            "%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::text[], %s, %s)",
             (memory.space, memory.id, memory.origin, memory.kind.value, memory.status.value,
              format_time(memory.created_at), format_time(memory.updated_at), content_hash(memory.content),
-             dumps(memory_to_dict(memory)), memory.purged_at is None, content, aliases,
-             lexemes(content.split(), aliases.split())))
+             dumps(memory_to_dict(memory)), indexed, content, aliases, lexemes(terms, names), len(terms) + len(names),
+             new_key))
+        assert row is not None
+        created, old_content, old_aliases = row
+        if created:
+            self._counters["memory"] = new_key
+        if old_content is not None:
+            self._count(memory.space, old_content.split(), old_aliases.split(), -1)
+        if indexed:
+            self._count(memory.space, terms, names, +1)
 
     def append_event(self, event: Event) -> None:
         touched: list[object] = list(event.changed_ids)
@@ -567,16 +644,18 @@ class PgTx(_Reads):
                     if snap:
                         touched += [snap.get("from"), snap.get("to")]
         ids = list(dict.fromkeys(t for t in touched if isinstance(t, str)))
-        # One statement: the next sequence number (gap-free: the counter row is held until
-        # commit and rolls back with the transaction), the event, its record links.
+        # One statement: the event under the next sequence number (gap-free: taken under
+        # the write lock, written back before commit, rolled back with the transaction)
+        # and its record links.
+        seq = self._counter("event") + 1
         self._execute(
-            "WITH n AS (UPDATE cairn_counters SET value = value + 1 WHERE name = 'event' RETURNING value),"
-            " e AS (INSERT INTO events (seq, space, id, at, actor, reason, data)"
-            "       SELECT n.value, %s, %s, %s, %s, %s, %s FROM n RETURNING seq)"
+            "WITH e AS (INSERT INTO events (seq, space, id, at, actor, reason, data)"
+            "           VALUES (%s, %s, %s, %s, %s, %s, %s) RETURNING seq)"
             " INSERT INTO event_records (space, record_id, event_seq)"
             " SELECT %s, r, e.seq FROM e, unnest(%s::text[]) AS r ON CONFLICT DO NOTHING",
-            (event.space, event.id, format_time(event.at), event.actor.value, event.reason, dumps(event_to_dict(event)),
-             event.space, ids))
+            (seq, event.space, event.id, format_time(event.at), event.actor.value, event.reason,
+             dumps(event_to_dict(event)), event.space, ids))
+        self._counters["event"] = seq
 
     def rewrite_event(self, event: Event) -> None:
         """Replace an event's stored body in place: only for ``forget --purge``."""
@@ -698,7 +777,9 @@ class PgStore(_Reads):
                 if not durable:
                     cur.execute("SET LOCAL synchronous_commit = off")
                 cur.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
-            yield PgTx(self.conn, self.path, self._thread)
+            handle = PgTx(self.conn, self.path, self._thread)
+            yield handle
+            handle._flush()
         except BaseException as err:
             try:
                 tx.__exit__(type(err), err, err.__traceback__)

@@ -9,8 +9,8 @@ Append new migrations at the end; never edit or reorder a released one.
 Layout (every table carries ``space``; every query names it):
 
 * ``memories``: one row per record, ``key`` the record key and insertion order (assigned
-  from ``cairn_counters`` under the write lock: gap-free, so ``max(key)`` bounds the
-  record count like SQLite's rowid), ``turn`` an episode's position in its origin;
+  from ``cairn_counters`` under the write lock: gap-free, so the counter bounds the
+  record count like SQLite's highest rowid), ``turn`` an episode's position in its origin;
 * ``memory_index``: the lexical index of every unpurged record. ``content`` and
   ``aliases`` hold Cairn's index terms space-joined (the same text SQLite's FTS5 table
   holds); ``lexemes`` is a ``tsvector`` built with ``array_to_tsvector`` from those terms
@@ -18,8 +18,12 @@ Layout (every table carries ``space``; every query names it):
   leading ``_`` (a character no Cairn term contains) so that one GIN index answers
   "in the content", "in the aliases" and "anywhere", including prefixes;
 * ``term_df``: per space and term, how many indexed records hold the term anywhere and
-  in their content, kept exact in the transaction that changes the index;
-  ``index_totals`` the indexed record and term counts (BM25's N and average length);
+  in their content, kept exact in the transaction that changes the index (the write
+  transaction sums its changes and applies them once, before any read of them and
+  before commit: a row updated once per record in a 20,000-record transaction would
+  leave 20,000 row versions for every later update to walk);
+  ``index_totals`` the indexed record and term counts per space (BM25's N and average
+  length), kept the same way;
 * ``events`` (``seq`` gap-free, from ``cairn_counters`` under the write lock),
   ``event_records``, ``relations``, ``feedback_receipts``, ``sources``, ``traces``.
 
@@ -146,64 +150,37 @@ CREATE TABLE traces (
 );
 CREATE INDEX traces_by_time ON traces (space, at);
 
--- Index statistics: add (sign 1) or remove (sign -1) one record's terms, exactly.
-CREATE FUNCTION cairn_count_terms(p_space text, p_content text, p_aliases text, p_sign integer) RETURNS void
-LANGUAGE plpgsql AS $$
-DECLARE
-    c text[] := string_to_array(p_content, ' ');
-    a text[] := string_to_array(p_aliases, ' ');
-BEGIN
-    c := array_remove(c, '');
-    a := array_remove(a, '');
-    INSERT INTO term_df (space, term, anywhere, in_content)
-        SELECT p_space, t.term, p_sign, CASE WHEN t.term = ANY(c) THEN p_sign ELSE 0 END
-        FROM (SELECT DISTINCT x AS term FROM unnest(c || a) AS x ORDER BY 1) AS t
-        ON CONFLICT (term, space) DO UPDATE SET anywhere = term_df.anywhere + excluded.anywhere,
-                                                in_content = term_df.in_content + excluded.in_content;
-    INSERT INTO index_totals (space, rows, terms)
-        VALUES (p_space, p_sign, p_sign * (cardinality(c) + cardinality(a)))
-        ON CONFLICT (space) DO UPDATE SET rows = index_totals.rows + excluded.rows,
-                                          terms = index_totals.terms + excluded.terms;
-END $$;
-
--- One record written in one round trip: insert (a new key from the counter, the next
--- turn for an episode) or update, and its index entry and statistics replaced.
+-- One record written in one round trip: inserted under ``p_new_key`` (the caller's next
+-- counter value, used only when the record is new; an episode gets the next turn of its
+-- origin) or updated, its index entry replaced. Returns the key, whether it was new, and
+-- the index text it replaced, from which the caller adjusts the term statistics.
 CREATE FUNCTION cairn_put_memory(p_space text, p_id text, p_origin text, p_kind text, p_status text,
         p_created text, p_updated text, p_hash text, p_data text, p_indexed boolean,
-        p_content text, p_aliases text, p_lexemes text[]) RETURNS bigint
+        p_content text, p_aliases text, p_lexemes text[], p_length integer, p_new_key bigint,
+        OUT r_key bigint, OUT r_created boolean, OUT r_old_content text, OUT r_old_aliases text)
 LANGUAGE plpgsql AS $$
 DECLARE
-    k bigint;
     n integer;
-    old_content text;
-    old_aliases text;
 BEGIN
-    SELECT key INTO k FROM memories WHERE space = p_space AND id = p_id;
-    IF k IS NULL THEN
-        UPDATE cairn_counters SET value = value + 1 WHERE name = 'memory' RETURNING value INTO k;
+    SELECT key INTO r_key FROM memories WHERE space = p_space AND id = p_id;
+    r_created := r_key IS NULL;
+    IF r_created THEN
+        r_key := p_new_key;
         IF p_kind = 'episode' THEN
             SELECT COALESCE(max(turn), 0) + 1 INTO n FROM memories
                 WHERE space = p_space AND origin = p_origin AND turn IS NOT NULL;
         END IF;
         INSERT INTO memories (key, space, id, origin, kind, status, created_at, updated_at, content_hash, data, turn)
-            VALUES (k, p_space, p_id, p_origin, p_kind, p_status, p_created, p_updated, p_hash, p_data, n);
+            VALUES (r_key, p_space, p_id, p_origin, p_kind, p_status, p_created, p_updated, p_hash, p_data, n);
     ELSE
         UPDATE memories SET origin = p_origin, kind = p_kind, status = p_status, created_at = p_created,
-            updated_at = p_updated, content_hash = p_hash, data = p_data WHERE key = k;
-        DELETE FROM memory_index WHERE key = k RETURNING content, aliases INTO old_content, old_aliases;
-        IF FOUND THEN
-            PERFORM cairn_count_terms(p_space, old_content, old_aliases, -1);
-        END IF;
+            updated_at = p_updated, content_hash = p_hash, data = p_data WHERE key = r_key;
+        DELETE FROM memory_index WHERE key = r_key RETURNING content, aliases INTO r_old_content, r_old_aliases;
     END IF;
     IF p_indexed THEN
         INSERT INTO memory_index (key, space, kind, content, aliases, length, lexemes)
-            VALUES (k, p_space, p_kind, p_content, p_aliases,
-                    cardinality(array_remove(string_to_array(p_content, ' '), ''))
-                    + cardinality(array_remove(string_to_array(p_aliases, ' '), '')),
-                    array_to_tsvector(p_lexemes));
-        PERFORM cairn_count_terms(p_space, p_content, p_aliases, 1);
+            VALUES (r_key, p_space, p_kind, p_content, p_aliases, p_length, array_to_tsvector(p_lexemes));
     END IF;
-    RETURN k;
 END $$;
 """
 
