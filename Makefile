@@ -17,7 +17,7 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test,mcp,postgres]'
+	$(BIN)/python -m pip install --quiet -e '.[test,mcp,semantic,postgres]'
 	touch $@
 
 demo: $(VENV)/.installed

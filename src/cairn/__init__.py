@@ -17,6 +17,7 @@ See docs/api.md for a worked session.
 from .engine import (
     Applied,
     Cairn,
+    Confirmed,
     Corrected,
     FeedbackResult,
     Ingested,
@@ -28,6 +29,7 @@ from .engine import (
     ReinforceResult,
     Remembered,
     Shown,
+    TextChange,
     Timeline,
     Transferred,
 )
@@ -78,6 +80,7 @@ __all__ = [
     "Cairn",
     "CairnError",
     "Certainty",
+    "Confirmed",
     "Corrected",
     "Event",
     "Evidence",
@@ -108,6 +111,7 @@ __all__ = [
     "Status",
     "StoreError",
     "StoreUnavailable",
+    "TextChange",
     "Timeline",
     "Transferred",
     "UndoRefused",

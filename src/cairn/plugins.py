@@ -57,12 +57,16 @@ BUILTINS: dict[str, dict[str, str]] = {
     LANE_GROUP: {
         "claims": "cairn.recall.lanes.claims:ClaimsLane",
         "episodes": "cairn.recall.lanes.episodes:EpisodesLane",
+        "semantic": "cairn.recall.lanes.semantic:SemanticLane",
+        "semantic-episodes": "cairn.recall.lanes.semantic:SemanticEpisodesLane",
     },
     EXTRACTOR_GROUP: {
         "rules": "cairn.learn.extractors.rules:RulesExtractor",
         "model": "cairn.learn.extractors.model:ModelExtractor",
     },
-    EMBEDDER_GROUP: {},
+    EMBEDDER_GROUP: {
+        "minilm": "cairn.embed.minilm:MiniLM",
+    },
 }
 OWN_DISTRIBUTION = "cairn-memory"
 INSTALL_HINT = "install Cairn as a package (`pip install -e .` in a checkout, or `make test`)"

@@ -139,11 +139,26 @@ def event_summary(e: Event) -> EventSummaryDoc:
 # -- record commands -----------------------------------------------------------------------
 
 
+class SimilarDoc(TypedDict):
+    """A current record of the same kind and origin that a new claim seems to replace."""
+
+    id: str
+    content: str
+
+
+class WithheldDoc(TypedDict):
+    id: str
+    reason: str  # pinned | older-source | weaker
+
+
 class RememberDoc(TypedDict):
     id: str
     status: str
     event: str | None  # None when identical content already stood and nothing was written
     deduplicated: NotRequired[bool]
+    similar: NotRequired[list[SimilarDoc]]  # current records the new claim seems to replace
+    replaced: NotRequired[list[str]]  # with --replaces-similar: the records it now supersedes
+    withheld: NotRequired[list[WithheldDoc]]  # with --replaces-similar: what the write policy kept standing
 
 
 class QualityDoc(TypedDict):
@@ -211,10 +226,25 @@ class StatusDoc(TypedDict):
     problems_elsewhere: int
 
 
-def remembered(m: Memory, event: Event | None, *, deduplicated: bool) -> RememberDoc:
+def remembered(
+    m: Memory,
+    event: Event | None,
+    *,
+    deduplicated: bool,
+    similar: Iterable[Memory] = (),
+    replaced: Sequence[str] = (),
+    withheld: Sequence[tuple[str, str]] = (),
+) -> RememberDoc:
     doc: RememberDoc = {"id": m.id, "status": m.status.value, "event": None if event is None else event.id}
     if deduplicated:
         doc["deduplicated"] = True
+    close = [{"id": s.id, "content": s.content} for s in similar]
+    if close:
+        doc["similar"] = cast(list[SimilarDoc], close)
+    if replaced:
+        doc["replaced"] = list(replaced)
+    if withheld:
+        doc["withheld"] = [{"id": i, "reason": r} for i, r in withheld]
     return doc
 
 
@@ -413,6 +443,8 @@ class TimelineStateDoc(TypedDict):
     current: bool
     markers: list[str]
     replaced_by: list[str]
+    # Earlier texts of this record (a correction keeps the id): [{"event", "at", "before", "after"}].
+    texts: NotRequired[list[dict[str, Any]]]
 
 
 class TimelineDoc(TypedDict):
@@ -457,6 +489,10 @@ class RecallRequest(Protocol):
     def as_of(self) -> datetime | None: ...
     @property
     def known_at(self) -> datetime | None: ...
+    @property
+    def origin(self) -> str | None: ...
+    @property
+    def prefer_origin(self) -> str | None: ...
 
 
 class RecallRequestDoc(TypedDict):
@@ -469,6 +505,8 @@ class RecallRequestDoc(TypedDict):
     include_history: bool
     as_of: str | None
     known_at: str | None
+    origin: NotRequired[str]  # only that origin's records (given only when asked)
+    prefer_origin: NotRequired[str]  # that origin's relevant records first (given only when asked)
 
 
 class QueryFeaturesDoc(TypedDict):
@@ -497,6 +535,7 @@ class RecallResultDoc(TypedDict):
     corrects: list[str]
     contradicts: list[str]
     lane: str
+    origin: str  # provenance inside the space ("" when none was given)
     superseded_by: NotRequired[str]
     matched: NotRequired[str]
     speaker: NotRequired[str | None]  # episodes: who said the turn
@@ -538,6 +577,7 @@ class FactorsDoc(TypedDict, total=False):
     dormant: bool
     pinned: bool
     gate_reported: str
+    fusion: "FusionDoc"  # defined with the semantic extra's documents, at the end
 
 
 class ExplainCandidateDoc(TypedDict):
@@ -560,6 +600,8 @@ class ExplainQueryDoc(QueryFeaturesDoc, RecallRequestDoc):
 class ScanDoc(TypedDict, total=False):
     postings: int
     bounded_terms: list[str]
+    semantic: "SemanticScanDoc"
+    fusion: "FusionScanDoc"
 
 
 class ExplainDoc(TypedDict):
@@ -606,7 +648,7 @@ class TraceDoc(RecallRequestDoc):
 
 def recall_request(request: RecallRequest) -> RecallRequestDoc:
     """The one serialisation of a recall's parameters (explain and traces both use it)."""
-    return {
+    doc: RecallRequestDoc = {
         "lane": request.lane,
         "limit": request.limit,
         "budget": request.budget,
@@ -615,6 +657,11 @@ def recall_request(request: RecallRequest) -> RecallRequestDoc:
         "as_of": None if request.as_of is None else format_time(request.as_of),
         "known_at": None if request.known_at is None else format_time(request.known_at),
     }
+    if request.origin is not None:
+        doc["origin"] = request.origin
+    if request.prefer_origin is not None:
+        doc["prefer_origin"] = request.prefer_origin
+    return doc
 
 
 def query_features(doc: Mapping[str, Any]) -> QueryFeaturesDoc:
@@ -743,6 +790,61 @@ def learned(*, origin: str, format: str, extractor: str, dry_run: bool, counts: 
 def reinforced(*, recorded: bool, reason: str, event: Event | None) -> ReinforceDoc:
     return {"recorded": recorded, "reason": reason, "event": None if event is None else event.id}
 
+# -- confirmation, aliases, history with texts ------------------------------------------
+
+
+class ConfirmDoc(TypedDict):
+    id: str
+    moved: bool  # whether the confirmation clock moved
+    reason: str  # "confirmed", or why it did not move
+    confirmed_at: str  # the freshness anchor after the confirmation
+
+
+def confirmed(m: Memory, *, moved: bool, reason: str) -> ConfirmDoc:
+    anchor = m.reinforced_at if m.reinforced_at is not None and m.reinforced_at > m.updated_at else m.updated_at
+    return {"id": m.id, "moved": moved, "reason": reason, "confirmed_at": format_time(anchor)}
+
+
+class TextChangeDoc(TypedDict):
+    """A record's text before and after an event (bounded excerpts)."""
+
+    id: str
+    before: str | None  # None: the event created the record
+    after: str
+
+
+class VerboseEventDoc(EventSummaryDoc):
+    texts: list[TextChangeDoc]
+
+
+class VerboseHistoryDoc(TypedDict):
+    events: list[VerboseEventDoc]
+
+
+TEXT_EXCERPT = 200  # characters of each text shown by history --verbose and timeline
+
+
+def excerpt_text(text: str, width: int = TEXT_EXCERPT) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def text_changes(e: Event) -> list[TextChangeDoc]:
+    """The records whose text an event changed (or created), with both texts, bounded."""
+    out: list[TextChangeDoc] = []
+    for c in e.changes:
+        if c.table != "memory" or c.after is None:
+            continue
+        before = None if c.before is None else str(c.before.get("content", ""))
+        after = str(c.after.get("content", ""))
+        if before != after:
+            out.append({"id": c.id, "before": None if before is None else excerpt_text(before), "after": excerpt_text(after)})
+    return out
+
+
+def verbose_history(events: Iterable[Event]) -> VerboseHistoryDoc:
+    return {"events": [cast(VerboseEventDoc, {**event_summary(e), "texts": text_changes(e)}) for e in events]}
+
 
 # -- the host loop ---------------------------------------------------------------------------
 
@@ -798,6 +900,50 @@ def stored_trace(body: Mapping[str, Any]) -> TraceDoc:
     doc = dict(body)
     doc.setdefault("scores", [])
     return cast(TraceDoc, doc)
+
+
+# -- the semantic extra (cairn.recall.fusion, cairn.recall.lanes.semantic, cairn embed) --------
+
+
+class FusionDoc(TypedDict, total=False):
+    """A hybrid candidate: each lane's rank and share of its relevance, and its cosine."""
+
+    cosine: float
+    lexical_rank: int
+    lexical: float
+    semantic_rank: int
+    semantic: float
+
+
+class SemanticScanDoc(TypedDict, total=False):
+    """What a semantic lane read: vectors searched, nearest texts taken, time spent."""
+
+    lane: str
+    vectors: int
+    pool: int
+    load_embed_ms: float
+    search_ms: float
+
+
+class FusionScanDoc(TypedDict):
+    lanes: list[str]
+    fused: int
+
+
+class EmbedDoc(TypedDict):
+    """``cairn embed --json``: one back-fill run."""
+
+    missing_before: int
+    embedded: int
+    remaining: int
+    seconds: float
+    per_second: float
+
+
+def embedded(*, missing_before: int, embedded: int, remaining: int, seconds: float) -> EmbedDoc:
+    rate = embedded / seconds if seconds > 0 else 0.0
+    return {"missing_before": missing_before, "embedded": embedded, "remaining": remaining,
+            "seconds": round(seconds, 3), "per_second": round(rate, 1)}
 
 
 # -- moving a store (``cairn migrate SRC DST``) ---------------------------------------------------

@@ -203,6 +203,14 @@ def case_ingest(cli, ids, tmp_path):
     return [(run(cli, "ingest", _write(tmp_path, "turns.jsonl", "".join(json.dumps(t) + "\n" for t in turns))), wire.IngestDoc)]
 
 
+def case_embed(cli, ids, tmp_path):
+    from cairn.embed.vectors import enabled
+
+    if not enabled():
+        pytest.skip("embed needs the semantic extra")
+    return [(run(cli, "embed"), wire.EmbedDoc)]
+
+
 def case_learn(cli, ids, tmp_path):
     turns = [{"id": "t1", "role": "user", "text": "I prefer window seats on trains.", "time": "2026-10-01T09:00:00Z"}]
     doc = run(cli, "learn", _write(tmp_path, "chat.jsonl", "".join(json.dumps(t) + "\n" for t in turns)))
@@ -222,6 +230,17 @@ def case_timeline(cli, ids, tmp_path):
     doc = run(cli, "timeline", "billing")
     assert doc["states"] and doc["relations"]
     return [(doc, wire.TimelineDoc)]
+
+
+def case_alias(cli, ids, tmp_path):
+    return [(run(cli, "alias", ids["port"], "add", "pg-staging"), wire.EventRefDoc)]
+
+
+def case_confirm(cli, ids, tmp_path):
+    later = ("--now", "2026-12-01T00:00:00Z", "--json", "confirm", ids["new"], "--source", "review-1")
+    moved, again = (json.loads(cli(*later).out) for _ in range(2))
+    assert moved["moved"] is True and again["moved"] is False
+    return [(moved, wire.ConfirmDoc), (again, wire.ConfirmDoc)]
 
 
 def case_bench_locomo(cli, ids, tmp_path):

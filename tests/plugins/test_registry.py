@@ -13,6 +13,9 @@ from cairn.errors import InvalidInput
 from cairn.recall.lanes import Lane, lane, lane_names
 from cairn.recall.pipeline import LANES, lane_choices
 
+SEMANTIC = ("semantic", "semantic-episodes")  # Cairn's semantic lanes (registered always, used with the extra)
+FUSED = ("hybrid", "hybrid-episodes", *SEMANTIC)  # listed after the compositions
+
 
 def test_the_built_in_lanes_come_from_cairns_own_entry_points(install):
     found = plugins.registered(plugins.LANE_GROUP)
@@ -21,13 +24,13 @@ def test_the_built_in_lanes_come_from_cairns_own_entry_points(install):
     assert found["claims"].dist == found["episodes"].dist == "cairn-memory"
     assert isinstance(lane("claims"), Lane) and lane("claims").applies_gates
     assert not lane("episodes").applies_gates
-    assert lane_choices() == ("claims", "episodes", "all") == tuple(LANES)
+    assert lane_choices() == ("claims", "episodes", "all", *FUSED) == tuple(LANES)
 
 
 def test_a_third_party_lane_is_listed_after_the_built_ins(install):
     install("toy-lanes", {"cairn.lanes": {"pinned": "toy_lanes:PinnedLane"}}, ("toy_lanes",))
-    assert lane_names() == ("claims", "episodes", "pinned")
-    assert "pinned" in LANES and tuple(LANES)[-1] == "all"
+    assert lane_names() == ("claims", "episodes", *SEMANTIC, "pinned")
+    assert "pinned" in LANES and tuple(LANES)[-1] == "pinned"
     assert plugins.registered(plugins.LANE_GROUP)["pinned"].dist == "toy-lanes"
     assert lane("pinned") is lane("pinned")  # built once, then cached
 
@@ -72,10 +75,11 @@ def test_a_broken_plugin_fails_the_cli_with_one_line(install, cli):
 def test_an_unknown_lane_is_refused_with_the_known_ones(install, cairn):
     install("toy-lanes", {"cairn.lanes": {"pinned": "toy_lanes:PinnedLane"}}, ("toy_lanes",))
     with pytest.raises(InvalidInput) as err:
-        cairn.recall("api", lane="semantic")
-    assert "unknown lane 'semantic' (one of: claims, episodes, pinned, all)" in str(err.value)
-    with pytest.raises(plugins.PluginError, match=r"not installed \(known: claims, episodes, pinned\)"):
-        lane("semantic")
+        cairn.recall("api", lane="vector")
+    assert "unknown lane 'vector' (one of: claims, episodes, all, hybrid, hybrid-episodes, semantic," in str(err.value)
+    known = r"not installed \(known: claims, episodes, semantic, semantic-episodes, pinned\)"
+    with pytest.raises(plugins.PluginError, match=known):
+        lane("vector")
     assert cairn.recall("api", lane="pinned").ids == []  # negative control: a known lane is accepted
 
 
@@ -89,7 +93,7 @@ def test_one_name_from_two_distributions_is_refused(install):
 
 def test_a_plugin_cannot_take_the_name_of_a_composition(install, cairn):
     install("toy-lanes", {"cairn.lanes": {"all": "toy_lanes:PinnedLane"}}, ("toy_lanes",))
-    assert lane_choices() == ("claims", "episodes", "all")  # listed once, as the composition
+    assert lane_choices() == ("claims", "episodes", "all", *FUSED)  # listed once, as the composition
     target = cairn.remember("The API service is deployed with Docker Compose", kind="fact").memory.id
     assert cairn.recall("api service docker", lane="all").ids == [target]
     assert "toy_lanes" not in sys.modules  # the plug-in was never loaded
@@ -139,7 +143,7 @@ def test_missing_builtins_say_how_to_install(install, monkeypatch, cairn):
     assert cairn.recall("api service docker").ids == [target]
     with pytest.raises(plugins.PluginError, match="built-in not registered"):
         cairn.recall("api service docker", lane="pinned")  # anything else needs the registry
-    assert tuple(LANES) == ("claims", "episodes", "all")  # the CLI's choices still parse
+    assert tuple(LANES) == ("claims", "episodes", "all", *FUSED)  # the CLI's choices still parse
     monkeypatch.undo()
     plugins.clear_cache()
     assert lane_names()[:2] == ("claims", "episodes")  # negative control: installed, found

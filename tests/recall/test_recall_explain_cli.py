@@ -79,7 +79,7 @@ def test_cli_explain(cli):
     [
         ("recall", ""),
         ("recall", "   "),
-        ("recall", "x" * 513),
+        ("recall", "x" * 65537),  # longer than a whole prompt is read
         ("recall", "api", "--budget", "100"),
         ("recall", "api", "--budget", "0"),
         ("recall", "api", "--as-of", "yesterday"),

@@ -28,7 +28,7 @@ def overwrite(cairn, memory_id: str, **changes) -> None:
 def test_reason_set_is_closed():
     assert {r.value for r in EXCLUSIONS} == {
         "forgotten", "conflicted", "retired", "disputed", "dormant", "other-space", "not-valid-at", "not-yet-recorded",
-        "not-yet-valid",
+        "not-yet-valid", "other-origin",
     }
     assert {"below-coverage", "below-cutoff"} <= {r.value for r in GATES}
     assert {"rank-cut", "over-budget", "successor-not-selected"} <= {r.value for r in Reason}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from cairn.errors import InvalidInput
-from cairn.recall.query import LITERAL_WEIGHT, MAX_QUERY_CHARS, parse_query, validate_query
+from cairn.recall.query import LITERAL_WEIGHT, MAX_INPUT_CHARS, MAX_QUERY_CHARS, parse_query, validate_query
 
 
 def test_unicode_is_normalised_and_casefolded():
@@ -109,7 +109,7 @@ def test_word_runs_break_at_punctuation():
     assert q.runs == (("glacier", "custard"), ("incident", "report"))
 
 
-@pytest.mark.parametrize("bad", ["", "   ", "\n\t", "x" * (MAX_QUERY_CHARS + 1), None, "a\x00b"])
+@pytest.mark.parametrize("bad", ["", "   ", "\n\t", "x" * (MAX_INPUT_CHARS + 1), None, "a\x00b"])
 def test_invalid_queries_are_refused(bad):
     with pytest.raises(InvalidInput):
         validate_query(bad)

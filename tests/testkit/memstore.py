@@ -18,6 +18,7 @@ from datetime import datetime
 
 from cairn.model import Event, Memory, Relation, format_time, parse_time
 from cairn.store import SCHEMA_VERSION, EpisodeTurn, content_hash
+from cairn.store.sqlite.vectors import vector_text
 from cairn.text import index_text
 
 ACTIVE = ("provisional", "confirmed")
@@ -42,6 +43,9 @@ class _State:
     receipts: dict[tuple[str, str, str], tuple[str, str]] = field(default_factory=dict)
     sources: dict[tuple[str, str], dict] = field(default_factory=dict)
     traces: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)  # -> (at, body)
+    # (space, embedder, content hash, is episode) -> (insertion number, vector bytes)
+    vectors: dict[tuple[str, str, str, bool], tuple[int, bytes]] = field(default_factory=dict)
+    vector_seq: int = 0
 
 
 def _holds_phrase(terms: list[str], words: Sequence[str]) -> bool:
@@ -62,6 +66,8 @@ class MemStore:
         self.read_only = False
         self.closed = False
         self._s = _State()
+        self.before_commit: Callable[[MemStore], None] | None = None  # as the SQLite store's
+        self.written: list[tuple[str, str, bool, str]] = []
 
     # -- backend -----------------------------------------------------------------------
 
@@ -75,11 +81,16 @@ class MemStore:
     @contextmanager
     def write(self, *, durable: bool = True) -> Iterator[MemStore]:
         saved = copy.deepcopy(self._s)
+        self.written = []
         try:
             yield self
+            if self.before_commit is not None and self.written:
+                self.before_commit(self)
         except BaseException:
             self._s = saved
             raise
+        finally:
+            self.written = []
 
     def problems(self) -> list[dict]:
         return []
@@ -290,6 +301,12 @@ class MemStore:
             key, turn = old.key, old.turn
         self._s.rows[place] = _Row(key, memory, turn, index_text(memory.content).split(),
                                    index_text(" ".join(memory.aliases)).split())
+        digest = content_hash(memory.content)
+        live = memory.purged_at is None and memory.status.value != "forgotten"
+        if old is not None:
+            self._drop_unheld(memory.space, {content_hash(old.memory.content), digest})
+        if live:
+            self.written.append((memory.space, digest, memory.kind.value == "episode", vector_text(memory)))
 
     def append_event(self, event: Event) -> None:
         seq = len(self._s.events) + 1
@@ -323,3 +340,60 @@ class MemStore:
         for trace_id in doomed:
             del self._s.traces[(space, trace_id)]
         return len(doomed)
+
+    # -- vectors (cairn.store.protocol.VectorView / VectorTx) ----------------------------
+
+    def _holders(self, space: str, digest: str, episodes: bool) -> list[_Row]:
+        return [r for r in self._space_rows(space) if content_hash(r.memory.content) == digest
+                and (r.memory.kind.value == "episode") == episodes and r.memory.status.value != "forgotten"]
+
+    def _drop_unheld(self, space: str, hashes: set[str]) -> None:
+        for key in [k for k in self._s.vectors if k[0] == space and k[2] in hashes]:
+            if not self._holders(space, key[2], key[3]):
+                del self._s.vectors[key]
+
+    def _group(self, space: str, embedder: str, episodes: bool) -> list[tuple[int, str, bytes]]:
+        return sorted((seq, k[2], data) for k, (seq, data) in self._s.vectors.items()
+                      if k[0] == space and k[1] == embedder and k[3] == episodes)
+
+    def vector_signature(self, space: str, embedder: str, episodes: bool) -> tuple:
+        rows = self._group(space, embedder, episodes)
+        return id(self), len(rows), max((seq for seq, _, _ in rows), default=0)
+
+    def vector_rows(self, space: str, embedder: str, episodes: bool) -> list[tuple[str, bytes]]:
+        return [(digest, data) for _, digest, data in self._group(space, embedder, episodes)]
+
+    def vector_keys(self, space: str, embedder: str, hashes: Sequence[str]) -> set[tuple[str, bool]]:
+        wanted = set(hashes)
+        return {(k[2], k[3]) for k in self._s.vectors if k[0] == space and k[1] == embedder and k[2] in wanted}
+
+    def ids_by_hash(self, space: str, hashes: Sequence[str], episodes: bool) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for digest in dict.fromkeys(hashes):
+            rows = sorted(self._holders(space, digest, episodes), key=lambda r: r.key)
+            if rows:
+                out[digest] = [r.memory.id for r in rows]
+        return out
+
+    def missing_vectors(self, space: str, embedder: str, limit: int) -> list[tuple[str, bool, str]]:
+        out: dict[tuple[str, bool], str] = {}
+        for r in sorted(self._space_rows(space), key=lambda r: r.key):
+            if r.memory.status.value == "forgotten":
+                continue
+            pair = (content_hash(r.memory.content), r.memory.kind.value == "episode")
+            if (space, embedder, *pair) not in self._s.vectors and pair not in out:
+                out[pair] = vector_text(r.memory)
+        return [(d, e, t) for (d, e), t in list(out.items())[:limit]]
+
+    def count_missing_vectors(self, space: str, embedder: str) -> int:
+        return len(self.missing_vectors(space, embedder, 10**9))
+
+    def count_vectors(self, space: str, embedder: str | None = None) -> int:
+        return sum(1 for k in self._s.vectors if k[0] == space and (embedder is None or k[1] == embedder))
+
+    def put_vectors(self, space: str, embedder: str, rows: Sequence[tuple[str, bool, bytes]]) -> None:
+        for digest, episode, data in rows:
+            key = (space, embedder, digest, bool(episode))
+            if key not in self._s.vectors:
+                self._s.vector_seq += 1
+                self._s.vectors[key] = (self._s.vector_seq, data)

@@ -24,6 +24,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from ..errors import BenchDataMissing
@@ -34,6 +35,8 @@ CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 SPLITS = {"dev": range(0, 5), "heldout": range(5, 10), "all": range(0, 10)}
 SEARCH_LIMIT = 10  # Cairn.search returns up to ten
 MAX_K = 20  # beyond search's ten, Cairn.recall returns up to twenty
+# --lane: which of Cairn's episode lanes answers (the semantic two need the semantic extra).
+LANES = {"lexical": "episodes", "semantic": "semantic-episodes", "hybrid": "hybrid-episodes"}
 QUICK = (0, 5)  # one dev and one held-out conversation: the CI variant
 REPO = Path(__file__).resolve().parents[3]
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "locomo10.json"
@@ -124,17 +127,20 @@ class CairnRanker:
     and searched through it: ``Cairn.search(..., lane="episodes")`` (``recall`` beyond
     search's ten results). No trace is written, so the store holds only the episodes."""
 
-    def __init__(self, conversation: dict, folder: Path) -> None:
+    def __init__(self, conversation: dict, folder: Path, lane: str = "lexical") -> None:
         from ..engine import Cairn
 
+        self.lane = LANES[lane]
         self.cairn = Cairn(folder / f"{conversation.get('sample_id', 'conversation')}.db")
         self.cairn.ingest(conversation, format="locomo", progress=False)
+        if lane != "lexical":
+            self.cairn.embed(progress=False)  # a bulk ingest is embedded by the back-fill
 
     def __call__(self, question: str, k: int) -> list[str]:
         if k <= SEARCH_LIMIT:
-            found = self.cairn.search(question, lane="episodes", limit=k, trace=False)
+            found = self.cairn.search(question, lane=self.lane, limit=k, trace=False)
         else:
-            found = self.cairn.recall(question, lane="episodes", limit=k, budget=k * 1024, trace=False)
+            found = self.cairn.recall(question, lane=self.lane, limit=k, budget=k * 1024, trace=False)
         return [r.memory.evidence.source_id or "" for r in found.results]
 
     def close(self) -> None:
@@ -240,8 +246,11 @@ class Result:
 
 
 def run(data: list[dict], *, split: str = "all", ks=(5, 10), quick: bool = False,
-        cairn_factory=None, progress: Callable[[str], None] | None = None) -> Result:
-    """Ask every question of the chosen conversations of both retrievers."""
+        cairn_factory=None, progress: Callable[[str], None] | None = None, lane: str = "lexical") -> Result:
+    """Ask every question of the chosen conversations of both retrievers (Cairn's
+    through ``lane``, one of :data:`LANES`)."""
+    if cairn_factory is None:
+        cairn_factory = partial(CairnRanker, lane=lane)
     ks = tuple(sorted(set(ks)))
     chosen = tuple(i for i in (QUICK if quick else SPLITS[split]) if i < len(data) and (quick or i in SPLITS[split]))
     notes = EvidenceNotes()
@@ -252,7 +261,7 @@ def run(data: list[dict], *, split: str = "all", ks=(5, 10), quick: bool = False
         for index in chosen:
             conversation = data[index]
             started = time.perf_counter()
-            cairn = (cairn_factory or CairnRanker)(conversation, Path(folder))
+            cairn = cairn_factory(conversation, Path(folder))
             ingest_s += time.perf_counter() - started
             baseline = BaselineRanker(conversation)
             cells = (total, by_split["dev" if index in SPLITS["dev"] else "heldout"])

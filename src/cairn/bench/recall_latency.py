@@ -118,11 +118,11 @@ def queries(texts: list[str], rng: random.Random, count: int) -> list[str]:
 def measure(path: Path, qs: list[str], *, trace: bool) -> list[float]:
     with Cairn(path, now=NOW) as cairn:
         for q in qs[:20]:  # warm the page cache and the statement cache
-            cairn.recall(q, trace=False)
+            cairn.recall(q, trace=False, lane="claims")
         times = []
         for q in qs:
             start = time.perf_counter()
-            cairn.recall(q, trace=trace)
+            cairn.recall(q, trace=trace, lane="claims")
             times.append((time.perf_counter() - start) * 1000)
     return times
 
@@ -142,7 +142,7 @@ def run(sizes: list[int], count: int, seed: int) -> list[dict]:
             traced = measure(path, qs, trace=True)
             stress = measure(path, common, trace=False)
             with Cairn(path, now=NOW) as cairn:
-                hits = sum(1 for q in qs if cairn.recall(q, trace=False).results)
+                hits = sum(1 for q in qs if cairn.recall(q, trace=False, lane="claims").results)
             row = {
                 "size": size,
                 "build_s": build_s,

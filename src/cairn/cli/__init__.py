@@ -33,10 +33,10 @@ from typing import Any, NoReturn
 from ..engine import Cairn, default_db_path
 from ..engine.scope import discard_new_store, is_database_url
 from ..errors import CairnError, InvalidInput, StoreUnavailable
-from . import bench, host, ingest, learn, mcp, migrate, recall, records, relations, trace
+from . import bench, embed, host, ingest, learn, mcp, migrate, recall, records, relations, trace
 from .common import Output
 
-GROUPS = (records, learn, recall, ingest, relations, host, bench, mcp, trace, migrate)
+GROUPS = (records, learn, recall, ingest, relations, host, bench, mcp, trace, embed, migrate)
 
 # Commands that may add records, and so may create the database (the MCP server serves
 # memory_remember: an agent's first session starts on no database at all).
@@ -67,10 +67,28 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--space", default=os.environ.get("CAIRN_SPACE", "default"), help="isolation space (default: default)")
     parser.add_argument("--now", help="fix the clock to this ISO-8601 time")
     parser.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
+    parser.add_argument("--version", action=_Version, help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for group in GROUPS:
         group.register(sub)
     return parser
+
+
+class _Version(argparse.Action):
+    """``--version``, reading the installed version only when asked (start-up stays lean)."""
+
+    def __init__(self, option_strings, dest, **kwargs) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            found = version("cairn-memory")  # the distribution's name (pyproject.toml)
+        except PackageNotFoundError:
+            found = "unknown (not installed)"
+        print(f"cairn {found}")
+        parser.exit()
 
 
 def _default_shown() -> str:

@@ -60,11 +60,13 @@ def register(sub) -> None:
 
     q = add_command(inner, "locomo", "LoCoMo evidence retrieval against the FTS5 baseline", cmd_locomo,
                     description=_LOCOMO, needs_db=False)
-    q.add_argument("--data", help="path of locomo10.json (default: ../shared/data/locomo10.json beside the repository)")
+    q.add_argument("--data", metavar="PATH", help="path of locomo10.json (default: the path under Data above)")
     q.add_argument("--split", choices=tuple(locomo.SPLITS), default="all", help="dev (0-4), heldout (5-9) or all (default)")
     q.add_argument("--k", type=_k_list, default=(5, 10),
                    help=f"cut-offs, comma-separated, at most {locomo.MAX_K} (default: 5,10)")
     q.add_argument("--quick", action="store_true", help="two conversations (0 and 5): the CI variant")
+    q.add_argument("--lane", choices=tuple(locomo.LANES), default="lexical",
+                   help="Cairn's episode lane: lexical (default), semantic or hybrid (these two need the semantic extra)")
     q.add_argument("--report", metavar="FILE", help="also write the LoCoMo section of this benchmarks document")
 
     s = add_command(inner, "scale", "the scale ladder: ingest, latency, needles, size, memory", cmd_scale,
@@ -91,6 +93,8 @@ def _command(args, bench: str) -> str:
     if bench == "locomo":
         parts += ["--quick"] if args.quick else ["--split", args.split]
         parts += ["--k", ",".join(map(str, args.k))]
+        if args.lane != "lexical":
+            parts += ["--lane", args.lane]
         if args.data:
             parts += ["--data", args.data]
     else:
@@ -104,7 +108,7 @@ def _command(args, bench: str) -> str:
 
 def cmd_locomo(cairn, args) -> Output:
     data = locomo.load(args.data)
-    result = locomo.run(data, split=args.split, ks=args.k, quick=args.quick, progress=_progress)
+    result = locomo.run(data, split=args.split, ks=args.k, quick=args.quick, progress=_progress, lane=args.lane)
     if args.report:
         report.write_locomo(args.report, result, command=_command(args, "locomo"))
     return Output(wire.locomo(result.doc()), report.locomo_text(result), stderr=result.notes.lines())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
@@ -32,9 +33,11 @@ def add_command(
     parser.set_defaults(handler=handler, needs_db=needs_db)
     # The global options are also accepted after the command (`cairn list --json`).
     globals_ = parser.add_argument_group("global options (also accepted before the command)")
-    globals_.add_argument("--db", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
-    globals_.add_argument("--space", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
-    globals_.add_argument("--now", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    globals_.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS,
+                          help="database file (default: $CAIRN_DB, else the user data directory)")
+    globals_.add_argument("--space", metavar="NAME", default=argparse.SUPPRESS,
+                          help="isolation space (default: $CAIRN_SPACE, else default)")
+    globals_.add_argument("--now", metavar="ISO-8601", default=argparse.SUPPRESS, help="fix the clock to this time")
     globals_.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print one JSON object")
     return parser
 
@@ -47,6 +50,46 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
     return value
+
+
+def word(text: str) -> str:
+    """A word of a closed vocabulary as typed, in any case and with ``-`` for ``_``
+    (``--kind Preference``, ``--kind project-state``)."""
+    return text.strip().lower().replace("-", "_")
+
+
+class Progress:
+    """A progress line on stderr for long work (export, import), only on a terminal and
+    only past ``every`` items, so scripts and pipes see nothing."""
+
+    def __init__(self, what: str, *, every: int = 1000, stream=None) -> None:
+        self.what = what
+        self.every = every
+        self.stream = stream if stream is not None else sys.stderr
+        self.shown = False
+        self.count = 0
+        self.active = self.stream.isatty()
+
+    def tick(self, n: int = 1) -> None:
+        self.count += n
+        if self.active and self.count % self.every == 0:
+            print(f"\r{self.what}: {self.count} lines", end="", file=self.stream, flush=True)
+            self.shown = True
+
+    def done(self) -> None:
+        if self.shown:
+            print(f"\r{self.what}: {self.count} lines, done", file=self.stream, flush=True)
+
+
+def span(start: str | None, end: str | None) -> str:
+    """A validity interval in words: an open end is said, not drawn as an ellipsis."""
+    if start and end:
+        return f"valid {start} → {end}"
+    if start:
+        return f"valid from {start}"
+    if end:
+        return f"valid until {end}"
+    return "no validity interval"
 
 
 def one_of(vocabulary: type[Enum]) -> str:

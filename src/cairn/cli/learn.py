@@ -78,17 +78,18 @@ def register(sub) -> None:
 
     p = add_command(sub, "correct", "literal manual correction of a record", cmd_correct,
                     description="Replace a record's text with your literal correction (manual_correction/manual\n"
-                                "evidence, the strongest). Aliases and feedback are cleared; undo restores the\n"
-                                "exact prior record.")
+                                "evidence, the strongest). Feedback is cleared, aliases are kept (unless\n"
+                                "--drop-aliases); undo restores the exact prior record.")
     p.add_argument("id", help="memory id or unique prefix (≥6 characters)")
     p.add_argument("text", help="the corrected claim")
+    p.add_argument("--drop-aliases", action="store_true", help="also clear the record's aliases")
 
     p = add_command(sub, "feedback", "record an explicit verdict on a record", cmd_feedback,
                     description="Record a verdict: useful | unhelpful (utility) or accurate | incorrect (accuracy).\n"
                                 "`incorrect` quarantines the record and its exact duplicates in its origin.\n"
                                 "A verdict from the same --source on the same record is applied at most once.")
     p.add_argument("id", help="memory id or unique prefix")
-    p.add_argument("verdict", help=one_of(Verdict))
+    p.add_argument("verdict", type=str.lower, help=f"{one_of(Verdict)} (any case)")
     p.add_argument("--source", help="id of the act this verdict comes from (replay-safe receipt key)")
 
 
@@ -127,7 +128,7 @@ def cmd_candidates(cairn: Cairn, args) -> Output:
 
 
 def cmd_correct(cairn: Cairn, args) -> Output:
-    result = cairn.correct(args.id, args.text)
+    result = cairn.correct(args.id, args.text, drop_aliases=args.drop_aliases)
     return Output(wire.corrected(result.memory, result.event),
                   f"corrected {result.memory.id} (manual_correction) in event {result.event.id}")
 

@@ -40,16 +40,22 @@ def register(sub) -> None:
 
 
 def _common(p: argparse.ArgumentParser, *, limit: int, budget: int, dormant: bool, trace: bool) -> None:
-    p.add_argument("query", help="the topic to recall (1-512 characters)")
+    p.add_argument("query", help="the topic to recall; a longer text (a whole prompt, up to 64 KB) is read"
+                                 " for its last 512 characters")
     p.add_argument("--limit", type=positive_int, default=limit, help=f"at most this many claims (default {limit})")
     p.add_argument("--budget", type=int, default=budget, help=f"digest size in UTF-8 bytes (default {budget})")
     # LANES is read from the lane registry only when --lane is given or help is shown.
-    p.add_argument("--lane", default="claims", choices=LANES, metavar="LANE",
-                   help="where candidates come from, one of: %(choices)s. claims (default): remembered claims;"
-                        " episodes: verbatim turns (gates reported, not applied); all: both, interleaved claim"
-                        " first; any other: a lane from an installed plug-in")
+    p.add_argument("--lane", default=None, choices=LANES, metavar="LANE",
+                   help="where candidates come from, one of: %(choices)s. claims (the default without the semantic"
+                        " extra): remembered claims; episodes: verbatim turns (gates reported, not applied); all: both,"
+                        " interleaved claim first; semantic, semantic-episodes: nearest by meaning; hybrid (the default"
+                        " with the semantic extra), hybrid-episodes: lexical and semantic fused (see docs/semantic.md);"
+                        " any other: a lane from an installed plug-in")
     p.add_argument("--as-of", help="what held at this valid time (ISO-8601)")
     p.add_argument("--known-at", help="what Cairn held at this record time (ISO-8601)")
+    p.add_argument("--origin", help="only records of this origin (project, channel, folder)")
+    p.add_argument("--prefer-origin", metavar="ORIGIN",
+                   help="put this origin's relevant records first, without leaving other origins out")
     p.add_argument("--include-history", action="store_true",
                    help="let a superseded decision follow its successor as historical rationale")
     if dormant:
@@ -66,6 +72,8 @@ def _options(args) -> dict:
         "include_history": args.include_history,
         "as_of": args.as_of,
         "known_at": args.known_at,
+        "origin": args.origin,
+        "prefer_origin": args.prefer_origin,
     }
 
 

@@ -21,7 +21,7 @@ from .facade import Cairn
 from .ingesting import Ingested
 from .learning import Applied, Corrected, FeedbackResult
 from .recalling import Recalled
-from .records import Page, Quality, Remembered, Shown
+from .records import Confirmed, Page, Quality, Remembered, Shown, TextChange
 from .relations import Timeline
 from .scope import Scope, default_db_path
 from .transfer import Transferred
@@ -31,6 +31,7 @@ __all__ = [
     "LIMITS",
     "Applied",
     "Cairn",
+    "Confirmed",
     "Corrected",
     "FeedbackResult",
     "Ingested",
@@ -44,6 +45,7 @@ __all__ = [
     "Remembered",
     "Scope",
     "Shown",
+    "TextChange",
     "Timeline",
     "Transferred",
     "default_db_path",

@@ -50,7 +50,7 @@ from ..errors import InvalidInput, Refused
 from ..learn.batch import MAX_CLAIMS, MAX_SOURCE_TEXT, Batch, ClaimSpec, SourceSpec
 from ..learn.ingest import Conversation, Turn, TurnError
 from ..learn.ingest import _digest as turns_digest
-from ..model import Actor, Basis, Event, Kind, Memory, Method, Role, SourceKind
+from ..model import Actor, Basis, Event, Kind, Memory, Method, Role, SourceKind, format_time
 from .ingesting import Ingesting
 from .learning import Applied, Learning, applied_and_standing, undone_ids
 from .relations import Relations
@@ -105,6 +105,11 @@ class Reinforcement:
     source: str | None = None
     session: str | None = None
     note: str | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        """A plain JSON form (times as ISO-8601 UTC)."""
+        return {"memory": self.memory, "outcome": self.outcome, "weight": self.weight, "at": format_time(self.at),
+                "event": self.event, "source": self.source, "session": self.session, "note": self.note}
 
 
 @dataclass

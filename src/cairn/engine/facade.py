@@ -37,10 +37,12 @@ from ..recall.triage import Triage
 from ..store import Backend
 from ..wire import ExplainDoc, StatusDoc, TraceDoc
 from .capturing import Capturing, Learned, Reinforcement, ReinforceResult
+from .embedding import Embedded, Embedding
+from .embedding import Progress as EmbedProgress
 from .ingesting import Ingested, Ingesting, Progress
 from .learning import Applied, Corrected, FeedbackResult, Learning
 from .recalling import SEARCH_BUDGET, SEARCH_LIMIT, Recalled, Recalling
-from .records import Page, Quality, Records, Remembered, Shown
+from .records import Confirmed, Page, Quality, Records, Remembered, Shown, TextChange
 from .relations import TIMELINE_MAX, Relations, Timeline
 from .scope import Clock, Scope
 from .transfer import Transfer, Transferred
@@ -159,7 +161,8 @@ class Cairn:
         return self.scope.resolve_id(ref, table)
 
     def get(self, ref: str) -> Memory:
-        """The memory ``ref`` names, as stored."""
+        """The memory ``ref`` names, as stored (the bare record; :meth:`show` adds its
+        read-time quality and relations)."""
         return self.scope.get(ref)
 
     # -- records -----------------------------------------------------------------------
@@ -183,19 +186,24 @@ class Cairn:
         actor: Actor | str = Actor.MANUAL,
         reason: str | None = None,
         relates: Iterable[tuple[Role | str, str]] | None = None,
+        replaces_similar: bool = False,
     ) -> Remembered:
         """Store one claim (or one episode) with its evidence, as one event.
 
         Identical content in the same origin is not stored twice: the standing record is
         returned with ``deduplicated=True`` (episodes excepted). Secrets are redacted
         before anything is written. ``relates`` declares ``[(role, older_ref), ...]``
-        relations from this record in the same event."""
+        relations from this record in the same event. The result's ``similar`` names
+        current records of the same kind and origin the claim seems to replace;
+        ``replaces_similar`` supersedes them when the write policy allows (else the claim
+        is stored quarantined and ``withheld`` says why)."""
         check_str(text, "text")
         check_str(origin, "origin")
         check_str(source, "source", optional=True)
         check_str(reason, "reason", optional=True)
         check_strings(aliases, "aliases")
         check_bool(pin, "pin")
+        check_bool(replaces_similar, "replaces_similar")
         for field, value in (("at", at), ("valid_from", valid_from), ("valid_to", valid_to),
                              ("expected_resolution_at", expected_resolution_at)):
             check_time_arg(value, field)
@@ -204,7 +212,7 @@ class Cairn:
         return self._records.remember(
             text, kind=kind, origin=origin, basis=basis, method=method, source=source, at=at, certainty=certainty,
             valid_from=valid_from, valid_to=valid_to, expected_resolution_at=expected_resolution_at, aliases=aliases,
-            pin=pin, actor=actor, reason=reason, relates=relates,
+            pin=pin, actor=actor, reason=reason, relates=relates, replaces_similar=replaces_similar,
         )
 
     def quality(self, memory: Memory) -> Quality:
@@ -218,12 +226,20 @@ class Cairn:
         return self._records.show(ref)
 
     def list(
-        self, *, status: Status | str | None = None, kind: Kind | str | None = None, page: int = 1, per_page: int = 20
+        self,
+        *,
+        status: Status | str | None = None,
+        kind: Kind | str | None = None,
+        origin: str | None = None,
+        page: int = 1,
+        per_page: int = 20,
     ) -> Page:
-        """One page of this space's records, oldest first, optionally of one status/kind."""
+        """One page of this space's records, oldest first, optionally of one status, kind
+        or origin. A page past the last is refused (:class:`~cairn.errors.InvalidInput`)."""
         check_int(page, "page")
         check_int(per_page, "per_page", 1, 1000)
-        return self._records.list(status=status, kind=kind, page=page, per_page=per_page)
+        check_str(origin, "origin", optional=True)
+        return self._records.list(status=status, kind=kind, origin=origin, page=page, per_page=per_page)
 
     def forget(self, ref: str, *, purge: bool = False, actor: Actor | str = Actor.MANUAL) -> Event:
         """Mark a record forgotten (history keeps it), or with ``purge`` erase its content
@@ -282,10 +298,12 @@ class Cairn:
         """The records a batch with this source (its wire dict) may replace (read-only)."""
         return self._learning.mentioned_by(source)
 
-    def correct(self, ref: str, text: str) -> Corrected:
-        """A literal manual correction of a record (strongest evidence; undoable)."""
+    def correct(self, ref: str, text: str, *, drop_aliases: bool = False) -> Corrected:
+        """A literal manual correction of a record (strongest evidence; undoable). Its
+        aliases are kept unless ``drop_aliases``."""
         check_str(text, "text")
-        return self._learning.correct(ref, text)
+        check_bool(drop_aliases, "drop_aliases")
+        return self._learning.correct(ref, text, drop_aliases=drop_aliases)
 
     def feedback(
         self, ref: str, verdict: Verdict | str, source: str | None = None, *, at: datetime | str | None = None
@@ -309,20 +327,25 @@ class Cairn:
         *,
         limit: int = PACK.limit,
         budget: int = PACK.budget,
-        lane: str = "claims",
+        lane: str | None = None,
         include_dormant: bool = False,
         include_history: bool = False,
         as_of: datetime | str | None = None,
         known_at: datetime | str | None = None,
         trace: bool = True,
+        origin: str | None = None,
+        prefer_origin: str | None = None,
     ) -> Recalled:
         """The few memories that matter for ``query``, packed in a bounded digest.
 
+        ``origin`` keeps only that origin's records; ``prefer_origin`` (a host passes its
+        project) puts that origin's relevant records first without leaving others out.
         Read-only but for its trace (``trace=False`` writes none)."""
         _recall_args(query, limit, budget, lane, as_of, known_at, include_dormant, include_history, trace)
         return self._recalling.recall(
             query, limit=limit, budget=budget, lane=lane, include_dormant=include_dormant,
             include_history=include_history, as_of=as_of, known_at=known_at, trace=trace,
+            origin=origin, prefer_origin=prefer_origin,
         )
 
     def search(
@@ -331,17 +354,19 @@ class Cairn:
         *,
         limit: int = SEARCH_LIMIT,
         budget: int = SEARCH_BUDGET,
-        lane: str = "claims",
+        lane: str | None = None,
         include_history: bool = False,
         as_of: datetime | str | None = None,
         known_at: datetime | str | None = None,
         trace: bool = True,
+        origin: str | None = None,
+        prefer_origin: str | None = None,
     ) -> Recalled:
         """Explicit lookup: like recall, dormant records included, up to 10 results."""
         _recall_args(query, limit, budget, lane, as_of, known_at, include_history, trace)
         return self._recalling.search(
             query, limit=limit, budget=budget, lane=lane, include_history=include_history,
-            as_of=as_of, known_at=known_at, trace=trace,
+            as_of=as_of, known_at=known_at, trace=trace, origin=origin, prefer_origin=prefer_origin,
         )
 
     def explain(
@@ -350,11 +375,13 @@ class Cairn:
         *,
         limit: int = PACK.limit,
         budget: int = PACK.budget,
-        lane: str = "claims",
+        lane: str | None = None,
         include_dormant: bool = False,
         include_history: bool = False,
         as_of: datetime | str | None = None,
         known_at: datetime | str | None = None,
+        origin: str | None = None,
+        prefer_origin: str | None = None,
     ) -> ExplainDoc:
         """Every stage's numbers for ``query`` and each candidate's reason, no memory
         bodies, at most 8 KB. Writes nothing."""
@@ -362,6 +389,7 @@ class Cairn:
         return self._recalling.explain(
             query, limit=limit, budget=budget, lane=lane, include_dormant=include_dormant,
             include_history=include_history, as_of=as_of, known_at=known_at,
+            origin=origin, prefer_origin=prefer_origin,
         )
 
     def ingest(
@@ -376,8 +404,11 @@ class Cairn:
     ) -> Ingested:
         """Store a conversation's turns as verbatim episodes (``format`` jsonl or locomo).
 
-        ``path_or_lines``: a file path, an iterable of JSONL lines, or a decoded LoCoMo
-        conversation; re-ingesting skips turns already stored. ``progress``: a callback
+        ``path_or_lines``: a file path, an iterable of JSONL lines, a list of turn dicts
+        (``{"id", "speaker" or "role", "text", "time"}`` or the chat shape ``{"role",
+        "content"}``: a missing id or time is generated, and the result's ``generated``
+        names which), or a decoded LoCoMo conversation; re-ingesting skips turns already
+        stored. Anything else is refused with :class:`~cairn.errors.InvalidInput`. ``progress``: a callback
         ``(done, total)``, ``False`` for none, ``None`` for a line on a terminal."""
         check_str(format, "format")
         check_str(origin, "origin", optional=True)
@@ -450,6 +481,25 @@ class Cairn:
         """The reinforcement events recorded on a record, oldest first (undone ones left out)."""
         return self._capturing.reinforcements(ref)
 
+    # -- aliases, confirmation, history with texts -------------------------------------
+
+    def alias(self, ref: str, action: str, word: str) -> Event:
+        """Add (``action="add"``) or remove (``"remove"``) one alias of a record, as one
+        undoable event. An alias is a search term, not evidence: no clock moves."""
+        return self._records.alias(ref, action, word)
+
+    def confirm(self, ref: str, *, source: str | None = None) -> Confirmed:
+        """Say a record still holds: its confirmation clock (``reinforced_at``) moves to
+        now, so a dormant record is offered again. Writes no event and never moves the
+        evidence date; one ``source`` confirms a record once; project states are refused
+        (they go stale silently: remember the current state instead)."""
+        return self._records.confirm(ref, source=source)
+
+    def text_changes(self, ref: str, *, limit: int = 20) -> builtins.list[TextChange]:
+        """The events that changed record ``ref``'s text (a correction keeps the id),
+        oldest first, each with the text before and after. Writes nothing."""
+        return self._records.text_changes(ref, limit=limit)
+
     # -- the host loop -----------------------------------------------------------------
 
     def triage(self, message: str, attachments: builtins.list[str] | tuple[str, ...] = ()) -> Triage:
@@ -470,6 +520,14 @@ class Cairn:
         with self.store.snapshot() as view:
             return read_trace(view, self.space, trace_id)
 
+    # -- the semantic extra ------------------------------------------------------------
+
+    def embed(self, *, limit: int | None = None, progress: EmbedProgress | bool | None = None) -> Embedded:
+        """Back-fill the semantic lane's vectors of this space (needs the semantic extra):
+        texts written before it was installed, or in a bulk write. Resumable; see
+        :mod:`.embedding`. ``progress``: ``(done, total)`` callback, False, or None for a
+        bar on a terminal."""
+        return Embedding(self.scope).embed(limit=limit, progress=progress)
 
 # -- argument checks shared by several methods -------------------------------------------
 
@@ -479,7 +537,7 @@ def _recall_args(query: object, limit: object, budget: object, lane: object, as_
     check_str(query, "query")
     check_int(limit, "limit", 1, 1000)
     check_int(budget, "budget", 1, COUNT_MAX)
-    check_str(lane, "lane")
+    check_str(lane, "lane", optional=True)  # None: the default lane (hybrid with the semantic extra)
     check_time_arg(as_of, "as_of")
     check_time_arg(known_at, "known_at")
     for flag in flags:

@@ -12,8 +12,9 @@ Contract of :meth:`Ingesting.ingest`:
   skipped (whatever became of that episode since: forgotten turns are not revived);
 * the store numbers each new episode's position in its origin (the turn order), which the
   episode lane uses to find neighbouring turns;
-* one transaction and one event for the whole ingest; a defect anywhere refuses the
-  whole ingest with a one-line reason naming the line or turn, and nothing is written;
+* one transaction and one event for the whole ingest; a defect anywhere — a turn timed
+  later than now among them — refuses the whole ingest with a one-line reason naming the
+  line or turn, and nothing is written;
 * a progress line on stderr for long ingests when stderr is a terminal.
 """
 
@@ -27,6 +28,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import wire
 from ..errors import InvalidInput
 from ..learn.ingest import Conversation, Turn, TurnError, parse_jsonl, parse_locomo
 from ..model import (
@@ -39,6 +41,7 @@ from ..model import (
     Method,
     Source,
     SourceKind,
+    format_time,
     source_to_dict,
 )
 from .mutation import new_id
@@ -59,6 +62,12 @@ class Ingested:
     origins: tuple[str, ...]
     event: Event | None  # None when every turn was already present
     ids: tuple[str, ...] = ()  # ids of the new episodes, in turn order
+    generated: tuple[str, ...] = ()  # turn fields Cairn filled in because the input lacked them ("id", "time")
+
+    def to_dict(self) -> wire.IngestDoc:
+        """The wire form (``ingest --json``)."""
+        return wire.ingested(source=self.source, episodes=self.episodes, skipped=self.skipped, origins=self.origins,
+                             event=self.event)
 
 
 def episode_content(turn: Turn) -> str:
@@ -95,6 +104,11 @@ class Ingesting(Part):
         if sample is not None and format != "locomo":
             raise InvalidInput("sample", "only the locomo format holds several conversations")
         actor = choice(Actor, actor, "actor")
+        generated: set[str] = set()
+        if format == "jsonl" and isinstance(path_or_lines, Iterable) and not isinstance(
+            path_or_lines, (str, bytes, dict, os.PathLike)
+        ):
+            path_or_lines = self._turn_lines(list(path_or_lines), generated)
         default_name, conversations = self._read_conversations(path_or_lines, format, sample)
         if not any(c.turns for c in conversations):
             raise InvalidInput("conversation", "holds no turns to ingest")
@@ -121,9 +135,41 @@ class Ingesting(Part):
                 m.data.update({"source": source.id, "episodes": len(written), "skipped": skipped})
         if report:
             report(total, total)
-        return Ingested(source.id, len(written), skipped, tuple(p for p, _ in planned), m.event, tuple(written))
+        return Ingested(source.id, len(written), skipped, tuple(p for p, _ in planned), m.event, tuple(written),
+                        tuple(sorted(generated)))
 
     # -- steps -------------------------------------------------------------------------
+
+    def _turn_lines(self, items: list, generated: set[str]) -> list[str]:
+        """Turns given as Python values, as JSONL lines: a dict is a turn, in the JSONL
+        shape or the chat shape ``{"role", "content"}``. A missing ``id`` is generated
+        from the turn's position and text (so re-ingesting the same list is idempotent), a
+        missing ``time`` is now; the result's ``generated`` says which were filled in."""
+        lines: list[str] = []
+        for number, item in enumerate(items, 1):
+            if isinstance(item, str):
+                lines.append(item)
+                continue
+            if not isinstance(item, dict):
+                raise InvalidInput(f"ingest turn {number}", f"a {type(item).__name__}; give a dict or a JSONL line")
+            turn = dict(item)
+            if "text" not in turn and "content" in turn:
+                turn["text"] = turn.pop("content")
+            if not isinstance(turn.get("text"), str):
+                raise InvalidInput(f"ingest turn {number}", 'needs "text" (or "content") as a string')
+            if turn.get("id") is None:
+                speaker = str(turn.get("speaker", turn.get("role", "")))
+                digest = hashlib.sha256(f"{speaker}\n{turn['text']}".encode()).hexdigest()[:8]
+                turn["id"] = f"turn-{number}-{digest}"
+                generated.add("id")
+            if turn.get("time") is None:
+                turn["time"] = format_time(self.now())
+                generated.add("time")
+            try:
+                lines.append(json.dumps(turn, ensure_ascii=False))
+            except (TypeError, ValueError):
+                raise InvalidInput(f"ingest turn {number}", "holds a value that is not JSON data") from None
+        return lines
 
     def _read_conversations(self, path_or_lines, format: str, sample) -> tuple[str, list[Conversation]]:
         """Parse everything first: a defect must refuse the ingest before any write."""
@@ -161,10 +207,15 @@ class Ingesting(Part):
             else:
                 place = f"{base}/{conversation.name or index}" if base else (conversation.name or f"{own}-{index}")
             planned.append((clean_origin(place), conversation))
+        now = self.now()
         for _, conversation in planned:
             for turn in conversation.turns:
                 if len(episode_content(turn).strip()) > LIMITS.episode_max:
                     raise InvalidInput(f"ingest turn {turn.id}", f"longer than {LIMITS.episode_max} characters")
+                if turn.time > now:
+                    # A turn's time is its episode's evidence time: never later than now.
+                    raise InvalidInput(f"ingest turn {turn.id}",
+                                       f"time {turn.time.isoformat()} is later than now: evidence cannot be later than now")
         return planned
 
     def _source(self, conversations: list[Conversation], planned) -> Source:

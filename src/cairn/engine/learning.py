@@ -6,7 +6,7 @@
   decides each replacement; mentioned records left standing are confirmed (``reinforced_at``,
   no event).
 * :meth:`Learning.correct` — a literal manual correction (manual_correction/manual
-  evidence, aliases and feedback cleared); undo restores the exact prior record.
+  evidence, feedback cleared, aliases kept unless dropped); undo restores the exact prior record.
 * :meth:`Learning.feedback` — an explicit verdict with a replay-safe receipt.
 """
 
@@ -58,6 +58,11 @@ class Applied:
     counts: dict[str, int]
     outcomes: list[ClaimOutcome]
     mentioned: list[str]  # the records the source mentions: what its claims may replace
+
+    def to_dict(self) -> wire.ApplyDoc:
+        """The wire form (``apply --json``)."""
+        return wire.applied(self.event, source=self.source, counts=self.counts, claims=self.outcomes,
+                            candidates=self.mentioned)
     confirmed: list[str]
 
 
@@ -66,6 +71,15 @@ class Corrected:
     memory: Memory
     event: Event
 
+    @property
+    def id(self) -> str:
+        """The id of the record corrected (a correction keeps the id)."""
+        return self.memory.id
+
+    def to_dict(self) -> wire.CorrectDoc:
+        """The wire form (``correct --json``)."""
+        return wire.corrected(self.memory, self.event)
+
 
 @dataclass(frozen=True, slots=True)
 class FeedbackResult:
@@ -73,6 +87,10 @@ class FeedbackResult:
     reason: str  # applied | repeated | one of policy.feedback.IGNORE_REASONS
     event: Event | None = None
     quarantined: tuple[str, ...] = ()
+
+    def to_dict(self) -> wire.FeedbackDoc:
+        """The wire form (``feedback --json``)."""
+        return wire.feedback(applied=self.applied, reason=self.reason, event=self.event, quarantined=self.quarantined)
 
 
 class Learning(Part):
@@ -199,11 +217,12 @@ class Learning(Part):
 
     # -- literal correction ----------------------------------------------------------
 
-    def correct(self, ref: str, text: str) -> Corrected:
+    def correct(self, ref: str, text: str, *, drop_aliases: bool = False) -> Corrected:
         """Replace a record's text with the user's literal correction (priority 4).
 
-        Aliases and feedback are cleared (they described the old text); the record keeps
-        its id, layer and validity. A quarantined (conflicted) record may be corrected:
+        Feedback is cleared (it judged the old text); aliases are kept (they name the
+        subject, which a correction rarely changes) unless ``drop_aliases``; the record
+        keeps its id, layer and validity. A quarantined (conflicted) record may be corrected:
         that is one of the ways out. Forgotten, retired, purged records and episodes are
         refused.
         """
@@ -225,7 +244,7 @@ class Learning(Part):
             after = replace(
                 current,
                 content=content,
-                aliases=(),
+                aliases=() if drop_aliases else current.aliases,
                 feedback=NO_FEEDBACK,
                 status=Status.PROVISIONAL,
                 evidence=Evidence(Basis.MANUAL_CORRECTION, Method.MANUAL, action, now),

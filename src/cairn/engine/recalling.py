@@ -13,12 +13,13 @@ from datetime import datetime
 
 from ..errors import InvalidInput
 from ..recall.explain import explain_doc, recall_doc
+from ..recall.fusion import default_lane
 from ..recall.pack import PACK
 from ..recall.pipeline import LANES, MAX_LIMIT, Outcome, Request, ResultItem, run, validate
 from ..recall.traces import RETENTION_DAYS, write_trace
 from ..wire import ExplainDoc, RecallDoc
 from .scope import Part
-from .validate import as_time
+from .validate import as_time, clean_origin
 
 # LANES: the lane names a recall accepts, read from the lane registry on first use.
 __all__ = ["LANES", "SEARCH_BUDGET", "SEARCH_LIMIT", "Recalled", "Recalling"]
@@ -66,15 +67,22 @@ class Recalling(Part):
         *,
         limit: int = PACK.limit,
         budget: int = PACK.budget,
-        lane: str = "claims",
+        lane: str | None = None,
         include_dormant: bool = False,
         include_history: bool = False,
         as_of: datetime | str | None = None,
         known_at: datetime | str | None = None,
         trace: bool = True,
+        origin: str | None = None,
+        prefer_origin: str | None = None,
     ) -> Recalled:
-        """The few memories that matter for ``query``, packed in a bounded digest."""
-        request = self._recall_request(query, limit, budget, lane, include_dormant, include_history, as_of, known_at)
+        """The few memories that matter for ``query``, packed in a bounded digest.
+
+        ``origin`` keeps only that origin's records (the others are excluded as
+        ``other-origin``); ``prefer_origin`` puts that origin's relevant records first
+        without leaving the others out."""
+        request = self._recall_request(query, limit, budget, lane, include_dormant, include_history, as_of, known_at,
+                                       origin, prefer_origin)
         outcome = self._run_recall(request)
         trace_id = None
         if trace and not self.store.read_only:
@@ -87,18 +95,20 @@ class Recalling(Part):
         *,
         limit: int = SEARCH_LIMIT,
         budget: int = SEARCH_BUDGET,
-        lane: str = "claims",
+        lane: str | None = None,
         include_history: bool = False,
         as_of: datetime | str | None = None,
         known_at: datetime | str | None = None,
         trace: bool = True,
+        origin: str | None = None,
+        prefer_origin: str | None = None,
     ) -> Recalled:
         """Explicit lookup: like recall, dormant records included, up to 10 results."""
         if isinstance(limit, int) and not isinstance(limit, bool) and limit > SEARCH_LIMIT:
             raise InvalidInput("limit", f"{limit}; search returns at most {SEARCH_LIMIT}")
         return self.recall(
             query, limit=limit, budget=budget, lane=lane, include_dormant=True, include_history=include_history,
-            as_of=as_of, known_at=known_at, trace=trace,
+            as_of=as_of, known_at=known_at, trace=trace, origin=origin, prefer_origin=prefer_origin,
         )
 
     def explain(
@@ -107,20 +117,29 @@ class Recalling(Part):
         *,
         limit: int = PACK.limit,
         budget: int = PACK.budget,
-        lane: str = "claims",
+        lane: str | None = None,
         include_dormant: bool = False,
         include_history: bool = False,
         as_of: datetime | str | None = None,
         known_at: datetime | str | None = None,
+        origin: str | None = None,
+        prefer_origin: str | None = None,
     ) -> ExplainDoc:
         """Every stage's numbers for ``query``, no memory bodies, at most 8 KB. Writes nothing."""
-        request = self._recall_request(query, limit, budget, lane, include_dormant, include_history, as_of, known_at)
+        request = self._recall_request(query, limit, budget, lane, include_dormant, include_history, as_of, known_at,
+                                       origin, prefer_origin)
         return explain_doc(self._run_recall(request))
 
     # -- helpers -----------------------------------------------------------------------
 
-    def _recall_request(self, query, limit, budget, lane, include_dormant, include_history, as_of, known_at) -> Request:
+    def _recall_request(self, query, limit, budget, lane, include_dormant, include_history, as_of, known_at,
+                        origin=None, prefer_origin=None) -> Request:
+        if lane is None:
+            lane = default_lane(self.store)  # hybrid with the semantic extra active, else claims
         text = validate(query, limit=limit, budget=budget, lane=lane, max_limit=MAX_LIMIT)
+        for field, value in (("origin", origin), ("prefer_origin", prefer_origin)):
+            if value is not None and not isinstance(value, str):
+                raise InvalidInput(field, "must be a string (an origin name)")
         return Request(
             query=text,
             space=self.space,
@@ -132,6 +151,8 @@ class Recalling(Part):
             include_history=bool(include_history),
             as_of=as_time(as_of, "as_of"),
             known_at=as_time(known_at, "known_at"),
+            origin=None if origin is None else clean_origin(origin),
+            prefer_origin=None if prefer_origin is None else clean_origin(prefer_origin),
         )
 
     def _run_recall(self, request: Request) -> Outcome:

@@ -1,5 +1,18 @@
 """Record operations of the facade: remember, show, list, forget (and purge), pin,
-history and status."""
+alias, confirm, history and status.
+
+Rules kept here:
+
+* evidence cannot be later than now: ``remember(at=...)`` in the future is refused, as
+  ``apply`` refuses a future source and ``correct`` a record whose evidence is newer;
+* dedup within one origin on a normalised form (case, whitespace, trailing punctuation:
+  the store's content hash), so a near-duplicate returns the standing record;
+* a new claim that shares its subject and attribute with a current record of the same
+  kind and origin is stored, and the result names that record in ``similar`` so the caller
+  can declare ``supersedes``/``corrects`` (or ask ``replaces_similar``; see :mod:`.similar`);
+* ``confirm`` moves the confirmation clock (``reinforced_at``) only: no event, no
+  revision, never backwards, never for a project state (whose states go stale silently).
+"""
 
 from __future__ import annotations
 
@@ -10,6 +23,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import cast
 
+from .. import wire
 from ..errors import InvalidInput, Refused
 from ..model import (
     Actor,
@@ -24,11 +38,12 @@ from ..model import (
     Relation,
     Role,
     Status,
+    format_time,
     memory_from_dict,
     memory_to_dict,
 )
 from ..model.codec import change_from_dict, evidence_problem
-from ..policy.aging import freshness
+from ..policy.aging import confirmation_anchor, freshness
 from ..policy.priority import record_priority
 from ..recall.rank import rank_factors
 from ..store import WriteTx, content_hash
@@ -36,14 +51,69 @@ from ..wire import ProblemDoc, StatusDoc
 from .mutation import new_id
 from .relations import Relations
 from .scope import Part, Scope
+from .similar import find_similar, replacements
 from .validate import as_time, choice, clean_aliases, clean_content, clean_origin, optional_choice, redact_text
 
 
 @dataclass(frozen=True, slots=True)
 class Remembered:
+    """The outcome of ``remember``: the record (new, or the one already standing), the
+    event written (None when nothing was), and the current records of the same kind and
+    origin that the new claim seems to replace (``similar``: a hint, nothing was changed)."""
+
     memory: Memory
     event: Event | None  # None when identical content already stood in this origin
     deduplicated: bool = False
+    similar: tuple[Memory, ...] = ()
+    # With replaces_similar: the similar records now superseded, or — when the write
+    # policy withholds the replacement — (id, reason) of each that stands, the new claim
+    # then stored quarantined (conflicted).
+    replaced: tuple[str, ...] = ()
+    withheld: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def id(self) -> str:
+        """The id of the record remembered (or of the one already standing)."""
+        return self.memory.id
+
+    def to_dict(self) -> wire.RememberDoc:
+        """The wire form (``remember --json``)."""
+        return wire.remembered(self.memory, self.event, deduplicated=self.deduplicated, similar=self.similar,
+                               replaced=self.replaced, withheld=self.withheld)
+
+
+@dataclass(frozen=True, slots=True)
+class TextChange:
+    """One event that changed a record's text: a correction, an undo of one, a purge."""
+
+    event: str
+    at: datetime
+    reason: str
+    before: str
+    after: str
+
+    def to_dict(self) -> dict[str, str]:
+        """The wire form: the event, its time and reason, both texts (bounded excerpts)."""
+        return {"event": self.event, "at": format_time(self.at), "reason": self.reason,
+                "before": wire.excerpt_text(self.before), "after": wire.excerpt_text(self.after)}
+
+
+@dataclass(frozen=True, slots=True)
+class Confirmed:
+    """The outcome of ``confirm``: whether the confirmation clock moved, and why not."""
+
+    memory: Memory
+    moved: bool
+    reason: str  # "confirmed", or why the clock stayed where it was
+
+    @property
+    def id(self) -> str:
+        """The id of the record confirmed."""
+        return self.memory.id
+
+    def to_dict(self) -> wire.ConfirmDoc:
+        """The wire form (``confirm --json``)."""
+        return wire.confirmed(self.memory, moved=self.moved, reason=self.reason)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +132,11 @@ class Quality:
     utility: float
     accuracy: float
 
+    def to_dict(self, memory: Memory) -> wire.QualityDoc:
+        """The wire form (the ``quality`` of ``show --json``); ``memory`` is the record it
+        describes (its evidence basis and method are part of the document)."""
+        return wire.quality(self, memory)
+
 
 @dataclass(frozen=True, slots=True)
 class Shown:
@@ -71,6 +146,15 @@ class Shown:
     quality: Quality
     relations: list[Relation]
 
+    @property
+    def id(self) -> str:
+        """The id of the record shown."""
+        return self.memory.id
+
+    def to_dict(self) -> wire.ShowDoc:
+        """The wire form (``show --json``)."""
+        return wire.shown(self.memory, self.quality, self.relations)
+
 
 @dataclass(frozen=True, slots=True)
 class Page:
@@ -78,6 +162,10 @@ class Page:
     page: int
     pages: int
     total: int
+
+    def to_dict(self) -> wire.ListDoc:
+        """The wire form (``list --json``)."""
+        return wire.memory_page(self.memories, page=self.page, pages=self.pages, total=self.total)
 
 
 class Records(Part):
@@ -106,9 +194,15 @@ class Records(Part):
         actor: Actor | str = Actor.MANUAL,
         reason: str | None = None,
         relates: Iterable[tuple[Role | str, str]] | None = None,
+        replaces_similar: bool = False,
     ) -> Remembered:
         """Store one claim (or one episode). Identical content in the same origin is not
         stored twice: the standing record is returned instead (episodes excepted).
+
+        ``replaces_similar``: the new claim supersedes the similar records it finds (see
+        ``Remembered.similar``) when the write policy lets this evidence replace each of
+        them; when it withholds any, nothing is superseded and the new claim is stored
+        quarantined (``conflicted``), as a withheld batch variant is.
 
         ``relates``: ``[(role, older_ref), ...]`` relations declared from this record to
         older ones, written in the same event (checked as ``relate`` checks them; when the
@@ -117,6 +211,8 @@ class Records(Part):
         content = clean_content(text, kind)
         now = self.now()
         evidence_at = as_time(at, "at") or now
+        if evidence_at > now:
+            raise InvalidInput("at", f"evidence cannot be later than now ({evidence_at.isoformat()} > {now.isoformat()})")
         memory = Memory(
             id=new_id(),
             space=self.space,
@@ -145,18 +241,30 @@ class Records(Part):
             raise InvalidInput("valid_to", "lies before valid_from")
         actor = choice(Actor, actor, "actor")
         links = self.relations.check_relates(relates)
+        if replaces_similar and links:
+            raise InvalidInput("replaces_similar", "declares relations itself; give it or explicit relations, not both")
         standing = None
+        similar: tuple[Memory, ...] = ()
+        replaced: tuple[str, ...] = ()
+        withheld: tuple[tuple[str, str], ...] = ()
         with self.scope.mutation(actor, reason or f"remember {kind.value}") as m:
             if kind is not Kind.EPISODE:
                 found = m.tx.memories_with_hash(self.space, memory.origin, content_hash(content))
                 standing = next((s for s in found if s.active and s.kind is kind), None)
             if standing is None:
+                if kind is not Kind.EPISODE and not links:
+                    similar = find_similar(m.tx, self.space, memory)
+                if replaces_similar and similar:
+                    links, withheld = replacements(memory, similar, now)
+                    replaced = tuple(to_id for _, to_id in links)
+                    if withheld:
+                        memory = replace(memory, status=Status.CONFLICTED)
                 m.put(None, memory)
             for role, to_id in links:
                 m.put_relation(None, self.relations.checked_relation(m.tx, standing or memory, role, to_id))
         if standing is not None:
             return Remembered(standing, m.event, deduplicated=True)
-        return Remembered(memory, m.event)
+        return Remembered(memory, m.event, similar=similar, replaced=replaced, withheld=withheld)
 
     def quality(self, memory: Memory) -> Quality:
         """Read-time quality of one record (nothing is written)."""
@@ -183,21 +291,37 @@ class Records(Part):
         return Shown(memory, self.quality(memory), self.store.relations(self.space, record_id=memory.id))
 
     def list(
-        self, *, status: Status | str | None = None, kind: Kind | str | None = None, page: int = 1, per_page: int = 20
+        self,
+        *,
+        status: Status | str | None = None,
+        kind: Kind | str | None = None,
+        origin: str | None = None,
+        page: int = 1,
+        per_page: int = 20,
     ) -> Page:
         status = optional_choice(Status, status, "status")
         kind = optional_choice(Kind, kind, "kind")
+        origin = None if origin is None else clean_origin(origin)
         if not isinstance(page, int) or page < 1:
             raise InvalidInput("page", "must be a positive integer")
         if not isinstance(per_page, int) or not 1 <= per_page <= 1000:
             raise InvalidInput("per_page", "must be 1-1000")
         statuses = (status.value,) if status else None
         kinds = (kind.value,) if kind else None
-        total = self.store.count_memories(self.space, statuses=statuses, kinds=kinds)
+        if origin is None:
+            total = self.store.count_memories(self.space, statuses=statuses, kinds=kinds)
+        else:
+            # The store pages by status and kind; an origin is sifted here, in one pass.
+            mine = [m for m in self.store.iter_memories(self.space, statuses=statuses, kinds=kinds) if m.origin == origin]
+            total = len(mine)
         pages = max(1, math.ceil(total / per_page))
-        rows = list(
-            self.store.iter_memories(self.space, statuses=statuses, kinds=kinds, limit=per_page, offset=(page - 1) * per_page)
-        )
+        if page > pages:
+            raise InvalidInput("page", f"no such page: {page} (there {'is' if pages == 1 else 'are'} {pages})")
+        if origin is not None:
+            rows = mine[(page - 1) * per_page : page * per_page]
+        else:
+            rows = list(self.store.iter_memories(
+                self.space, statuses=statuses, kinds=kinds, limit=per_page, offset=(page - 1) * per_page))
         return Page(rows, page, pages, total)
 
     def forget(self, ref: str, *, purge: bool = False, actor: Actor | str = Actor.MANUAL) -> Event:
@@ -250,10 +374,87 @@ class Records(Part):
                 raise Refused(f"memory {memory_id} is already {layer.value}")
             if current.purged_at is not None:
                 raise Refused(f"memory {memory_id} is purged")
+            if layer is Layer.PINNED and current.status in (Status.FORGOTTEN, Status.RETIRED):
+                raise Refused(f"memory {memory_id} is {current.status.value}; undo that before pinning it")
             # Pinning is not evidence: updated_at (the authority gate) does not move.
             m.put(current, replace(current, layer=layer, revision=current.revision + 1))
         assert m.event is not None  # the record changed, so its event was written
         return m.event
+
+    def alias(self, ref: str, action: str, word: str) -> Event:
+        """Add or remove one alias (a search term) of a record, as one undoable event."""
+        if action not in ("add", "remove"):
+            raise InvalidInput("action", f"{action!r} (one of: add, remove)")
+        (cleaned,) = clean_aliases([word])
+        memory_id = self.scope.resolve_id(ref)
+        with self.scope.mutation(Actor.MANUAL, f"alias {action}") as m:
+            current = m.tx.get_memory(self.space, memory_id)
+            if current is None:
+                raise Refused(f"memory {memory_id} is unreadable; see `cairn status`")
+            if current.purged_at is not None:
+                raise Refused(f"memory {memory_id} is purged")
+            held = [a.casefold() for a in current.aliases]
+            if action == "add":
+                if cleaned.casefold() in held:
+                    raise Refused(f"memory {memory_id} already has the alias {cleaned!r}")
+                aliases = clean_aliases([*current.aliases, cleaned])
+            else:
+                if cleaned.casefold() not in held:
+                    raise Refused(f"memory {memory_id} has no alias {cleaned!r}")
+                aliases = tuple(a for a in current.aliases if a.casefold() != cleaned.casefold())
+            # An alias is a search term, not evidence: updated_at (the authority gate) stays.
+            m.put(current, replace(current, aliases=aliases, revision=current.revision + 1))
+            m.data["alias"] = cleaned
+        assert m.event is not None  # the record changed, so its event was written
+        return m.event
+
+    def confirm(self, ref: str, *, source: str | None = None) -> Confirmed:
+        """Say a record still holds: its confirmation clock moves to now (see the module
+        docstring). ``source`` names who checked it; one source confirms a record once."""
+        memory_id = self.scope.resolve_id(ref)
+        source_id = _clean_source(source)
+        now = self.now()
+        with self.store.write() as tx:
+            current = tx.get_memory(self.space, memory_id)
+            if current is None:
+                raise Refused(f"memory {memory_id} is unreadable; see `cairn status`")
+            if not current.active:
+                raise Refused(f"memory {memory_id} is {current.status.value}: only a current record can be confirmed")
+            if current.kind is Kind.PROJECT_STATE:
+                raise Refused(f"memory {memory_id} is a project state: states go stale silently, so a confirmation"
+                              " does not renew them; remember the current state instead")
+            if current.kind is Kind.EPISODE:
+                raise Refused(f"memory {memory_id} is an episode: a verbatim turn is not a claim to confirm")
+            receipt = f"confirm:{source_id}" if source_id else None
+            if receipt and tx.get_receipt(self.space, receipt, memory_id) is not None:
+                return Confirmed(current, False, f"already confirmed by {source_id}")
+            if current.pinned:
+                return Confirmed(current, False, "pinned: already at full freshness")
+            if now <= confirmation_anchor(current):
+                return Confirmed(current, False, "already confirmed at or after now")
+            after = replace(current, reinforced_at=now)
+            tx.put_memory(after)  # no event, no revision: the confirmation clock only
+            if receipt:
+                tx.put_receipt(self.space, receipt, memory_id, "confirmed", now)
+        return Confirmed(after, True, "confirmed")
+
+    def text_changes(self, ref: str, *, limit: int = 20) -> builtins.list[TextChange]:
+        """The events that changed record ``ref``'s text (a correction keeps the id), oldest
+        first, with the text before and after each, at most ``limit`` of the newest."""
+        if not isinstance(limit, int) or limit < 1:
+            raise InvalidInput("limit", "must be a positive integer")
+        memory_id = self.scope.resolve_id(ref)
+        found: builtins.list[TextChange] = []
+        for event in self.store.events(self.space, record_id=memory_id):
+            for change in event.changes:
+                if change.table != "memory" or change.id != memory_id or change.before is None or change.after is None:
+                    continue
+                before, after = str(change.before.get("content", "")), str(change.after.get("content", ""))
+                if before != after:
+                    found.append(TextChange(event.id, event.at, event.reason, before, after))
+            if len(found) >= limit:
+                break
+        return found[::-1]
 
     def history(self, ref: str | None = None, *, limit: int = 20) -> builtins.list[Event]:
         if not isinstance(limit, int) or limit < 1:
@@ -275,6 +476,14 @@ class Records(Part):
             "problems": [cast(ProblemDoc, p) for p in problems if p["space"] == self.space],
             "problems_elsewhere": sum(1 for p in problems if p["space"] != self.space),
         }
+
+
+def _clean_source(source: str | None) -> str | None:
+    if source is None:
+        return None
+    if not isinstance(source, str) or not 1 <= len(source.strip()) <= 200 or any(ord(c) < 32 for c in source):
+        raise InvalidInput("source", "must be 1-200 printable characters")
+    return redact_text(source.strip())
 
 
 def _erase_snapshot(snapshot: dict | None) -> dict | None:

@@ -23,6 +23,8 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ..embed.vectors import attach as attach_embedder
+from ..embed.vectors import warm as warm_embedder
 from ..errors import AmbiguousId, InvalidInput, NotFound, echo
 from ..model import Actor, Memory
 from ..store import Backend, discard_if_empty, is_database_url, open_store, skipped_rows
@@ -93,6 +95,7 @@ class Scope:
         self.store = store
         self.space = check_space(space)
         self.clock = clock
+        attach_embedder(store)  # with the semantic extra active, texts are embedded in their write
         self._skipped_before = skipped_rows()
 
     def skipped(self) -> int:
@@ -183,6 +186,7 @@ class Scope:
     @contextmanager
     def mutation(self, actor: Actor, reason: str) -> Iterator[Mutation]:
         """Open one write transaction; on success append exactly one event and commit."""
+        warm_embedder()  # load the semantic extra's model, if active, before taking the write lock
         with self.store.write() as tx:
             mutation = Mutation(tx=tx, space=self.space, actor=actor, reason=redact_text(reason), at=self.now())
             yield mutation

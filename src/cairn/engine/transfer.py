@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import IO
 
+from .. import wire
 from ..errors import BadImportLine
 from ..model import (
     MalformedRecord,
@@ -62,6 +63,11 @@ class Transferred:
     events: int = 0
     relations: int = 0
     skipped: int = 0
+
+    def to_dict(self) -> wire.ImportDoc:
+        """The wire form (``import --json``; ``export --json`` prints the same counts
+        without ``skipped``)."""
+        return wire.imported(self)
 
 
 class Transfer(Part):

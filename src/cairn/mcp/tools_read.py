@@ -26,8 +26,9 @@ def _query_params(*, limit: int, max_limit: int, budget: int, dormant: bool, tra
                         required=True, max_length=QUERY_MAX),
         "limit": integer(f"at most this many results (default {limit}, at most {max_limit})", default=limit),
         "budget": integer(f"size of the digest in UTF-8 bytes (default {budget}, at most 65536)", default=budget),
-        "lane": string("where candidates come from: claims (default, remembered claims), episodes (verbatim"
-                       " conversation turns), all (both), or a lane an installed plug-in provides", default="claims"),
+        "lane": string("where candidates come from: claims (remembered claims; the default without the semantic"
+                       " extra), hybrid (claims and meaning fused; the default with it), episodes (verbatim"
+                       " conversation turns), all (both), or a lane an installed plug-in provides"),
         "as_of": string("what held at this valid time (ISO-8601), instead of now"),
         "known_at": string("what Cairn had been told by this record time (ISO-8601)"),
         "include_history": boolean("let a superseded decision follow its successor, as historical rationale"),

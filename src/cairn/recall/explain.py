@@ -81,6 +81,7 @@ def result_dict(item: ResultItem) -> wire.RecallResultDoc:
         "corrects": list(item.corrects),
         "contradicts": list(item.contradicts),
         "lane": item.lane,
+        "origin": m.origin,
     }
     if m.kind is Kind.EPISODE:
         doc["speaker"] = m.aliases[0] if m.aliases else None

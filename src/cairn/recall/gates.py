@@ -41,6 +41,7 @@ class Reason(StrEnum):
     NOT_VALID_AT = "not-valid-at"
     NOT_YET_VALID = "not-yet-valid"  # validity starts after now
     DORMANT = "dormant"
+    OTHER_ORIGIN = "other-origin"  # the caller asked for another origin only
     # relevance gates, on raw relevance
     NO_MATCH = "no-match"
     MISSING_LITERAL = "missing-literal"
@@ -48,6 +49,7 @@ class Reason(StrEnum):
     MISSING_SUBJECT = "missing-subject"
     MISSING_ATTRIBUTE = "missing-attribute"
     BELOW_CUTOFF = "below-cutoff"
+    BELOW_SIMILARITY = "below-similarity"  # semantic lanes: not similar enough in meaning (cairn.recall.fusion)
     # ranking, relation resolution and packing
     RANK_CUT = "rank-cut"
     REPLACED = "replaced-by-successor"  # a corrected/superseded hit gave way to its successor
@@ -68,6 +70,7 @@ EXCLUSIONS = frozenset(
         Reason.NOT_VALID_AT,
         Reason.NOT_YET_VALID,
         Reason.DORMANT,
+        Reason.OTHER_ORIGIN,
     }
 )
 GATES = frozenset(
@@ -78,6 +81,7 @@ GATES = frozenset(
         Reason.MISSING_SUBJECT,
         Reason.MISSING_ATTRIBUTE,
         Reason.BELOW_CUTOFF,
+        Reason.BELOW_SIMILARITY,
     }
 )
 

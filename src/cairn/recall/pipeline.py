@@ -29,6 +29,7 @@ from ..policy.temporal import temporal_status
 from ..store import ReadView
 from ..store.timetravel import memory_known_at
 from .candidates import IndexStats
+from .fusion import FUSIONS, matched
 from .gates import GATES, Reason, below_cutoff, exclusion, relevance_gate
 from .lanes import Lane, lane, lane_names
 from .pack import PACK, PackItem, label_text, pack
@@ -47,6 +48,7 @@ MAX_LIMIT = 20  # a digest is for a few memories; search caps at 10
 MAX_BUDGET = 65536
 # Lane names that stand for several lanes, interleaved in this order.
 COMPOSITIONS: dict[str, tuple[str, ...]] = {"all": ("claims", "episodes")}
+_LEXICAL = ("claims", "episodes")  # listed first, then the compositions and fusions, then every other lane
 
 
 def lane_choices() -> tuple[str, ...]:
@@ -54,7 +56,9 @@ def lane_choices() -> tuple[str, ...]:
 
     A plug-in registered under a composition's name is never reached, so not listed.
     Raises :class:`~cairn.errors.PluginError` when Cairn's own lanes are not installed."""
-    return (*(name for name in lane_names() if name not in COMPOSITIONS), *COMPOSITIONS)
+    lanes = [name for name in lane_names() if name not in COMPOSITIONS and name not in FUSIONS]
+    lexical = [name for name in lanes if name in _LEXICAL]
+    return (*lexical, *COMPOSITIONS, *FUSIONS, *(name for name in lanes if name not in _LEXICAL))
 
 
 class _LaneChoices(Sequence):
@@ -67,7 +71,8 @@ class _LaneChoices(Sequence):
         try:
             return lane_choices()
         except plugins.PluginError:
-            return (*plugins.BUILTINS[plugins.LANE_GROUP], *COMPOSITIONS)
+            lanes = plugins.BUILTINS[plugins.LANE_GROUP]
+            return (*_LEXICAL, *COMPOSITIONS, *FUSIONS, *(name for name in lanes if name not in _LEXICAL))
 
     def __getitem__(self, index):
         return self._names()[index]
@@ -94,6 +99,10 @@ class Request:
     include_history: bool = False
     as_of: datetime | None = None
     known_at: datetime | None = None
+    # origin: only records of this origin (a filter, reason `other-origin`);
+    # prefer_origin: records of this origin first among the relevant (a preference, not a filter).
+    origin: str | None = None
+    prefer_origin: str | None = None
 
 
 @dataclass(slots=True)
@@ -111,6 +120,7 @@ class Candidate:
     reason: Reason | None = None
     gate: Reason | None = None  # episodes: the gate verdict, reported not applied
     markers: tuple[str, ...] = ()
+    fusion: dict | None = None  # hybrid lanes: each lane's rank and share, the cosine (cairn.recall.fusion)
     judged: bool = False  # exclude() has looked at it (lanes exclude early; the pipeline checks what they did not)
 
     def explain(self) -> dict:
@@ -127,6 +137,8 @@ class Candidate:
             factors.update(self.factors.to_dict())
         if self.gate is not None:
             factors["gate_reported"] = self.gate.value
+        if self.fusion:
+            factors["fusion"] = self.fusion
         doc = {
             "id": self.id,
             "lane": self.lane,
@@ -195,7 +207,7 @@ def validate(query, *, limit, budget, lane, max_limit: int = MAX_LIMIT) -> str:
     if budget > MAX_BUDGET:
         raise InvalidInput("budget", f"{budget} bytes; at most {MAX_BUDGET}")
     # Cairn's own lanes and the compositions need no look at the installed plug-ins.
-    if not isinstance(lane, str) or not (lane in COMPOSITIONS or plugins.is_builtin(plugins.LANE_GROUP, lane)):
+    if not isinstance(lane, str) or not (lane in COMPOSITIONS or lane in FUSIONS or plugins.is_builtin(plugins.LANE_GROUP, lane)):
         known = lane_choices()
         if lane not in known:
             raise InvalidInput("lane", f"unknown lane {lane!r} (one of: {', '.join(known)})")
@@ -212,19 +224,22 @@ def run(view: ReadView, request: Request) -> Outcome:
         why = "context-free query: no topic to recall, so nothing is returned (no recency fallback)"
         return Outcome(request, query, note=why)
     scan: dict = {}
-    names = COMPOSITIONS.get(request.lane, (request.lane,))
-    per_lane = [_lane_candidates(lane(name), view, request, query, scan) for name in names]
-    ranked = _interleave([[c for c in found if c.reason is None] for found in per_lane])
-    candidates = [c for found in per_lane for c in found]
+    if request.lane in FUSIONS:
+        ranked, candidates = _fused(view, request, query, scan)
+    else:
+        names = COMPOSITIONS.get(request.lane, (request.lane,))
+        per_lane = [_lane_candidates(lane(name), view, request, query, scan) for name in names]
+        ranked = _interleave([[c for c in found if c.reason is None] for found in per_lane])
+        candidates = [c for found in per_lane for c in found]
     results, digest = _resolve_and_pack(view, request, ranked, candidates)
     note: str | None = None
     withheld: dict[str, int] = {}
     turns = 0
     if not results:
         withheld = _withheld(view, query, candidates)
-        if request.lane == "claims":
+        if request.lane in ("claims", "hybrid"):
             turns = _turns_found(view, request, query)
-        note = _silence_note(request, withheld, turns, bool(candidates))
+        note = _silence_note(request, withheld, turns, any(matched(c) for c in candidates))
     return Outcome(request, query, results, digest, candidates, note, scan, withheld, turns)
 
 
@@ -303,12 +318,29 @@ def _lane_candidates(source: Lane, view: ReadView, request: Request, query: Pars
         for c in missing:
             assert c.memory is not None  # exclude() put every candidate without one out
             c.lexical = lexical(query, c.memory, stats)
-    if source.applies_gates:
+    own_gate = getattr(source, "apply_gates", None)
+    if own_gate is not None:
+        own_gate(live, query, request)  # a lane with its own relevance gate (the semantic lanes)
+        if source.applies_gates:
+            candidates.sort(key=lambda c: (c.reason is not None, order_key(c.id, c.factors) if c.factors else (0,), c.id))
+    elif source.applies_gates:
         _apply_gates(live, query, request)
-        candidates.sort(key=lambda c: (c.reason is not None, order_key(c.id, c.factors) if c.factors else (0,), c.id))
+        candidates.sort(key=lambda c: (c.reason is not None, _elsewhere(c, request),
+                                       order_key(c.id, c.factors) if c.factors else (0,), c.id))
     else:
         _report_gates(live, query, request)
     return candidates
+
+
+def _fused(view: ReadView, request: Request, query: ParsedQuery, scan: dict) -> tuple[list[Candidate], list[Candidate]]:
+    """A fusion (``hybrid``, ``hybrid-episodes``): both of its lanes run as above, then
+    :func:`cairn.recall.fusion.fuse` merges them by rank. Returns (ranked, candidates)."""
+    from .fusion import fuse
+
+    lexical_lane, semantic_lane = (lane(name) for name in FUSIONS[request.lane])
+    found = (_lane_candidates(lexical_lane, view, request, query, scan),
+             _lane_candidates(semantic_lane, view, request, query, scan))
+    return fuse(view, request, query, scan, (lexical_lane, semantic_lane), found)
 
 
 def _apply_gates(live: list[Candidate], query: ParsedQuery, request: Request) -> None:
@@ -322,6 +354,13 @@ def _apply_gates(live: list[Candidate], query: ParsedQuery, request: Request) ->
             assert c.memory is not None
             c.factors = rank_factors(c.memory, c.raw, request.now)
             c.reason = Reason.BELOW_CUTOFF if c.id in low else None
+
+
+def _elsewhere(c: Candidate, request: Request) -> bool:
+    """Whether a candidate lies outside the caller's preferred origin (sorted after those
+    inside it). Only survivors of every relevance gate are ordered by it, so the preference
+    can never bring in an unrelated record."""
+    return request.prefer_origin is not None and (c.memory is None or c.memory.origin != request.prefer_origin)
 
 
 def _report_gates(live: list[Candidate], query: ParsedQuery, request: Request) -> None:
@@ -345,6 +384,9 @@ def exclude(candidates: list[Candidate], request: Request) -> None:
     ``as_of`` before now);
     a candidate without a readable record is out as ``other-space``."""
     for c in candidates:
+        if c.reason is None and request.origin is not None and c.memory is not None and c.memory.origin != request.origin:
+            c.reason = Reason.OTHER_ORIGIN  # the caller asked for one origin only
+            continue
         if c.reason is not None or c.judged:
             continue
         c.judged = True
@@ -404,6 +446,12 @@ def _resolve_and_pack(view: ReadView, request: Request, ranked: list[Candidate],
             # was not the one predecessor allowed to follow as history).
             c.reason = Reason.REPLACED
     packed = pack([_pack_item(r, c, m) for r, c, m in items], limit=request.limit, budget=request.budget)
+    emitted_ids = set(packed.ids)
+    if len({m.origin for r, _, m in items if r.id in emitted_ids}) > 1:
+        # Results from several origins: label each line with its origin, so that two
+        # projects' memories never mix unlabelled.
+        packed = pack([_pack_item(r, c, m, with_origin=True) for r, c, m in items], limit=request.limit,
+                      budget=request.budget)
     emitted = {item.id: (text, cut) for item, text, cut in packed.emitted}
     for item_id, reason in packed.rejected:
         if item_id not in emitted and by_id[item_id].reason is None:
@@ -484,10 +532,12 @@ def _markers(r: Resolved, c: Candidate, f: RankFactors) -> tuple[str, ...]:
     return tuple(m for m in _MARKER_ORDER if m in found)
 
 
-def _pack_item(r: Resolved, c: Candidate, m: Memory) -> PackItem:
+def _pack_item(r: Resolved, c: Candidate, m: Memory, *, with_origin: bool = False) -> PackItem:
     assert c.factors is not None  # set by _gather for every item it returns
     markers = _markers(r, c, c.factors)
-    labels = (m.kind.value, m.status.value, f"{m.evidence.basis.value}/{m.evidence.method.value}", *markers)
+    labels: tuple[str, ...] = (m.kind.value, m.status.value, f"{m.evidence.basis.value}/{m.evidence.method.value}", *markers)
+    if with_origin:
+        labels += (f"origin {m.origin or '-'}",)
     if m.kind is Kind.EPISODE:
         return PackItem(r.id, m.content, (*labels, spoken(m)), markers, r.superseded_by, m.evidence.source_id)
     return PackItem(r.id, m.content, labels, markers, r.superseded_by)

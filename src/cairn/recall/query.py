@@ -20,7 +20,8 @@ from dataclasses import dataclass, replace
 from ..errors import InvalidInput
 from ..text import STOPWORDS, Token, literals, normalize, stem, tokenize
 
-MAX_QUERY_CHARS = 512  # an explicit topic of 1-512 characters
+MAX_QUERY_CHARS = 512  # the query recall works on: at most 512 characters
+MAX_INPUT_CHARS = 65_536  # a host may pass a whole prompt; the query is derived from it
 NAMED_RULE_MAX_FEATURES = 4  # the named-attribute rule covers queries of up to four features
 
 # Conversational filler: a query made only of these (and stopwords) carries no topic, so
@@ -141,7 +142,10 @@ class ParsedQuery:
 
 
 def validate_query(text: object) -> str:
-    """The query stripped, or :class:`InvalidInput` (empty, not text, over 512 chars)."""
+    """The query stripped, or :class:`InvalidInput` (empty, not text, over 64 KB).
+
+    Longer than :data:`MAX_QUERY_CHARS`, the input is taken as a whole prompt and the query
+    is derived from it (:func:`prompt_query`)."""
     if not isinstance(text, str):
         raise InvalidInput("query", "not a string")
     if "\x00" in text:
@@ -149,9 +153,28 @@ def validate_query(text: object) -> str:
     stripped = text.strip()
     if not stripped:
         raise InvalidInput("query", "empty; give the topic to recall")
+    if len(stripped) > MAX_INPUT_CHARS:
+        raise InvalidInput("query", f"{len(stripped)} characters; at most {MAX_INPUT_CHARS} (a whole prompt) are read")
     if len(stripped) > MAX_QUERY_CHARS:
-        raise InvalidInput("query", f"{len(stripped)} characters; a query holds at most {MAX_QUERY_CHARS}")
+        stripped = prompt_query(stripped)
     return stripped
+
+
+_SENTENCE_END_RE = re.compile(r"(?<=[.!?。？！])\s+|\n+")
+
+
+def prompt_query(prompt: str) -> str:
+    """The query a whole prompt asks: its last question (a sentence ending in "?"), else its
+    last sentence, cut to its last :data:`MAX_QUERY_CHARS` characters on a word boundary.
+    A prompt closes with what it asks; context pasted before must not dilute the topic."""
+    sentences = [" ".join(s.split()) for s in _SENTENCE_END_RE.split(prompt) if s.strip()]
+    questions = [s for s in sentences if s.endswith(("?", "？"))]
+    chosen = (questions or sentences or [prompt])[-1]
+    if len(chosen) > MAX_QUERY_CHARS:
+        tail = chosen[-MAX_QUERY_CHARS:]
+        space = tail.find(" ")
+        chosen = tail[space + 1 :] if chosen[-MAX_QUERY_CHARS - 1] != " " and 0 <= space < len(tail) - 1 else tail
+    return chosen.strip()
 
 
 def parse_query(text: str) -> ParsedQuery:

@@ -164,10 +164,36 @@ def _fold_index_terms(conn: sqlite3.Connection) -> None:
         )
 
 
+def _vectors(conn: sqlite3.Connection) -> None:
+    """Sentence vectors keyed on the content hash (the semantic lane, cairn.store.sqlite.vectors).
+    Empty until an embedder writes; a store without the semantic extra never fills it."""
+    from .sqlite.vectors import SCHEMA
+
+    _run_script(conn, SCHEMA)
+
+
+def _normalised_dedup_key(conn: sqlite3.Connection) -> None:
+    """Recompute every record's dedup key: it now ignores trailing punctuation, so that
+    "Prefer X." and "prefer X" are one claim in one origin."""
+    import json
+
+    from .sqlite.backend import content_hash  # the one definition of the key
+
+    rows = conn.execute("SELECT rowid, data FROM memories").fetchall()
+    for rowid, data in rows:
+        try:
+            content = json.loads(data).get("content", "")
+        except (ValueError, AttributeError):
+            continue  # a malformed row stays as it is; `cairn status` reports it
+        conn.execute("UPDATE memories SET content_hash = ? WHERE rowid = ?", (content_hash(str(content)), rowid))
+
+
 MIGRATIONS: list[Migration] = [
     ("0001_initial", _initial),
     ("0002_episode_turns", _episode_turns),
     ("0003_fold_index_terms", _fold_index_terms),
+    ("0004_vectors", _vectors),
+    ("0008_normalised_dedup_key", _normalised_dedup_key),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -189,3 +189,48 @@ class Backend(ReadView, Protocol):
     def checkpoint(self) -> None:
         """Fold any write-ahead log into the main file (a no-op where there is none)."""
         ...
+
+
+# -- vectors (the semantic extra) -------------------------------------------------------------
+
+
+class VectorView(Protocol):
+    """The reads of the semantic lanes, beside a :class:`ReadView` (optional: a backend
+    without them has no semantic lane, and the default lane stays ``claims``).
+
+    Vectors belong to texts: keyed on (space, embedder, content hash, kind group) where
+    the group is episodes or claims; ``data`` is opaque bytes written by the embedding
+    side. A vector lives while a not-forgotten record of its space and group holds its
+    text: a backend deletes it in the transaction that forgets, purges or rewrites the
+    last such record."""
+
+    def vector_signature(self, space: str, embedder: str, episodes: bool) -> tuple:
+        """A value that changes on every write to one group's vectors (cheap: read per recall)."""
+        ...
+    def vector_rows(self, space: str, embedder: str, episodes: bool) -> list[tuple[str, bytes]]:
+        """Every (content hash, vector bytes) of one group, in insertion order."""
+        ...
+    def vector_keys(self, space: str, embedder: str, hashes: Sequence[str]) -> set[tuple[str, bool]]:
+        """The (content hash, is episode) pairs among ``hashes`` that have a vector."""
+        ...
+    def ids_by_hash(self, space: str, hashes: Sequence[str], episodes: bool) -> dict[str, list[str]]:
+        """Ids of the not-forgotten records of one group holding each hash, oldest first."""
+        ...
+    def missing_vectors(self, space: str, embedder: str, limit: int) -> list[tuple[str, bool, str]]:
+        """Up to ``limit`` (content hash, is episode, content) of live texts without a vector."""
+        ...
+    def count_missing_vectors(self, space: str, embedder: str) -> int: ...
+    def count_vectors(self, space: str, embedder: str | None = None) -> int: ...
+
+
+class VectorTx(VectorView, Protocol):
+    """Vector writes of an open transaction. The transaction also lists in ``written``
+    the (space, content hash, is episode, content) of every live record it put, which
+    the backend's ``before_commit`` hook (set by :func:`cairn.embed.vectors.attach`)
+    reads to embed them before the commit."""
+
+    written: list[tuple[str, str, bool, str]]
+
+    def put_vectors(self, space: str, embedder: str, rows: Sequence[tuple[str, bool, bytes]]) -> None:
+        """Store (content hash, is episode, vector bytes) rows; an existing row is kept."""
+        ...

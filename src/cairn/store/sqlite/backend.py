@@ -37,6 +37,7 @@ import os
 import sqlite3
 import stat
 import time
+import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -63,7 +64,7 @@ from ...model import (
 from ...text import index_text, normalize
 from ..migrations import MIGRATIONS, check_version, migrate
 from ..protocol import EpisodeTurn, Key
-from . import fts
+from . import fts, vectors
 
 T = TypeVar("T")
 
@@ -72,8 +73,11 @@ MENTION_CHUNK = 200  # terms per OR query: long sources stay within FTS5's expre
 
 
 def content_hash(text: str) -> str:
-    """Hash of the normalised content: the dedup key within one origin."""
+    """Hash of the normalised content: the dedup key within one origin. Case, width,
+    whitespace and trailing punctuation (". ! ? 。 …") do not make a different claim."""
     canonical = " ".join(normalize(text).split())
+    while canonical and (canonical[-1].isspace() or unicodedata.category(canonical[-1]) == "Po"):
+        canonical = canonical[:-1]
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:32]
 
 
@@ -186,6 +190,10 @@ def _guard_generator(fn):
     return call
 
 
+_guarded(vectors.VectorReads)
+_guarded(vectors.VectorWrites)
+
+
 def _json(column: str, path: str) -> str:
     """SQL reading ``path`` from a JSON column, NULL for a malformed body (json_extract
     alone would abort the whole query on the first row that is not JSON text)."""
@@ -227,7 +235,7 @@ def _episode_turn(row) -> EpisodeTurn:
 
 
 @_guarded
-class _Reads:
+class _Reads(vectors.VectorReads):
     """Read queries shared by the store and an open write transaction."""
 
     conn: sqlite3.Connection
@@ -572,16 +580,18 @@ class _Reads:
 
 
 @_guarded
-class Tx(_Reads):
+class Tx(_Reads, vectors.VectorWrites):
     """An open write transaction. Obtain one from :meth:`Store.write`."""
 
     def __init__(self, conn: sqlite3.Connection, path: str) -> None:
         self.conn = conn
         self.path = path
+        self.written: list[tuple[str, str, bool, str]] = []  # (space, content hash, is episode, content) put live
 
     def put_memory(self, memory: Memory) -> None:
         data = memory_to_dict(memory)
-        row = self.conn.execute("SELECT rowid FROM memories WHERE space = ? AND id = ?", (memory.space, memory.id)).fetchone()
+        row = self.conn.execute(
+            "SELECT rowid, content_hash FROM memories WHERE space = ? AND id = ?", (memory.space, memory.id)).fetchone()
         values = (
             memory.origin,
             memory.kind.value,
@@ -618,6 +628,11 @@ class Tx(_Reads):
                 "INSERT INTO memories_fts (rowid, content, aliases) VALUES (?, ?, ?)",
                 (rowid, index_text(memory.content), index_text(" ".join(memory.aliases))),
             )
+        live = memory.purged_at is None and memory.status.value != "forgotten"
+        if row is not None and (row[1] != values[5] or not live):
+            vectors.drop_unheld(self.conn, memory.space, (row[1], values[5]))  # a vector outlives no record's text
+        if live:
+            self.written.append((memory.space, values[5], memory.kind.value == "episode", vectors.vector_text(memory)))
 
     def append_event(self, event: Event) -> None:
         cur = self.conn.execute(
@@ -695,6 +710,9 @@ class Store(_Reads):
         self.conn = conn
         self.path = path
         self.read_only = read_only
+        # Called with the open transaction just before it commits (the semantic extra
+        # embeds the texts it wrote there, see cairn.embed.writer); None: nothing runs.
+        self.before_commit: Callable[[Tx], None] | None = None
         self._claimed = False
 
     @classmethod
@@ -811,7 +829,10 @@ class Store(_Reads):
             except sqlite3.Error as err:
                 raise _translate(self.path, err) from None
             try:
-                yield Tx(self.conn, self.path)
+                tx = Tx(self.conn, self.path)
+                yield tx
+                if self.before_commit is not None and tx.written:
+                    self.before_commit(tx)
             except BaseException:
                 _rollback(self.conn)
                 raise

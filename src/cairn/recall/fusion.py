@@ -1,0 +1,275 @@
+"""Lexical and semantic evidence together: the semantic gate and the ``hybrid`` fusions.
+
+Two fusions (:data:`FUSIONS`) are lane names a request may give:
+
+* ``hybrid`` — the ``claims`` lane (lexical, its gates applied) and the ``semantic``
+  lane (its own gate, :func:`semantic_gate`); the default lane of a recall when the
+  semantic extra is active (:func:`default_lane`).
+* ``hybrid-episodes`` — the ``episodes`` lane and the ``semantic-episodes`` lane, for
+  evidence-finding over verbatim turns (gates reported, not applied, as in ``episodes``).
+
+Both lanes run in full (exclusions, scores, gates, as each lane declares) and are then
+fused; each lane's rank and share, and the cosine, are numbers ``explain`` shows per
+candidate (``factors.fusion``):
+
+* claims — calibrated score fusion (:func:`_fuse_claims`): relevance is the lexical
+  share (raw over the best lexical survivor's) plus a small weight × the cosine;
+* episodes — weighted reciprocal rank (:func:`_fuse_episodes`): rank *r* (1-based) in a
+  lane's order gives ``weight / (k + r)``, the sum scaled so that first in both is 1.0;
+  rank fusion needs no common scale between the episode ranker's score and a cosine.
+
+The semantic gate. A cosine is not relevance: every text has a nearest neighbour, and an
+unrelated memory still scores 0.1-0.3 with this model. A candidate passes on meaning
+alone only when its cosine reaches ``strong`` (no query word in the record),
+``strong_partial`` (some, not enough for the lexical coverage gate) or
+``strong_attribute`` (the named subject, not the attribute asked); with a cosine of at
+least ``support`` it passes when the lexical gates pass too. Never overridden: a strict
+literal the caller typed (a quoted string, a path), a named subject the record lacks
+(:data:`IDENTITY`), and the lexical relative cutoff (its words matched,
+and a much better match exists). Anything else is ``below-similarity``. The
+lexical lane's own gates are unchanged, so a hybrid recall passes what either lane
+passes: what the lexical lane passed stays findable, and a strong paraphrase is added.
+Exclusions, corrections, time rules and the digest bounds are the pipeline's, as for
+every lane. The thresholds were set on the development paraphrase set
+(``tests/semantic/paraphrase.json``, split ``dev``) and LoCoMo's dev conversations only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .gates import GATES, Reason, below_cutoff, relevance_gate
+from .rank import order_key, rank_factors
+
+if TYPE_CHECKING:
+    from ..store import ReadView
+    from .lanes import Lane
+    from .pipeline import Candidate, Request
+    from .query import ParsedQuery
+
+
+@dataclass(frozen=True, slots=True)
+class SemanticProfile:
+    pool: int = 24  # nearest texts a semantic lane reads
+    strong: float = 0.35  # a cosine that passes on meaning alone
+    strong_partial: float = 0.6  # the same when the record holds some of the query's words, not enough
+    strong_attribute: float = 0.65  # the same when it holds the named subject but not the attribute asked
+    support: float = 0.2  # the least cosine that counts beside lexical evidence
+    min_words: int = 2  # query words (phrasing included) before meaning alone may answer it
+    claims_semantic_weight: float = 0.25  # hybrid claims: relevance = lexical share + this × cosine
+    # hybrid-episodes, reciprocal rank: set on LoCoMo dev (conversations 0-4). The episode
+    # ranker is much the stronger list there (dev any@5 0.767 against 0.476 for cosine
+    # alone), so meaning nudges its order rather than sharing it.
+    episodes_rrf_k: float = 5.0
+    episodes_lexical_weight: float = 1.0
+    episodes_semantic_weight: float = 0.2
+
+
+SEMANTIC = SemanticProfile()
+# Lexical verdicts no similarity overrides: the query names a subject the record lacks.
+# A missing *attribute* word has its own bar (``strong_attribute``): "which AWS region is
+# production in" and a record on the production region do not share the word, and mean
+# the same thing (cosine 0.72), while "sqlite authentication" and "SQLite timeouts are
+# five seconds" share the subject and mean different things (0.55).
+IDENTITY = frozenset({Reason.MISSING_SUBJECT})
+SEMANTIC_LANES = ("semantic", "semantic-episodes")
+FUSIONS: dict[str, tuple[str, str]] = {
+    "hybrid": ("claims", "semantic"),
+    "hybrid-episodes": ("episodes", "semantic-episodes"),
+}
+
+
+def matched(c: Candidate) -> bool:
+    """Whether a candidate counts as a match for the silence note: a semantic lane reads
+    its nearest neighbours however far they are, and one below the ``strong`` cosine
+    matched nothing (whether it was then excluded or not)."""
+    if c.lane not in SEMANTIC_LANES:
+        return True
+    return c.reason is not Reason.BELOW_SIMILARITY and (c.lane_score or 0.0) >= SEMANTIC.strong
+
+
+def default_lane(store: object = None) -> str:
+    """``hybrid`` when the semantic extra is installed and not switched off (and ``store``,
+    when given, keeps vectors), else ``claims``."""
+    from ..embed.vectors import enabled
+
+    if store is not None and not hasattr(store, "vector_rows"):
+        return "claims"
+    return "hybrid" if enabled() else "claims"
+
+
+# -- the semantic gate -------------------------------------------------------------------
+
+
+def understood(query: ParsedQuery, profile: SemanticProfile) -> bool:
+    """Whether the query is one the embedder's similarity may answer on its own: a
+    question of at least ``min_words`` words, none of them CJK (the packaged model is
+    English: it reads Chinese as unknown pieces)."""
+    return len(query.text.split()) >= profile.min_words and not any(f.cjk for f in query.features)
+
+
+def semantic_verdict(query: ParsedQuery, c: Candidate, cosine: float | None,
+                     profile: SemanticProfile | None = None) -> Reason | None:
+    """Why ``c`` fails the semantic gate with this ``cosine``, or None when it passes
+    (``profile``: :data:`SEMANTIC` unless given)."""
+    profile = profile or SEMANTIC
+    assert c.memory is not None and c.lexical is not None  # live candidates: excluded and scored
+    anywhere = c.lexical.in_content | c.lexical.in_aliases
+    for literal in query.literals:
+        if literal.strict and not set(literal.terms) <= anywhere:
+            return Reason.MISSING_LITERAL  # a quoted string or a path is a demand, for meaning too
+    if c.reason is Reason.BELOW_CUTOFF:
+        return c.reason  # its words matched, and the lexical lane found a much better match
+    lexical = relevance_gate(query, c.memory, c.lexical)
+    if lexical in IDENTITY:
+        # Meaning bridges vocabulary, not identity: "RabbitMQ topic retention" is close in
+        # meaning to a note on Kafka topic retention (0.56), and still not about it.
+        return lexical
+    if cosine is None:
+        return Reason.BELOW_SIMILARITY
+    if lexical is not None and not understood(query, profile):
+        # A bare word is a name or a keyword, not a paraphrase ("Zürich" is near any note
+        # on another city, 0.4); and the model reads English: between Chinese texts its
+        # cosine says nothing. Only the lexical lanes may answer such a query.
+        return Reason.BELOW_SIMILARITY
+    if lexical is None:
+        return None if cosine >= profile.support else Reason.BELOW_SIMILARITY
+    # Some of the query's words are in the record and the rest are not: the similarity
+    # then comes largely from the shared words ("MySQL authentication" and a note on
+    # SQLite authentication score 0.48), so a higher bar than for a pure paraphrase.
+    if lexical is Reason.NO_MATCH:
+        bar = profile.strong
+    elif lexical is Reason.MISSING_ATTRIBUTE:
+        bar = profile.strong_attribute
+    else:
+        bar = profile.strong_partial
+    return None if cosine >= bar else Reason.BELOW_SIMILARITY
+
+
+def semantic_gate(live: list[Candidate], query: ParsedQuery, request: Request, *, report_only: bool = False) -> None:
+    """Judge a semantic lane's live candidates (cosine in ``lane_score``), then the
+    relative cutoff on the cosine among those that passed; rank the survivors. With
+    ``report_only`` the verdicts go to ``gate`` and decide nothing."""
+    verdicts = {c.id: semantic_verdict(query, c, c.lane_score) for c in live}
+    low = below_cutoff({c.id: c.raw for c in live if verdicts[c.id] is None})
+    for c in live:
+        assert c.memory is not None
+        verdict = verdicts[c.id] or (Reason.BELOW_CUTOFF if c.id in low else None)
+        if report_only:
+            c.gate = verdict
+            c.factors = rank_factors(c.memory, c.raw, request.now)
+        else:
+            c.reason = verdict
+            if verdict is None:
+                c.factors = rank_factors(c.memory, c.raw, request.now)
+
+
+# -- fusion ------------------------------------------------------------------------------
+
+
+def fuse(view: ReadView, request: Request, query: ParsedQuery, scan: dict, lanes: tuple[Lane, Lane],
+         per_lane: tuple[list[Candidate], list[Candidate]]) -> tuple[list[Candidate], list[Candidate]]:
+    """Fuse a lexical lane's and a semantic lane's candidates (each already excluded,
+    scored and gated or judged by its lane). Returns (ranked survivors, every candidate
+    once) for the pipeline to resolve and pack."""
+    from .lanes.semantic import similarities
+
+    lexical_lane, _ = lanes
+    lexical, semantic = per_lane
+    episodes = not lexical_lane.applies_gates
+    cosine = {c.id: float(c.lane_score) for c in semantic if c.lane_score is not None}
+    unknown = [c for c in lexical if c.id not in cosine and (c.reason is None or c.reason in GATES)]
+    if unknown:
+        cosine.update(similarities(view, request, unknown, episodes=episodes))
+    merged: dict[str, Candidate] = {c.id: c for c in semantic}
+    merged.update({c.id: c for c in lexical})  # the lexical candidate carries the lexical evidence
+    if episodes:
+        ranked = _fuse_episodes(lexical, semantic, merged, cosine, request)
+    else:
+        ranked = _fuse_claims(lexical, semantic, merged, cosine, query, request)
+    scan["fusion"] = {"lanes": [lexical_lane.name, lanes[1].name], "fused": len(ranked)}
+    return ranked, list(merged.values())
+
+
+def _rrf(order: list[str], k: float, weight: float) -> dict[str, tuple[int, float]]:
+    return {i: (r, weight / (k + r)) for r, i in enumerate(order, start=1)}
+
+
+def _fuse_claims(lexical: list[Candidate], semantic: list[Candidate], merged: dict[str, Candidate],
+                 cosine: dict[str, float], query: ParsedQuery, request: Request) -> list[Candidate]:
+    """Calibrated score fusion: relevance = lexical share + ``claims_semantic_weight`` × cosine.
+
+    The lexical share is the candidate's raw relevance over the best lexical survivor's
+    (1.0 for the best, at least the 0.75 cutoff for any survivor, 0 without lexical
+    evidence that passed). With the weight at 0.25 a cosine re-orders lexical survivors
+    only when they are nearly tied, and a match on meaning alone follows the lexical
+    ones: the lexical gates are the precise evidence, meaning adds what words missed."""
+    p = SEMANTIC
+    passed = [c for c in lexical if c.reason is None]
+    best = max((c.raw for c in passed), default=0.0)
+    lex_share = {c.id: (r, c.raw / best if best > 0 else 0.0) for r, c in enumerate(passed, start=1)}
+    semantic_pass: set[str] = set()
+    for c in merged.values():
+        if c.memory is None or c.lexical is None or (c.reason is not None and c.reason not in GATES):
+            continue  # excluded (or unreadable): no lane can bring it back
+        if semantic_verdict(query, c, cosine.get(c.id), p) is None:
+            semantic_pass.add(c.id)
+    # What meaning alone brings in must come near the best cosine of everything that
+    # passed (the lexical survivors included): an answer found by its words is not
+    # joined by a loosely related note on the same theme.
+    pool = {i: cosine[i] for i in semantic_pass | set(lex_share) if i in cosine}
+    low = {i for i in below_cutoff(pool) if i not in lex_share}
+    semantic_pass -= low
+    order = sorted(semantic_pass, key=lambda i: (-cosine.get(i, 0.0), i))
+    sem_share = {i: (r, p.claims_semantic_weight * max(cosine.get(i, 0.0), 0.0)) for r, i in enumerate(order, start=1)}
+    survivors: list[Candidate] = []
+    for c in merged.values():
+        if c.id not in lex_share and c.id not in sem_share:
+            if c.reason is None:
+                c.reason = Reason.BELOW_SIMILARITY
+            if c.id in low and c.reason in (None, Reason.BELOW_SIMILARITY, *GATES):
+                c.reason = Reason.BELOW_CUTOFF
+            _record(c, cosine, lex_share, sem_share)
+            continue
+        assert c.memory is not None
+        c.reason = None
+        semantic_part = p.claims_semantic_weight * max(cosine.get(c.id, 0.0), 0.0)
+        c.raw = lex_share.get(c.id, (0, 0.0))[1] + semantic_part
+        c.factors = rank_factors(c.memory, c.raw, request.now)
+        _record(c, cosine, lex_share, {**sem_share, c.id: (sem_share.get(c.id, (0, 0.0))[0], semantic_part)})
+        survivors.append(c)
+    survivors.sort(key=lambda c: order_key(c.id, c.factors) if c.factors else (0,))
+    return survivors
+
+
+def _fuse_episodes(lexical: list[Candidate], semantic: list[Candidate], merged: dict[str, Candidate],
+                   cosine: dict[str, float], request: Request) -> list[Candidate]:
+    p = SEMANTIC
+    lex_order = [c.id for c in lexical if c.reason is None]
+    sem_order = [c.id for c in semantic if c.reason is None]
+    lex_share = _rrf(lex_order, p.episodes_rrf_k, p.episodes_lexical_weight)
+    sem_share = _rrf(sem_order, p.episodes_rrf_k, p.episodes_semantic_weight)
+    top = (p.episodes_lexical_weight + p.episodes_semantic_weight) / (p.episodes_rrf_k + 1)
+    live = [c for c in merged.values() if c.reason is None and c.memory is not None]
+    for c in live:
+        assert c.memory is not None
+        c.raw = (lex_share.get(c.id, (0, 0.0))[1] + sem_share.get(c.id, (0, 0.0))[1]) / top
+        c.factors = rank_factors(c.memory, c.raw, request.now)
+        _record(c, cosine, lex_share, sem_share)
+    live.sort(key=lambda c: (-c.raw, c.id))
+    return live
+
+
+def _record(c: Candidate, cosine: dict[str, float], lex: dict[str, tuple[int, float]], sem: dict[str, tuple[int, float]]) -> None:
+    """The per-candidate numbers explain shows: each lane's rank and share, the cosine."""
+    doc: dict = {}
+    if c.id in cosine:
+        doc["cosine"] = round(cosine[c.id], 4)
+    if c.id in lex:
+        doc["lexical_rank"], doc["lexical"] = lex[c.id][0], round(lex[c.id][1], 5)
+    if c.id in sem:
+        if sem[c.id][0]:  # 0: a lexical survivor the semantic lane did not rank
+            doc["semantic_rank"] = sem[c.id][0]
+        doc["semantic"] = round(sem[c.id][1], 5)
+    c.fusion = doc
