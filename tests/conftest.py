@@ -65,6 +65,9 @@ def backend(request, tmp_path: Path):
     elif request.param == "postgres":
         from cairn.store import open_store
 
+        if request.path.parent.name == "semantic":
+            pytest.skip("the PostgreSQL store keeps no vectors yet (the optional VectorView of the seam)")
+
         store = open_store(request.getfixturevalue("pg_url"))
     else:
         from testkit.memstore import MemStore
