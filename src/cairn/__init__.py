@@ -35,6 +35,7 @@ from .engine import (
 )
 from .errors import (
     AmbiguousId,
+    ArchiveFailed,
     BadImportLine,
     BenchDataMissing,
     CairnError,
@@ -48,6 +49,7 @@ from .errors import (
     StoreError,
     StoreUnavailable,
     UndoRefused,
+    UnknownLabel,
 )
 from .learn.batch import Batch
 from .model import (
@@ -72,6 +74,7 @@ __all__ = [
     "Actor",
     "AmbiguousId",
     "Applied",
+    "ArchiveFailed",
     "Backend",
     "BadImportLine",
     "Basis",
@@ -115,6 +118,7 @@ __all__ = [
     "Timeline",
     "Transferred",
     "UndoRefused",
+    "UnknownLabel",
     "Verdict",
 ]
 

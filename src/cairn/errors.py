@@ -4,12 +4,14 @@ are return values, not exceptions; these are for refused or impossible operation
     CairnError                     every error Cairn raises on purpose (CLI exit 1)
     ├── InvalidInput               bad argument: kind, time, text length, verdict, ...
     │   ├── BadImportLine          an import line that cannot be read (line number, reason)
-    │   └── BenchDataMissing       benchmark data absent or unreadable at the path given or defaulted
+    │   ├── BenchDataMissing       benchmark data absent or unreadable at the path given or defaulted
+    │   └── UnknownLabel           a topic/entity label not in the space's vocabulary (where, field, label)
     ├── NotFound                   no record/event with that id in this space
     ├── AmbiguousId                a prefix matching several ids (candidates listed)
     ├── Refused                    a valid request the rules do not allow
     │   ├── UndoRefused            the records an event touched changed since
-    │   └── RelationRefused        self-reference, cycle, cross-space, purged target
+    │   ├── RelationRefused        self-reference, cycle, cross-space, purged target
+    │   └── ArchiveFailed          an archived source failed verification; nothing was read
     ├── PluginError                a lane, extractor or embedder not installed, not loadable, or misbehaving
     └── StoreError                 the database cannot be used as asked
         ├── SchemaTooNew           written by a newer Cairn; refused before any DDL
@@ -181,3 +183,30 @@ def error_codes() -> dict[str, type[CairnError]]:
         found.setdefault(cls.error_code, cls)
         pending += cls.__subclasses__()
     return found
+
+
+class ArchiveFailed(Refused):
+    """An archived source failed verification; nothing was read from it. ``failures``
+    holds one line per failed check (``"<source id>: <code>: <detail>"``)."""
+
+    error_code = "archive_failed"
+
+    def __init__(self, source_id: str, failures: list[str]) -> None:
+        more = f" (+{len(failures) - 1} more)" if len(failures) > 1 else ""
+        super().__init__(f"archive {source_id} failed verification: {failures[0] if failures else '?'}{more}")
+        self.source_id = source_id
+        self.failures = failures
+
+
+class UnknownLabel(InvalidInput):
+    """A topic or entity label that is not a canonical id of the space's vocabulary:
+    ``where`` names the batch or line and the record, ``field`` is topics or entities."""
+
+    error_code = "unknown_label"
+
+    def __init__(self, where: str, field: str, label: str) -> None:
+        super().__init__(f"{where} {field}", f"unknown label {label!r} (not in this space's vocabulary; "
+                                              "see `cairn labels`); nothing was written")
+        self.where = where
+        self.label_field = field
+        self.label = label

@@ -81,6 +81,8 @@ class MemoryDoc(TypedDict):
     expected_resolution_at: str | None
     last_confirmed_at: str | None
     purged_at: str | None
+    topics: NotRequired[list[str]]  # canonical vocabulary ids; present only when the record has some
+    entities: NotRequired[list[str]]
 
 
 # "from" is a Python keyword: the functional form spells the key as it is on the wire.
@@ -176,10 +178,25 @@ class QualityDoc(TypedDict):
     method: str
 
 
+class GroundDoc(TypedDict):
+    name: str
+    contribution: float
+    detail: str
+
+
+class ConfidenceDoc(TypedDict):
+    """A record's confidence: a level and every ground that moved it (never a ranking input)."""
+
+    level: str  # low | medium | high
+    score: float
+    grounds: list[GroundDoc]
+
+
 class ShowDoc(TypedDict):
     memory: MemoryDoc
     quality: QualityDoc
     relations: list[RelationDoc]
+    confidence: NotRequired[ConfidenceDoc]
 
 
 class ListDoc(TypedDict):
@@ -290,9 +307,12 @@ def quality(q: QualityValues, m: Memory) -> QualityDoc:
     }
 
 
-def shown(m: Memory, q: QualityValues, relations: Iterable[Relation]) -> ShowDoc:
-    """``show``: one record, its quality and its relations."""
-    return {"memory": memory(m), "quality": quality(q, m), "relations": [relation(r) for r in relations]}
+def shown(m: Memory, q: QualityValues, relations: Iterable[Relation], confidence: Mapping[str, Any] | None = None) -> ShowDoc:
+    """``show``: one record, its quality, its relations and (when given) its confidence."""
+    doc: ShowDoc = {"memory": memory(m), "quality": quality(q, m), "relations": [relation(r) for r in relations]}
+    if confidence is not None:
+        doc["confidence"] = cast(ConfidenceDoc, dict(confidence))
+    return doc
 
 
 def memory_page(memories: Iterable[Memory], *, page: int, pages: int, total: int) -> ListDoc:
@@ -425,6 +445,7 @@ class IngestDoc(TypedDict):
     skipped: int  # turns already present in their origin
     origins: list[str]
     event: str | None  # None when every turn was already present
+    archive: NotRequired[str]  # ingest --archive: the archived source's id
 
 
 class RelateDoc(TypedDict):
@@ -540,6 +561,14 @@ class RecallResultDoc(TypedDict):
     matched: NotRequired[str]
     speaker: NotRequired[str | None]  # episodes: who said the turn
     turn: NotRequired[str | None]  # episodes: the turn's id in its conversation
+    confidence: NotRequired[ConfidenceDoc]  # how far to trust it; never used to rank
+
+
+class TopicHintDoc(TypedDict):
+    given: str
+    label: str | None  # None: unknown to the vocabulary and to stored records
+    how: str  # canonical | alias | present | unknown
+    carried_by: list[str]  # ids of the results that carry the label
 
 
 class RecallDoc(TypedDict):
@@ -552,6 +581,8 @@ class RecallDoc(TypedDict):
     query: QueryFeaturesDoc
     candidates: int
     rejected: int
+    topic: NotRequired[TopicHintDoc]  # recall --topic: how the hint was understood
+    warnings: NotRequired[list[str]]  # e.g. an unknown topic hint (the query still ran)
 
 
 class PhraseDoc(TypedDict):
@@ -769,6 +800,7 @@ class LearnDoc(TypedDict):
     problems: list[str]  # malformed lines or messages, skipped ("line 7: not JSON ...")
     rejected: list[str]  # extractor output rejected, with the reason
     events: list[str]
+    archive: NotRequired[str]  # learn --archive: the archived source's id
 
 
 class ReinforceDoc(TypedDict):
@@ -891,6 +923,78 @@ class SetupDoc(TypedDict):
     changes: list[SetupChangeDoc]
 
 
+# -- trust: use reports, maintenance, retention ------------------------------------------------
+
+
+class UseRefDoc(TypedDict):
+    id: str
+    failure_class: str | None  # stale | disputed | irrelevant-digest | unused; None for used
+
+
+class UseReportDoc(TypedDict):
+    """``report TRACE VERDICT REF...``: the stored report, joined to its trace."""
+
+    trace: str
+    verdict: str
+    event: str
+    refs: list[UseRefDoc]
+
+
+class UseRateDoc(TypedDict):
+    reports: int
+    used: int
+    unused: int
+    wrong: int
+    use_rate: float | None
+
+
+class ReportSummaryDoc(TypedDict):
+    """``report --summary``: aggregates only (no query, no memory text)."""
+
+    since: str | None
+    reports: int
+    failure_classes: dict[str, int]
+    lane: dict[str, UseRateDoc]
+    kind: dict[str, UseRateDoc]
+    age: dict[str, UseRateDoc]
+    basis: dict[str, UseRateDoc]
+
+
+class MaintenancePlanDoc(TypedDict):
+    """``maintain [--report]``: the recommendations, as a plan ``maintain --apply`` reads."""
+
+    kind: str
+    space: str
+    created_at: str
+    records: int
+    # each op: op, id, reason, risk (low | review); from/to for stability ops, decay for decay
+    ops: list[dict[str, Any]]
+
+
+class RetentionMatchDoc(TypedDict):
+    id: str
+    policy: str
+    reason: str
+    revision: int
+
+
+class RetentionPlanDoc(TypedDict):
+    """``retention plan``: what each policy matches and why, as a plan ``retention apply`` reads."""
+
+    kind: str
+    space: str
+    created_at: str
+    policies: list[str]
+    records: int
+    matches: list[RetentionMatchDoc]
+
+
+class PlanAppliedDoc(TypedDict):
+    applied: int
+    skipped: int
+    event: str | None
+
+
 # -- reading a trace back (``cairn trace ID``) -------------------------------------------------
 
 
@@ -944,6 +1048,171 @@ def embedded(*, missing_before: int, embedded: int, remaining: int, seconds: flo
     rate = embedded / seconds if seconds > 0 else 0.0
     return {"missing_before": missing_before, "embedded": embedded, "remaining": remaining,
             "seconds": round(seconds, 3), "per_second": round(rate, 1)}
+
+
+# -- archive and labels -----------------------------------------------------------------
+# The archive's values live in cairn.archive, which this module does not import: these
+# functions read them by attribute (an entry's ``to_dict`` holds exactly the catalog fields).
+
+
+class ArchiveEntryDoc(TypedDict):
+    """A catalog entry: metadata only, never any text of the source."""
+
+    schema_version: int
+    source_type: str
+    source_id: str
+    started_at: str | None
+    ended_at: str | None
+    original_path: str
+    preserved_path: str  # relative to the space's raw store
+    byte_size: int
+    sha256: str
+    record_count: int
+    copy_mode: str
+    status: str  # verified | removed (a tombstone)
+
+
+class ArchiveAddDoc(TypedDict):
+    entry: ArchiveEntryDoc
+    deduplicated: bool  # the same bytes were already archived
+
+
+class ArchiveShownEntryDoc(TypedDict):
+    entry: ArchiveEntryDoc
+
+
+class ArchiveListDoc(TypedDict):
+    entries: list[ArchiveEntryDoc]
+
+
+class ArchiveFailureDoc(TypedDict):
+    source_id: str
+    code: str
+    detail: str
+
+
+class ArchiveVerifyDoc(TypedDict):
+    ok: bool
+    checked: list[str]
+    failures: list[ArchiveFailureDoc]
+
+
+class RehydratedRecordDoc(TypedDict):
+    turn: int
+    id: str | None
+    time: str | None
+    exact: bool  # raw is the record's exact bytes (False: a JSON message re-serialised)
+    raw: str
+    channels: dict[str, list[str]]
+
+
+class ChannelItemDoc(TypedDict):
+    turn: int
+    text: str
+
+
+class RehydratedDoc(TypedDict):
+    label: str  # untrusted quoted evidence: printed first, always
+    entry: ArchiveEntryDoc
+    turns: list[int]  # [first, last]
+    records: list[RehydratedRecordDoc]
+    channels: dict[str, list[ChannelItemDoc]]
+
+
+class ArchiveRemoveDoc(TypedDict):
+    entry: ArchiveEntryDoc  # the tombstone
+    event: str
+
+
+class LabelEntryDoc(TypedDict):
+    aliases: list[str]
+
+
+class VocabularyDoc(TypedDict):
+    topics: dict[str, LabelEntryDoc]
+    entities: dict[str, LabelEntryDoc]
+
+
+class LabelProblemDoc(TypedDict):
+    where: str
+    field: str
+    label: str
+
+
+class LabelsImportDoc(TypedDict):
+    topics: dict[str, LabelEntryDoc]
+    entities: dict[str, LabelEntryDoc]
+    stale: list[LabelProblemDoc]  # stored labels the new vocabulary lacks
+
+
+class LabelsCheckDoc(TypedDict):
+    ok: bool
+    problems: list[LabelProblemDoc]
+
+
+class LabelsMatchDoc(TypedDict):
+    labels: dict[str, list[str]]
+
+
+def archive_entry(entry: Any) -> ArchiveEntryDoc:
+    return cast(ArchiveEntryDoc, dict(entry.to_dict()))
+
+
+def archive_added(entry: Any, *, deduplicated: bool) -> ArchiveAddDoc:
+    return {"entry": archive_entry(entry), "deduplicated": deduplicated}
+
+
+def archive_shown(entry: Any) -> ArchiveShownEntryDoc:
+    return {"entry": archive_entry(entry)}
+
+
+def archive_catalog(entries: Iterable[Any]) -> ArchiveListDoc:
+    return {"entries": [archive_entry(e) for e in entries]}
+
+
+def archive_verified(verified: Any) -> ArchiveVerifyDoc:
+    return {"ok": verified.ok, "checked": list(verified.checked),
+            "failures": [{"source_id": f.source_id, "code": f.code, "detail": f.detail} for f in verified.failures]}
+
+
+def rehydrated(entry: Any, r: Any) -> RehydratedDoc:
+    """A rehydrated range: the label first, then each record's exact text and channels."""
+    return {
+        "label": r.label,
+        "entry": archive_entry(entry),
+        "turns": [r.first, r.last],
+        "records": [{"turn": rec.turn, "id": rec.id, "time": None if rec.time is None else format_time(rec.time),
+                     "exact": rec.exact, "raw": rec.raw.decode("utf-8", "replace"), "channels": r.record_channels(rec)}
+                    for rec in r.records],
+        "channels": {name: [{"turn": turn, "text": text} for turn, text in items]
+                     for name, items in r.channels().items()},
+    }
+
+
+def archive_removed(entry: Any, event: Event) -> ArchiveRemoveDoc:
+    return {"entry": archive_entry(entry), "event": event.id}
+
+
+def vocabulary(v: Any) -> VocabularyDoc:
+    return cast(VocabularyDoc, v.to_dict())
+
+
+def label_problem(p: Any) -> LabelProblemDoc:
+    return {"where": p.where, "field": p.field, "label": p.label}
+
+
+def labels_imported(v: Any, stale: Iterable[Any]) -> LabelsImportDoc:
+    doc = vocabulary(v)
+    return {"topics": doc["topics"], "entities": doc["entities"], "stale": [label_problem(p) for p in stale]}
+
+
+def labels_checked(problems: Iterable[Any]) -> LabelsCheckDoc:
+    found = [label_problem(p) for p in problems]
+    return {"ok": not found, "problems": found}
+
+
+def labels_matched(found: Any) -> LabelsMatchDoc:
+    return {"labels": found.to_dict()}
 
 
 # -- moving a store (``cairn migrate SRC DST``) ---------------------------------------------------

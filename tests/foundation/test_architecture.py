@@ -35,10 +35,13 @@ ALLOWED: dict[str, set[str]] = {
     "store": {"store", "model", "text", "errors"},
     "recall": {"recall", "model", "text", "policy", "store", "errors", "wire", "plugins", "embed"},
     "learn": {"learn", "model", "text", "policy", "errors", "plugins"},
-    "engine": {"engine", "model", "text", "policy", "store", "recall", "learn", "errors", "wire", "plugins", "embed"},
-    "cli": {"cli", "engine", "model", "errors", "bench", "wire", "plugins", "host", "mcp"},
+    "engine": {"engine", "model", "text", "policy", "store", "recall", "learn", "errors", "wire", "plugins", "embed",
+               "archive"},
+    "cli": {"cli", "engine", "model", "errors", "bench", "wire", "plugins", "host", "mcp", "web"},
     "mcp": {"mcp", "engine", "model", "errors", "wire"},
     "host": {"host", "engine", "model", "errors", "wire"},
+    "web": {"web", "engine", "model", "errors", "wire", "mcp"},
+    "archive": {"archive", "model"},
     "bench": {"bench", "engine", "model", "errors", "text", "store", "recall", "policy", "learn", "cli", "embed"},
 }
 # The ranking parts of recall: pure functions of their inputs. They import only these

@@ -301,10 +301,39 @@ def case_mcp(cli, ids, tmp_path):
             ("memory_undo", {"event": forgot.doc["event"]}),
         ]
         replies = [(name, call(cairn, name, args)) for name, args in calls]
+        recalled = dict(replies)["memory_recall"].doc
+        replies.append(("memory_report_use", call(cairn, "memory_report_use", {
+            "trace": recalled["trace"], "verdict": "used", "ids": [recalled["results"][0]["id"]]})))
+        replies.append(("memory_reinforce", call(cairn, "memory_reinforce",
+                                                 {"id": ids["new"], "outcome": "explicit_reinforcement"})))
     replies += [("memory_remember", added), ("memory_forget", forgot)]
     assert [name for name, reply in replies if reply.error] == []
     assert {name for name, _ in replies} == set(tools())
     return [(dict(reply.doc), tools()[name].doc_type) for name, reply in replies]
+
+
+def case_report(cli, ids, tmp_path):
+    recalled = run(cli, "recall", "PostgreSQL billing service")
+    reported = run(cli, "report", recalled["trace"], "wrong", recalled["results"][0]["id"])
+    summary = run(cli, "report", "--summary")
+    assert reported["refs"] and summary["reports"] == 1
+    return [(reported, wire.UseReportDoc), (summary, wire.ReportSummaryDoc)]
+
+
+def case_maintain(cli, ids, tmp_path):
+    run(cli, "reinforce", ids["port"], "explicit_correction")
+    plan = run(cli, "maintain", "--out", str(tmp_path / "plan.json"))
+    applied = run(cli, "maintain", "--apply", str(tmp_path / "plan.json"))
+    assert plan["ops"] and applied["applied"]
+    return [(plan, wire.MaintenancePlanDoc), (applied, wire.PlanAppliedDoc)]
+
+
+def case_retention(cli, ids, tmp_path):
+    policy = _write(tmp_path, "policy.toml", '[[policy]]\nname = "old decisions"\nkind = "decision"\nolder_than_days = 200\n')
+    plan = run(cli, "retention", "plan", policy, "--out", str(tmp_path / "plan.json"))
+    applied = run(cli, "retention", "apply", str(tmp_path / "plan.json"))
+    assert plan["matches"] and applied["applied"] == len(plan["matches"])
+    return [(plan, wire.RetentionPlanDoc), (applied, wire.PlanAppliedDoc)]
 
 
 def case_trace(cli, ids, tmp_path):
@@ -312,6 +341,107 @@ def case_trace(cli, ids, tmp_path):
     doc = run(cli, "trace", recalled["trace"])
     assert doc["scores"] and doc["rejected"] is not None and doc["id"] == recalled["trace"]
     return [(doc, wire.TraceDoc)]
+
+
+def case_ui(cli, ids, tmp_path):
+    # `cairn ui` serves rather than prints: its JSON API answers with the same wire builders,
+    # every route run here (without HTTP) and pinned against the type it declares.
+    from cairn import Cairn
+    from cairn.web import api
+
+    query = {"query": "PostgreSQL billing service"}
+    plan = {
+        "/api/records": ({}, {"origin": "acme"}), "/api/records/{id}": ({"id": ids["port"]}, {}),
+        "/api/records/{id}/history": ({"id": ids["port"]}, {}), "/api/history": ({}, {}),
+        "/api/timeline": ({}, {"query": "billing service"}), "/api/conflicted": ({}, {}), "/api/status": ({}, {}),
+        "/api/recall": ({}, query), "/api/search": ({}, query), "/api/explain": ({}, query),
+        "/api/records/{id}/correct": ({"id": ids["port"]}, {"text": "The staging database listens on port 5433"}),
+        "/api/records/{id}/feedback": ({"id": ids["new"]}, {"verdict": "useful"}),
+        "/api/records/{id}/forget": ({"id": ids["old"]}, {}), "/api/records/{id}/pin": ({"id": ids["new"]}, {}),
+        "/api/records/{id}/unpin": ({"id": ids["new"]}, {}),
+        "/api/relations": ({}, {"from_id": ids["port"], "role": "qualifies", "to_id": ids["new"]}),
+    }
+    docs, forgot = [], None
+    with Cairn(tmp_path / "store" / "cairn.db", now=NOW) as cairn:
+        for route in api.ROUTES:
+            path_args, args = plan.get(route.path) or ({"id": forgot}, {})  # undo: the forget's event
+            doc = dict(api.call(cairn, route, path_args, args))
+            forgot = doc["event"] if route.path.endswith("/forget") else forgot
+            docs.append((doc, route.doc_type))
+    assert len(docs) == len(plan) + 1  # every route, the undo included
+    return docs
+
+
+def _archived(cli, tmp_path) -> tuple[str, str]:
+    """(source id, first episode id) of a conversation ingested with --archive."""
+    turns = [{"id": "a1", "speaker": "Ana", "text": "The rover logs go to the cold store.", "time": "2026-10-02T09:00:00Z"},
+             {"id": "a2", "role": "system", "text": "Be brief.", "time": "2026-10-02T09:00:05Z"}]
+    doc = run(cli, "ingest", _write(tmp_path, "archived.jsonl", "".join(json.dumps(t) + "\n" for t in turns)), "--archive")
+    assert doc["archive"]
+    episode = run(cli, "recall", "rover logs cold store", "--lane", "episodes")["results"][0]["id"]
+    return doc["archive"], episode
+
+
+def case_archive_add(cli, ids, tmp_path):
+    path = _write(tmp_path, "add.jsonl", json.dumps({"id": "b1", "speaker": "Ben", "text": "Hi.", "time": NOW}) + "\n")
+    return [(run(cli, "archive", "add", path), wire.ArchiveAddDoc), (run(cli, "archive", "add", path), wire.ArchiveAddDoc)]
+
+
+def case_archive_list(cli, ids, tmp_path):
+    _archived(cli, tmp_path)
+    doc = run(cli, "archive", "list")
+    assert doc["entries"]
+    return [(doc, wire.ArchiveListDoc)]
+
+
+def case_archive_verify(cli, ids, tmp_path):
+    source, _ = _archived(cli, tmp_path)
+    return [(run(cli, "archive", "verify"), wire.ArchiveVerifyDoc),
+            (run(cli, "archive", "verify", source), wire.ArchiveVerifyDoc)]
+
+
+def case_archive_show(cli, ids, tmp_path):
+    source, episode = _archived(cli, tmp_path)
+    ranged = run(cli, "archive", "show", source, "--turns", "1..2")
+    assert ranged["records"] and ranged["channels"]["visible"]
+    return [(run(cli, "archive", "show", source), wire.ArchiveShownEntryDoc), (ranged, wire.RehydratedDoc),
+            (run(cli, "archive", "show", "-", "--around", episode), wire.RehydratedDoc)]
+
+
+def case_archive_remove(cli, ids, tmp_path):
+    source, _ = _archived(cli, tmp_path)
+    return [(run(cli, "archive", "remove", source), wire.ArchiveRemoveDoc)]
+
+
+_VOCABULARY = json.dumps({"topics": {"billing": ["billing service"]}, "entities": {"postgres": {"aliases": ["PostgreSQL"]}}})
+
+
+def case_labels_import(cli, ids, tmp_path):
+    return [(run(cli, "labels", "import", _write(tmp_path, "vocabulary.json", _VOCABULARY)), wire.LabelsImportDoc)]
+
+
+def case_labels_show(cli, ids, tmp_path):
+    run(cli, "labels", "import", _write(tmp_path, "vocabulary.json", _VOCABULARY))
+    doc = run(cli, "labels", "show")
+    assert doc["topics"] and doc["entities"]
+    return [(doc, wire.VocabularyDoc)]
+
+
+def case_labels_check(cli, ids, tmp_path):
+    run(cli, "labels", "import", _write(tmp_path, "vocabulary.json", _VOCABULARY))
+    labelled = run(cli, "remember", "Billing invoices are archived monthly", "--kind", "fact", "--topic", "billing")
+    shown = run(cli, "show", labelled["id"])
+    assert shown["memory"]["topics"] == ["billing"]
+    return [(run(cli, "labels", "check"), wire.LabelsCheckDoc), (shown, wire.ShowDoc)]
+
+
+def case_labels_match(cli, ids, tmp_path):
+    run(cli, "labels", "import", _write(tmp_path, "vocabulary.json", _VOCABULARY))
+    doc = run(cli, "labels", "match", "Is the billing service on PostgreSQL?")
+    assert doc["labels"] == {"topics": ["billing"], "entities": ["postgres"]}
+    hinted = run(cli, "recall", "PostgreSQL billing service", "--topic", "biling")
+    assert hinted["warnings"] and hinted["topic"]["how"] == "unknown"
+    return [(doc, wire.LabelsMatchDoc), (hinted, wire.RecallDoc)]
 
 
 def case_migrate(cli, ids, tmp_path):

@@ -20,14 +20,15 @@ from testkit.db import db_fingerprint
 pytestmark = pytest.mark.slow
 
 READ_ONLY = {"memory_recall", "memory_search", "memory_explain", "memory_show", "memory_timeline", "memory_history"}
-WRITING = {"memory_remember", "memory_correct", "memory_relate", "memory_feedback", "memory_pin"}
+WRITING = {"memory_remember", "memory_correct", "memory_relate", "memory_feedback", "memory_pin", "memory_report_use",
+           "memory_reinforce"}
 DESTRUCTIVE = {"memory_forget", "memory_undo"}
 OUTPUTS = {
     "memory_recall": wire.RecallDoc, "memory_search": wire.RecallDoc, "memory_explain": wire.ExplainDoc,
     "memory_show": wire.ShowDoc, "memory_timeline": wire.TimelineDoc, "memory_history": wire.HistoryDoc,
     "memory_remember": wire.RememberDoc, "memory_correct": wire.CorrectDoc, "memory_relate": wire.RelateDoc,
     "memory_feedback": wire.FeedbackDoc, "memory_pin": wire.EventRefDoc, "memory_forget": wire.EventRefDoc,
-    "memory_undo": wire.EventRefDoc,
+    "memory_undo": wire.EventRefDoc, "memory_report_use": wire.UseReportDoc, "memory_reinforce": wire.ReinforceDoc,
 }
 
 

@@ -61,7 +61,11 @@ def test_the_semantic_gate_is_what_keeps_unrelated_questions_out(cairn, para, mo
     assert cairn.recall(question, lane="hybrid", trace=False).ids != []
 
 
-def test_hybrid_is_the_default_with_the_extra(cairn, para):
+def test_hybrid_is_the_default_only_when_chosen(cairn, para, monkeypatch):
+    monkeypatch.delenv("CAIRN_DEFAULT_LANE", raising=False)
+    plain = cairn.recall("when do we eat together as a group", trace=False)
+    assert plain.outcome.request.lane == "claims" and plain.ids == []  # the words meet nothing
+    monkeypatch.setenv("CAIRN_DEFAULT_LANE", "hybrid")
     default = cairn.recall("when do we eat together as a group", trace=False)
     assert default.outcome.request.lane == "hybrid" and default.ids == [para[0]]
 

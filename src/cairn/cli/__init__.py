@@ -33,10 +33,10 @@ from typing import Any, NoReturn
 from ..engine import Cairn, default_db_path
 from ..engine.scope import discard_new_store, is_database_url
 from ..errors import CairnError, InvalidInput, StoreUnavailable
-from . import bench, embed, host, ingest, learn, mcp, migrate, recall, records, relations, trace
+from . import archive, bench, embed, host, ingest, labels, learn, mcp, migrate, recall, records, relations, trace, trust, ui
 from .common import Output
 
-GROUPS = (records, learn, recall, ingest, relations, host, bench, mcp, trace, embed, migrate)
+GROUPS = (records, learn, recall, ingest, relations, host, bench, mcp, trace, embed, archive, labels, trust, ui, migrate)
 
 # Commands that may add records, and so may create the database (the MCP server serves
 # memory_remember: an agent's first session starts on no database at all).
@@ -153,7 +153,7 @@ def _open(args) -> Cairn:
     """The engine for this command, on a database it is allowed to touch (module docstring)."""
     if args.db is not None and not args.db.strip():
         raise InvalidInput("--db", "empty; give a database path")
-    creates = args.command in CREATES
+    creates = args.command in CREATES or getattr(args, "creates_db", False)  # a group's creating subcommand
     url = args.db if args.db is not None else os.environ.get("CAIRN_DB")
     if is_database_url(url):  # a PostgreSQL database: no file or folder to check
         return Cairn(url, space=args.space, now=args.now, create=creates)

@@ -26,10 +26,18 @@ def register(sub) -> None:
     p.add_argument("--format", choices=("jsonl", "locomo"), default="jsonl", help="input format (default: jsonl)")
     p.add_argument("--origin", help="origin of the episodes (default: the conversation's name or the file name)")
     p.add_argument("--sample", help="LoCoMo only: ingest one conversation, by sample_id or index")
+    p.add_argument("--archive", action="store_true",
+                   help="JSONL only: first preserve the file byte for byte (`cairn archive`); each episode then "
+                        "links to its raw line (`cairn archive show - --around EPISODE`)")
 
 
 def cmd_ingest(cairn: Cairn, args) -> Output:
-    result = cairn.ingest(args.file, format=args.format, origin=args.origin, sample=args.sample)
+    archived = None
+    if args.archive:
+        added, result = cairn.ingest_archived(args.file, format=args.format, origin=args.origin, sample=args.sample)
+        archived = added.entry
+    else:
+        result = cairn.ingest(args.file, format=args.format, origin=args.origin, sample=args.sample)
     doc = wire.ingested(source=result.source, episodes=result.episodes, skipped=result.skipped,
                         origins=result.origins, event=result.event)
     text = f"ingested {result.episodes} episodes into {', '.join(result.origins)}"
@@ -37,4 +45,7 @@ def cmd_ingest(cairn: Cairn, args) -> Output:
         text += f" ({result.skipped} turns already present, skipped)"
     if result.event:
         text += f"; event {short(result.event.id)}"
+    if archived is not None:
+        text += f"; archived as {archived.source_id}"
+        return Output({**dict(doc), "archive": archived.source_id}, text)
     return Output(doc, text)

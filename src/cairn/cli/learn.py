@@ -52,6 +52,9 @@ def register(sub) -> None:
     p.add_argument("--extractor", default="rules", help="rules (default), model, or an installed extractor's name")
     p.add_argument("--origin", help="origin of the episodes and claims (default: the session id, else the file name)")
     p.add_argument("--dry-run", action="store_true", help="read and extract, print the plan, write nothing")
+    p.add_argument("--archive", action="store_true",
+                   help="first preserve the transcript byte for byte (`cairn archive`); each episode then links to "
+                        "its raw line (`cairn archive show - --around EPISODE`)")
     p.add_argument("--model-url", help="model extractor: the endpoint's base URL (e.g. http://127.0.0.1:11434/v1)")
     p.add_argument("--model", help="model extractor: the model name")
     p.add_argument("--model-key-env", help="model extractor: the environment variable holding the API key")
@@ -145,8 +148,16 @@ def cmd_feedback(cairn: Cairn, args) -> Output:
 def cmd_learn(cairn: Cairn, args) -> Output:
     settings = {k: v for k, v in (("url", args.model_url), ("model", args.model), ("key_env", args.model_key_env),
                                   ("timeout", args.model_timeout)) if v is not None}
-    result = cairn.learn(args.source, format=args.format, extractor=args.extractor, origin=args.origin,
-                         dry_run=args.dry_run, model_settings=settings or None)
+    archived = None
+    if args.archive:
+        if args.dry_run:
+            raise InvalidInput("--archive", "a dry run writes nothing, so it archives nothing")
+        added, result = cairn.learn_archived(args.source, format=args.format, extractor=args.extractor,
+                                             origin=args.origin, model_settings=settings or None)
+        archived = added.entry.source_id
+    else:
+        result = cairn.learn(args.source, format=args.format, extractor=args.extractor, origin=args.origin,
+                             dry_run=args.dry_run, model_settings=settings or None)
     doc = result.to_dict()
     c = result.counts
     head = "would learn" if result.dry_run else "learned"
@@ -159,6 +170,9 @@ def cmd_learn(cairn: Cairn, args) -> Output:
         lines += [f"  claim {i}: {claim.kind.value} {one_line(claim.content, 70)}"
                   + (f" (replaces {claim.replaces})" if claim.replaces else "") for i, claim in enumerate(result.claims)]
     stderr = [f"cairn: skipped {p}" for p in result.problems] + [f"cairn: rejected {r}" for r in result.rejected]
+    if archived is not None:
+        lines[0] += f"; archived as {archived}"
+        return Output({**dict(doc), "archive": archived}, "\n".join(lines), stderr=stderr)
     return Output(doc, "\n".join(lines), stderr=stderr)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 
+from .. import wire
 from ..engine import Cairn
 from ..engine.recalling import LANES
 from .common import Output, add_command, positive_int, short
@@ -23,11 +24,13 @@ def register(sub) -> None:
                     "Writes nothing but a trace (skip it with --no-trace).",
     )
     _common(p, limit=3, budget=2048, dormant=True, trace=True)
+    p.add_argument("--topic", help="a topic hint (a vocabulary id or alias); an unknown one warns and the query runs")
+    p.add_argument("--include-retired", action="store_true", help="also offer records a retention policy retired")
 
     p = add_command(
         sub, "search", "explicit lookup: like recall, dormant records included, up to 10", cmd_search,
         description="Look QUERY up explicitly: like recall, but dormant records are included and up to 10 results\n"
-                    "are returned (default budget 8192 bytes).",
+                    "are returned (default budget 8192 bytes). Records a retention policy retired come back here.",
     )
     _common(p, limit=10, budget=8192, dormant=False, trace=True)
 
@@ -78,8 +81,27 @@ def _options(args) -> dict:
 
 
 def cmd_recall(cairn: Cairn, args) -> Output:
-    recalled = cairn.recall(args.query, include_dormant=args.include_dormant, trace=not args.no_trace, **_options(args))
-    return _render(recalled)
+    recalled = cairn.recall(args.query, include_dormant=args.include_dormant, trace=not args.no_trace,
+                            include_retired=args.include_retired, **_options(args))
+    output = _render(recalled)
+    if args.topic is not None:
+        _topic_hint(cairn, args.topic, recalled, output)
+    return output
+
+
+def _topic_hint(cairn: Cairn, topic: str, recalled, output: Output) -> None:
+    """Report how a --topic hint was understood: an unknown hint is a warning on stderr
+    (and in the document), never a refusal; a known one names the results carrying it."""
+    hint = cairn.label_hint(topic)
+    carried = [r.id for r in recalled.results if hint.label is not None and hint.label in cairn.get(r.id).topics]
+    doc = dict(output.doc)
+    doc["topic"] = wire.TopicHintDoc(given=hint.given, label=hint.label, how=hint.how, carried_by=carried)
+    if hint.warning:
+        doc["warnings"] = [*doc.get("warnings", []), hint.warning]
+        output.stderr.append(f"cairn: warning: {hint.warning}")
+    else:
+        output.text += f"\n(topic {hint.label}: carried by {len(carried)} of {len(recalled.results)} results)"
+    output.doc = doc
 
 
 def cmd_search(cairn: Cairn, args) -> Output:

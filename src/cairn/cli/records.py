@@ -39,6 +39,8 @@ def register(sub) -> None:
     p.add_argument("--valid-to", help="end of the valid-time interval (ISO-8601)")
     p.add_argument("--expected-resolution-at", help="checkpoint time after which the claim should be re-confirmed")
     p.add_argument("--alias", action="append", default=[], help="a search term (repeatable, at most 8)")
+    p.add_argument("--topic", action="append", default=[], help="a topic id of the space's vocabulary (repeatable)")
+    p.add_argument("--entity", action="append", default=[], help="an entity id of the space's vocabulary (repeatable)")
     p.add_argument("--pin", action="store_true", help="pin: exempt from dormancy, protected from weaker replacement")
     p.add_argument("--replaces-similar", action="store_true",
                    help="supersede the current records this claim is similar to (same kind, origin, subject and"
@@ -118,6 +120,8 @@ def cmd_remember(cairn: Cairn, args) -> Output:
         valid_to=args.valid_to,
         expected_resolution_at=args.expected_resolution_at,
         aliases=args.alias,
+        topics=args.topic,
+        entities=args.entity,
         pin=args.pin,
         relates=[(role.value, ref) for role in RELATE_OPTIONS for ref in getattr(args, role.value)] or None,
         replaces_similar=args.replaces_similar,
@@ -143,7 +147,7 @@ def cmd_remember(cairn: Cairn, args) -> Output:
 
 def cmd_show(cairn: Cairn, args) -> Output:
     shown = cairn.show(args.id)
-    doc = wire.shown(shown.memory, shown.quality, shown.relations)
+    doc = wire.shown(shown.memory, shown.quality, shown.relations, shown.confidence)
     m, q = doc["memory"], doc["quality"]
     lines = [
         f"{m['id']}  {m['kind']}  {m['status']}  {m['layer']}  revision {m['revision']}",

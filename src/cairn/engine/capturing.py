@@ -137,7 +137,9 @@ class Capturing(Part):
         dry_run: bool = False,
         progress: Progress | bool | None = None,
         model_settings: dict | None = None,
+        data: dict | None = None,
     ) -> Learned:
+        # ``data`` is kept in the episodes' event beside the learn note (the archive's link).
         model = self._extractor(extractor_name, model_settings)
         transcript = _storable(self._read(path, format))
         place = clean_origin(origin if origin is not None else (transcript.name or Path(path).stem or "transcript"))
@@ -173,7 +175,7 @@ class Capturing(Part):
         marks = [{"sources": [b.source.id for b in plan.batches if _part_of(b.source.id, source.id)],
                   "turns": [t.id for t in chunk]} for (source, _), chunk in zip(groups[len(again):], fresh, strict=True)]
         return self._write(transcript, new, place, model.name, plan, counts, claims, rejected, report,
-                           {"learn": {"origin": place, "chunks": marks}})
+                           {**(data or {}), "learn": {"origin": place, "chunks": marks}})
 
     def _undone_chunks(self, view, place: str) -> list[list[str]]:
         """Turn ids of every chunk an earlier learn of ``place`` read whose batch was

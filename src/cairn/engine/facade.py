@@ -27,26 +27,36 @@ from datetime import datetime
 from types import TracebackType
 from typing import IO, Any
 
+from ..archive.catalog import Entry
+from ..archive.labels import Hint, LabelProblem, Recognised, Vocabulary
+from ..archive.rehydrate import Rehydrated
+from ..archive.verify import Verified
 from ..errors import InvalidInput, echo
 from ..learn.batch import Batch
 from ..model import Actor, Basis, Certainty, Event, Kind, Memory, Method, Role, Status, Verdict
+from ..policy.confidence import Confidence
 from ..policy.feedback import FeedbackMessage
 from ..recall.pack import PACK
 from ..recall.traces import read_trace
 from ..recall.triage import Triage
 from ..store import Backend
-from ..wire import ExplainDoc, StatusDoc, TraceDoc
+from ..wire import ExplainDoc, MaintenancePlanDoc, ReportSummaryDoc, RetentionPlanDoc, StatusDoc, TraceDoc
+from .archiving import Added, Archiving, Removed
 from .capturing import Capturing, Learned, Reinforcement, ReinforceResult
 from .embedding import Embedded, Embedding
 from .embedding import Progress as EmbedProgress
 from .ingesting import Ingested, Ingesting, Progress
+from .labelling import Imported, Labelling
 from .learning import Applied, Corrected, FeedbackResult, Learning
+from .maintaining import Maintaining, PlanApplied
 from .recalling import SEARCH_BUDGET, SEARCH_LIMIT, Recalled, Recalling
 from .records import Confirmed, Page, Quality, Records, Remembered, Shown, TextChange
 from .relations import TIMELINE_MAX, Relations, Timeline
+from .reports import Reported, Reports
 from .scope import Clock, Scope
 from .transfer import Transfer, Transferred
 from .triaging import Triaging
+from .trust import Trust
 from .undo import Undo
 from .validate import (
     COUNT_MAX,
@@ -187,6 +197,8 @@ class Cairn:
         reason: str | None = None,
         relates: Iterable[tuple[Role | str, str]] | None = None,
         replaces_similar: bool = False,
+        topics: Iterable[str] = (),
+        entities: Iterable[str] = (),
     ) -> Remembered:
         """Store one claim (or one episode) with its evidence, as one event.
 
@@ -196,7 +208,8 @@ class Cairn:
         relations from this record in the same event. The result's ``similar`` names
         current records of the same kind and origin the claim seems to replace;
         ``replaces_similar`` supersedes them when the write policy allows (else the claim
-        is stored quarantined and ``withheld`` says why)."""
+        is stored quarantined and ``withheld`` says why). ``topics``/``entities``
+        must be canonical ids of the space's label vocabulary (:class:`~cairn.errors.UnknownLabel`)."""
         check_str(text, "text")
         check_str(origin, "origin")
         check_str(source, "source", optional=True)
@@ -209,10 +222,13 @@ class Cairn:
             check_time_arg(value, field)
         if relates is not None:
             relates = _pairs(relates)
+        check_strings(topics, "topics")
+        check_strings(entities, "entities")
         return self._records.remember(
             text, kind=kind, origin=origin, basis=basis, method=method, source=source, at=at, certainty=certainty,
             valid_from=valid_from, valid_to=valid_to, expected_resolution_at=expected_resolution_at, aliases=aliases,
             pin=pin, actor=actor, reason=reason, relates=relates, replaces_similar=replaces_similar,
+            topics=topics, entities=entities,
         )
 
     def quality(self, memory: Memory) -> Quality:
@@ -335,17 +351,20 @@ class Cairn:
         trace: bool = True,
         origin: str | None = None,
         prefer_origin: str | None = None,
+        include_retired: bool = False,
     ) -> Recalled:
         """The few memories that matter for ``query``, packed in a bounded digest.
 
         ``origin`` keeps only that origin's records; ``prefer_origin`` (a host passes its
         project) puts that origin's relevant records first without leaving others out.
+        Retired records are left out unless ``include_retired``.
         Read-only but for its trace (``trace=False`` writes none)."""
-        _recall_args(query, limit, budget, lane, as_of, known_at, include_dormant, include_history, trace)
+        _recall_args(query, limit, budget, lane, as_of, known_at, include_dormant, include_history, trace,
+                     include_retired)
         return self._recalling.recall(
             query, limit=limit, budget=budget, lane=lane, include_dormant=include_dormant,
             include_history=include_history, as_of=as_of, known_at=known_at, trace=trace,
-            origin=origin, prefer_origin=prefer_origin,
+            origin=origin, prefer_origin=prefer_origin, include_retired=include_retired,
         )
 
     def search(
@@ -528,6 +547,107 @@ class Cairn:
         :mod:`.embedding`. ``progress``: ``(done, total)`` callback, False, or None for a
         bar on a terminal."""
         return Embedding(self.scope).embed(limit=limit, progress=progress)
+
+    # -- archive of raw sources --------------------------------------------------------
+
+    def archive_add(self, path: str | os.PathLike[str], *, source_type: str | None = None,
+                    source_id: str | None = None) -> Added:
+        """Preserve a source byte for byte in the space's private raw store and catalog it
+        (metadata only). The same bytes twice are one entry (``deduplicated``)."""
+        return Archiving(self.scope).add(path, source_type=source_type, source_id=source_id)
+
+    def archive_entries(self) -> builtins.list[Entry]:
+        """The catalog of this space's raw store, tombstones included."""
+        return Archiving(self.scope).entries()
+
+    def archive_verify(self, ref: str | None = None) -> Verified:
+        """Every check of the raw store (or of one entry); each failure named."""
+        return Archiving(self.scope).verify(ref)
+
+    def archive_show(self, ref: str, *, turns: str | None = None, around: str | None = None,
+                     context: int = 0) -> tuple[Entry, Rehydrated | None]:
+        """An entry, and with ``turns`` ("A..B") or ``around`` (an episode id; ``ref`` may
+        then be ``"-"``) the smallest range of it, verified first, as untrusted evidence."""
+        return Archiving(self.scope).show(ref, turns=turns, around_episode=around, context=context)
+
+    def archive_remove(self, ref: str, *, actor: Actor = Actor.MANUAL) -> Removed:
+        """Delete a preserved copy on an explicit request; the catalog keeps a tombstone and
+        the event log the source's hash."""
+        return Archiving(self.scope).remove(ref, actor=actor)
+
+    def ingest_archived(self, path: str | os.PathLike[str], format: str = "jsonl", origin: str | None = None,
+                        **options: Any) -> tuple[Added, Ingested]:
+        """Archive a conversation file, then ingest it; its episodes link to the entry."""
+        return Archiving(self.scope).ingest(self._ingesting, path, format, origin, **options)
+
+    def learn_archived(self, path: str | os.PathLike[str], *, format: str = "auto", extractor: str = "rules",
+                       origin: str | None = None, progress: Any = None,
+                       model_settings: dict[str, Any] | None = None) -> tuple[Added, Learned]:
+        """Archive a transcript, then learn from it; its episodes link to the entry."""
+        return Archiving(self.scope).learn(self._capturing, path, format, extractor_name=extractor, origin=origin,
+                                           progress=progress, model_settings=model_settings)
+
+    # -- labels ------------------------------------------------------------------------
+
+    def labels(self) -> Vocabulary:
+        """The space's topic/entity vocabulary (empty until one is imported)."""
+        return Labelling(self.scope).vocabulary()
+
+    def labels_import(self, text: str) -> Imported:
+        """Replace the space's vocabulary with a JSON one; reports stored labels it lacks."""
+        return Labelling(self.scope).import_(text)
+
+    def labels_check(self) -> builtins.list[LabelProblem]:
+        """Stored labels (records of any status) that are not in the vocabulary. Read-only."""
+        return Labelling(self.scope).check()
+
+    def label_hint(self, text: str, field: str = "topics") -> Hint:
+        """How a query hint is understood; an unknown one carries a warning."""
+        return Labelling(self.scope).hint(text, field)
+
+    def labels_recognise(self, text: str) -> Recognised:
+        """The vocabulary's labels whose id or alias occurs in ``text``."""
+        return Labelling(self.scope).recognise(text)
+
+    # -- trust: confidence, use reports, maintenance, retention -------------------------
+
+    def confidence(self, ref: str) -> Confidence:
+        """How far to trust one record: a level (low, medium, high) and its named grounds.
+        Never a ranking input."""
+        return Trust(self.scope).confidence(self.scope.get(ref))
+
+    def report_use(self, trace: str, verdict: str, refs: Iterable[str]) -> Reported:
+        """Report what was done with a recall's results (used, unused, wrong), joined to its
+        trace with a failure class per record. Never changes ranking. Refused for a trace
+        that is unknown or expired, or a record the trace did not return."""
+        check_str(trace, "trace")
+        check_str(verdict, "verdict")
+        check_strings(refs, "refs")
+        return Reports(self.scope).report(trace, verdict, builtins.list(refs))
+
+    def report_summary(self, *, since: datetime | str | None = None) -> ReportSummaryDoc:
+        """Use reports aggregated by lane, kind, age and evidence basis (ids and counts only)."""
+        check_time_arg(since, "since")
+        return Reports(self.scope).summary(since)
+
+    def maintenance_plan(self) -> MaintenancePlanDoc:
+        """Maintenance recommendations for every active claim, as a reviewable plan (reads only)."""
+        return Maintaining(self.scope).maintenance_plan()
+
+    def apply_maintenance(self, plan: dict[str, Any] | str, *, auto: bool = False) -> PlanApplied:
+        """Apply a maintenance plan as one undoable event; ``auto`` applies only the
+        low-risk ops (confidence decay, stability increases)."""
+        check_bool(auto, "auto")
+        return Maintaining(self.scope).apply_maintenance(plan, auto=auto)
+
+    def retention_plan(self, policies: str) -> RetentionPlanDoc:
+        """What each retention policy (TOML text) matches in this space, and why (reads only)."""
+        check_str(policies, "policies")
+        return Maintaining(self.scope).retention_plan(policies)
+
+    def apply_retention(self, plan: dict[str, Any] | str) -> PlanApplied:
+        """Retire the records a retention plan lists, as one undoable event (never deletes)."""
+        return Maintaining(self.scope).apply_retention(plan)
 
 # -- argument checks shared by several methods -------------------------------------------
 

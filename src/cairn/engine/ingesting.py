@@ -90,6 +90,7 @@ class Ingesting(Part):
         sample: str | int | None = None,
         actor: Actor | str = Actor.MANUAL,
         progress: Progress | bool | None = None,
+        data: dict | None = None,
     ) -> Ingested:
         """Store a conversation's turns as episodes (see the module docstring).
 
@@ -98,6 +99,7 @@ class Ingesting(Part):
         sample_id or index; without it every conversation of a list is ingested, each in
         its own origin. ``progress``: a callback ``(done, total)``, ``False`` for none,
         ``None`` for a stderr line when stderr is a terminal and the ingest is long.
+        ``data`` is kept in the event beside the counts (the archive's link to the source).
         """
         if format not in FORMATS:
             raise InvalidInput("format", f"{format!r} (one of: {', '.join(FORMATS)})")
@@ -132,7 +134,7 @@ class Ingesting(Part):
             if written:
                 if m.tx.get_source(self.space, source.id) is None:
                     m.tx.put_source(self.space, source_to_dict(source))
-                m.data.update({"source": source.id, "episodes": len(written), "skipped": skipped})
+                m.data.update({**(data or {}), "source": source.id, "episodes": len(written), "skipped": skipped})
         if report:
             report(total, total)
         return Ingested(source.id, len(written), skipped, tuple(p for p, _ in planned), m.event, tuple(written),

@@ -41,6 +41,7 @@ from ..policy.aging import confirmation_anchor
 from ..policy.authority import Incoming, may_correct
 from ..store import ReadView, WriteTx, content_hash
 from ..text import content_terms
+from .labelling import batch_labels, label_plan, require
 from .mutation import Mutation, new_id
 from .scope import MIN_PREFIX, Part
 from .validate import as_time, choice, clean_aliases, clean_content, clean_origin, redact_text
@@ -107,6 +108,7 @@ class Learning(Part):
             batch = load_batch(batch)
         elif not isinstance(batch, Batch):
             batch = parse_batch(batch)
+        require(self.scope, batch_labels(batch))
         now = self.now()
         source = self._clean_source(batch.source, now)
         claims = [self._clean_claim(c) for c in batch.claims]
@@ -119,6 +121,7 @@ class Learning(Part):
             incoming = Incoming(Evidence(source.basis, source.method, source.id, source.at), source.kind)
             ctx = Context(self.space, source.origin, incoming, now, new_id)
             plan = plan_batch(claims, mentioned, self._standing(m.tx, claims, source.origin), ctx)
+            label_plan(plan, batch)
             counts, confirmed = self._write_plan(m, plan, source)
             m.tx.put_source(self.space, source_to_dict(_source_value(self.space, source, batch.source.text)))
         return Applied(m.event, source.id, counts, plan.outcomes, [c.id for c in mentioned], confirmed)

@@ -8,8 +8,10 @@ recall makes. ``explain`` never writes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import Any
 
 from ..errors import InvalidInput
 from ..recall.explain import explain_doc, recall_doc
@@ -19,6 +21,7 @@ from ..recall.pipeline import LANES, MAX_LIMIT, Outcome, Request, ResultItem, ru
 from ..recall.traces import RETENTION_DAYS, write_trace
 from ..wire import ExplainDoc, RecallDoc
 from .scope import Part
+from .trust import Trust
 from .validate import as_time, clean_origin
 
 # LANES: the lane names a recall accepts, read from the lane registry on first use.
@@ -34,6 +37,7 @@ class Recalled:
 
     outcome: Outcome
     trace: str | None
+    confidence: Mapping[str, Mapping[str, Any]] | None = None  # by record id, composed after ranking
 
     @property
     def results(self) -> list[ResultItem]:
@@ -53,13 +57,14 @@ class Recalled:
 
     def to_dict(self) -> RecallDoc:
         """The wire form (``recall --json``)."""
-        return recall_doc(self.outcome, self.trace)
+        return recall_doc(self.outcome, self.trace, self.confidence)
 
 
 class Recalling(Part):
     """recall, search and explain over one read snapshot; a trace written after a recall."""
 
     trace_retention_days: float = RETENTION_DAYS
+    with_confidence: bool = True  # attach each result's confidence (after ranking; never reorders)
 
     def recall(
         self,
@@ -75,6 +80,7 @@ class Recalling(Part):
         trace: bool = True,
         origin: str | None = None,
         prefer_origin: str | None = None,
+        include_retired: bool = False,
     ) -> Recalled:
         """The few memories that matter for ``query``, packed in a bounded digest.
 
@@ -83,11 +89,16 @@ class Recalling(Part):
         without leaving the others out."""
         request = self._recall_request(query, limit, budget, lane, include_dormant, include_history, as_of, known_at,
                                        origin, prefer_origin)
+        request = replace(request, include_retired=bool(include_retired))
         outcome = self._run_recall(request)
         trace_id = None
         if trace and not self.store.read_only:
             trace_id = write_trace(self.store, self.space, outcome, request.now, retention_days=self.trace_retention_days)
-        return Recalled(outcome, trace_id)
+        confidence = None
+        if self.with_confidence and outcome.results:
+            found = Trust(self.scope).confidences([r.id for r in outcome.results])
+            confidence = {i: c.to_dict() for i, c in found.items()}
+        return Recalled(outcome, trace_id, confidence)
 
     def search(
         self,
@@ -109,6 +120,7 @@ class Recalling(Part):
         return self.recall(
             query, limit=limit, budget=budget, lane=lane, include_dormant=True, include_history=include_history,
             as_of=as_of, known_at=known_at, trace=trace, origin=origin, prefer_origin=prefer_origin,
+            include_retired=True,
         )
 
     def explain(

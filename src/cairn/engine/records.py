@@ -48,10 +48,12 @@ from ..policy.priority import record_priority
 from ..recall.rank import rank_factors
 from ..store import WriteTx, content_hash
 from ..wire import ProblemDoc, StatusDoc
+from .labelling import memory_labels, require
 from .mutation import new_id
 from .relations import Relations
 from .scope import Part, Scope
 from .similar import find_similar, replacements
+from .trust import Trust
 from .validate import as_time, choice, clean_aliases, clean_content, clean_origin, optional_choice, redact_text
 
 
@@ -145,6 +147,7 @@ class Shown:
     memory: Memory
     quality: Quality
     relations: list[Relation]
+    confidence: dict | None = None  # its confidence document (level and grounds)
 
     @property
     def id(self) -> str:
@@ -195,6 +198,8 @@ class Records(Part):
         reason: str | None = None,
         relates: Iterable[tuple[Role | str, str]] | None = None,
         replaces_similar: bool = False,
+        topics: Iterable[str] = (),
+        entities: Iterable[str] = (),
     ) -> Remembered:
         """Store one claim (or one episode). Identical content in the same origin is not
         stored twice: the standing record is returned instead (episodes excepted).
@@ -234,11 +239,14 @@ class Records(Part):
             created_at=now,
             # updated_at is the replacement-authority gate: it carries the evidence time.
             updated_at=evidence_at,
+            topics=tuple(dict.fromkeys(t.strip() for t in topics)),
+            entities=tuple(dict.fromkeys(e.strip() for e in entities)),
         )
         if problem := evidence_problem(memory.evidence.basis, memory.evidence.method):
             raise InvalidInput("method", problem)
         if memory.valid_from and memory.valid_to and memory.valid_to < memory.valid_from:
             raise InvalidInput("valid_to", "lies before valid_from")
+        require(self.scope, [("remember", memory_labels(memory))])
         actor = choice(Actor, actor, "actor")
         links = self.relations.check_relates(relates)
         if replaces_similar and links:
@@ -288,7 +296,8 @@ class Records(Part):
 
     def show(self, ref: str) -> Shown:
         memory = self.scope.get(ref)
-        return Shown(memory, self.quality(memory), self.store.relations(self.space, record_id=memory.id))
+        return Shown(memory, self.quality(memory), self.store.relations(self.space, record_id=memory.id),
+                     Trust(self.scope).confidence(memory).to_dict())
 
     def list(
         self,

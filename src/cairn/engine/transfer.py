@@ -24,6 +24,7 @@ from ..model import (
     relation_to_dict,
 )
 from ..model.codec import imported_event_from_dict, imported_memory_from_dict
+from .labelling import memory_labels, require
 from .scope import Part
 
 _ORDER = ("memory", "relation", "event")
@@ -88,7 +89,10 @@ class Transfer(Part):
         return counts
 
     def import_(self, lines: Iterable[str]) -> Transferred:
-        parsed = [item for item in (self._parse_line(n, raw) for n, raw in _lines(lines)) if item]
+        numbered = [(n, item) for n, raw in _lines(lines) if (item := self._parse_line(n, raw))]
+        parsed = [item for _, item in numbered]
+        require(self.scope, ((f"import line {n} record {item[1].id}", memory_labels(item[1]))
+                             for n, item in numbered if item[0] == "memory"))
         counts = Transferred()
         with self.store.write() as tx:
             for kind, value in parsed:

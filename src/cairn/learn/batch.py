@@ -35,7 +35,8 @@ MAX_SOURCE_ID = 200
 E = TypeVar("E", bound=StrEnum)
 
 SOURCE_KEYS = frozenset({"id", "text", "kind", "basis", "method", "at", "origin"})
-CLAIM_KEYS = frozenset({"kind", "content", "replaces", "aliases"})
+CLAIM_KEYS = frozenset({"kind", "content", "replaces", "aliases", "topics", "entities"})
+LABEL_KEYS = ("topics", "entities")  # canonical vocabulary ids; validated by the engine before any write
 CLAIM_KINDS = (Kind.FACT, Kind.PREFERENCE, Kind.DECISION, Kind.PROJECT_STATE)
 BATCH_METHODS = (Method.LOCAL, Method.MODEL, Method.AGENT, Method.MANUAL)
 
@@ -72,12 +73,16 @@ class ClaimSpec:
     content: str  # raw: the engine cleans it (limits, redaction)
     replaces: str | None
     aliases: tuple[str, ...]
+    topics: tuple[str, ...] = ()
+    entities: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class Batch:
     source: SourceSpec
     claims: tuple[ClaimSpec, ...]
+    topics: tuple[str, ...] = ()  # labels every claim of the batch carries
+    entities: tuple[str, ...] = ()
 
 
 def load_batch(text: str) -> Batch:
@@ -92,15 +97,16 @@ def load_batch(text: str) -> Batch:
 def parse_batch(doc: object) -> Batch:
     if not isinstance(doc, dict):
         raise InvalidInput("batch", "must be a JSON object with 'source' and 'claims'")
-    extra = set(doc) - {"source", "claims"}
+    extra = set(doc) - {"source", "claims", *LABEL_KEYS}
     if extra:
-        raise InvalidInput("batch", f"unknown keys {sorted(extra)} (only 'source' and 'claims')")
+        raise InvalidInput("batch", f"unknown keys {sorted(extra)} (only 'source', 'claims', 'topics', 'entities')")
     claims = doc.get("claims")
     if not isinstance(claims, list):
         raise InvalidInput("claims", "must be a list")
     if len(claims) > MAX_CLAIMS:
         raise InvalidInput("claims", f"{len(claims)} claims; a batch holds at most {MAX_CLAIMS}")
-    return Batch(parse_source(doc.get("source")), tuple(_claim(i, c) for i, c in enumerate(claims)))
+    return Batch(parse_source(doc.get("source")), tuple(_claim(i, c) for i, c in enumerate(claims)),
+                 *(_labels(doc, key, f"batch.{key}") for key in LABEL_KEYS))
 
 
 def parse_source(raw: object) -> SourceSpec:
@@ -140,7 +146,7 @@ def _claim(index: int, raw: object) -> ClaimSpec:
         raise InvalidInput(where, "must be an object")
     extra = set(raw) - CLAIM_KEYS
     if extra:
-        raise InvalidInput(where, f"may only propose kind/content/replaces/aliases, not {sorted(extra)}")
+        raise InvalidInput(where, f"may only propose kind/content/replaces/aliases/topics/entities, not {sorted(extra)}")
     kind = _choice(Kind, raw.get("kind"), f"{where}.kind", CLAIM_KINDS)
     content = _text(raw, "content", f"{where}.content")
     replaces = raw.get("replaces")
@@ -149,7 +155,15 @@ def _claim(index: int, raw: object) -> ClaimSpec:
     aliases = raw.get("aliases", [])
     if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
         raise InvalidInput(f"{where}.aliases", "must be a list of strings")
-    return ClaimSpec(index, kind, content, replaces.strip().lower() if replaces else None, tuple(aliases))
+    return ClaimSpec(index, kind, content, replaces.strip().lower() if replaces else None, tuple(aliases),
+                     *(_labels(raw, key, f"{where}.{key}") for key in LABEL_KEYS))
+
+
+def _labels(raw: dict, key: str, field: str) -> tuple[str, ...]:
+    value = raw.get(key) or []
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise InvalidInput(field, "must be a list of label ids")
+    return tuple(dict.fromkeys(v.strip() for v in value))
 
 
 def _text(raw: dict, key: str, field: str) -> str:

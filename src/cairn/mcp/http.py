@@ -32,7 +32,6 @@ from typing import Any
 
 from ..engine import Cairn
 from ..errors import InvalidInput, Refused
-from .server import build
 
 log = logging.getLogger("cairn.mcp")
 
@@ -146,6 +145,8 @@ def allowed(host: str, extra: Sequence[str]) -> tuple[list[str], list[str]]:
 def app(cairn: Cairn, token: str, host: str, *, allow_hosts: Sequence[str] = (), version: str = "") -> Any:
     """The ASGI application: bearer check around the SDK's streamable HTTP app."""
     from mcp.server.transport_security import TransportSecuritySettings
+
+    from .server import build  # the SDK: imported when serving, so `cairn ui` may use the helpers above
 
     hosts, origins = allowed(host, allow_hosts)
     inner = build(cairn, version=version).streamable_http_app(

@@ -92,7 +92,7 @@ def explain(cairn: Cairn, a: Args) -> Reply:
 )
 def show(cairn: Cairn, a: Args) -> Reply:
     shown = cairn.show(a["id"])
-    doc = wire.shown(shown.memory, shown.quality, shown.relations)
+    doc = wire.shown(shown.memory, shown.quality, shown.relations, shown.confidence)
     return Reply(doc, render.shown(doc))
 
 

@@ -165,3 +165,36 @@ def undo(cairn: Cairn, a: Args) -> Reply:
     event = cairn.undo(a["event"], actor=Actor.AGENT)
     doc = wire.event_ref(event)
     return Reply(doc, f"undid {event.data['undoes']} in event {event.id}")
+
+
+@tool(
+    "memory_report_use", WRITES, wire.UseReportDoc, title="Report what a recall was used for",
+    description="After a memory_recall, report what you did with the memories it returned: used (you relied on"
+                " them), unused (they did not help), wrong (they were incorrect). Give the recall's trace id and the"
+                " ids. The report is joined to the recall and classified (stale, disputed, irrelevant-digest); it"
+                " never changes ranking. Refused for an unknown or expired trace.",
+    trace=string("the trace id memory_recall returned", required=True),
+    verdict=string("what you did with them", required=True, enum=("used", "unused", "wrong")),
+    ids=strings("ids of memories that recall returned", max_items=20),
+)
+def report_use(cairn: Cairn, a: Args) -> Reply:
+    doc = cairn.report_use(a["trace"], a["verdict"], a["ids"]).to_dict()
+    classes = ", ".join(f"{r['id'][:10]} {r['failure_class'] or '-'}" for r in doc["refs"])
+    return Reply(doc, f"{doc['verdict']} reported on trace {doc['trace']}: {classes}")
+
+
+@tool(
+    "memory_reinforce", WRITES, wire.ReinforceDoc, title="Reinforce or correct a memory",
+    description="Record how a memory fared: explicit_reinforcement only when the user directly confirmed it;"
+                " implicit_success when it led to a successful tool or test outcome; explicit_correction when the"
+                " user contradicted it. It feeds maintenance recommendations and the memory's confidence grounds.",
+    id=string(ID, required=True),
+    outcome=string("what happened", required=True,
+                   enum=("explicit_reinforcement", "implicit_success", "explicit_correction")),
+    session=string("the session the signal came from"),
+    note=string("a short note (at most 500 characters)", max_length=500),
+)
+def reinforce(cairn: Cairn, a: Args) -> Reply:
+    result = cairn.reinforce(a["id"], a["outcome"], session=a["session"], note=a["note"], source=a["session"])
+    doc = result.to_dict()
+    return Reply(doc, f"{a['outcome']} recorded on {a['id']}" if result.recorded else f"not recorded: {result.reason}")

@@ -95,7 +95,7 @@ def _slot_to_dict(s: VerdictSlot | None) -> dict[str, Any] | None:
 
 
 def memory_to_dict(m: Memory) -> dict[str, Any]:
-    return {
+    doc: dict[str, Any] = {
         "id": m.id,
         "space": m.space,
         "origin": m.origin,
@@ -117,6 +117,12 @@ def memory_to_dict(m: Memory) -> dict[str, Any]:
         "last_confirmed_at": _time(m.last_confirmed_at),
         "purged_at": _time(m.purged_at),
     }
+    # Labels appear only when a record has them, so unlabelled records keep their form.
+    if m.topics:
+        doc["topics"] = list(m.topics)
+    if m.entities:
+        doc["entities"] = list(m.entities)
+    return doc
 
 
 def relation_to_dict(r: Relation) -> dict[str, Any]:
@@ -248,6 +254,12 @@ def memory_from_dict(d: Any) -> Memory:
     aliases = d.get("aliases", []) if isinstance(d, dict) else None
     if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
         raise MalformedRecord(what, "aliases is not a list of strings")
+    labels = {}
+    for key in ("topics", "entities"):
+        value = d.get(key) or []
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise MalformedRecord(what, f"{key} is not a list of strings")
+        labels[key] = tuple(value)
     revision = _req(d, "revision", what)
     if not isinstance(revision, int) or isinstance(revision, bool) or revision < 1:
         raise MalformedRecord(what, f"bad revision {_shown(revision)}")
@@ -275,6 +287,8 @@ def memory_from_dict(d: Any) -> Memory:
         expected_resolution_at=_when(d, "expected_resolution_at", what),
         last_confirmed_at=_when(d, "last_confirmed_at", what),
         purged_at=_when(d, "purged_at", what),
+        topics=labels["topics"],
+        entities=labels["entities"],
     )
     if memory.valid_from and memory.valid_to and memory.valid_to < memory.valid_from:
         raise MalformedRecord(what, "valid_to lies before valid_from")

@@ -78,6 +78,9 @@ class Memory:
     expected_resolution_at: datetime | None = None
     last_confirmed_at: datetime | None = None
     purged_at: datetime | None = None  # set by forget --purge: content erased everywhere
+    # Canonical topic/entity labels of the space's vocabulary (validated before any write).
+    topics: tuple[str, ...] = ()
+    entities: tuple[str, ...] = ()
 
     @property
     def pinned(self) -> bool:

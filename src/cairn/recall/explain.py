@@ -14,7 +14,8 @@ declared in :mod:`cairn.wire`.
 from __future__ import annotations
 
 import json
-from typing import cast
+from collections.abc import Mapping
+from typing import Any, cast
 
 from .. import wire
 from ..model import Kind
@@ -93,10 +94,17 @@ def result_dict(item: ResultItem) -> wire.RecallResultDoc:
     return doc
 
 
-def recall_doc(outcome: Outcome, trace: str | None) -> wire.RecallDoc:
+def recall_doc(outcome: Outcome, trace: str | None,
+               confidence: Mapping[str, Mapping[str, Any]] | None = None) -> wire.RecallDoc:
+    """The recall document; ``confidence`` (by record id) is attached to each result after
+    ranking, so it cannot change the order."""
     rejected = sum(1 for c in outcome.candidates if c.reason not in (None, Reason.SELECTED))
+    results = [result_dict(r) for r in outcome.results]
+    for doc in results:
+        if confidence and doc["id"] in confidence:
+            doc["confidence"] = cast(wire.ConfidenceDoc, dict(confidence[doc["id"]]))
     return {
-        "results": [result_dict(r) for r in outcome.results],
+        "results": results,
         "digest": outcome.digest,
         "trace": trace,
         "note": outcome.note,

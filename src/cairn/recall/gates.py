@@ -108,6 +108,7 @@ def exclusion(
     include_dormant: bool,
     temporal: str | None = None,
     recorded: bool = True,
+    include_retired: bool = False,
 ) -> Reason | None:
     """The lifecycle/time reason that keeps ``memory`` out, or None.
 
@@ -121,7 +122,8 @@ def exclusion(
         return Reason.FORGOTTEN
     if memory.status is Status.CONFLICTED:
         return Reason.CONFLICTED
-    if memory.status is Status.RETIRED:
+    if memory.status is Status.RETIRED and not include_retired:
+        # Retired by a retention policy: out of recall, back under search or --include-retired.
         return Reason.RETIRED
     accuracy = memory.feedback.accuracy
     if accuracy is not None and accuracy.verdict is Verdict.INCORRECT:

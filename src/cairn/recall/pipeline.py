@@ -99,6 +99,7 @@ class Request:
     include_history: bool = False
     as_of: datetime | None = None
     known_at: datetime | None = None
+    include_retired: bool = False  # retired records come back only when asked (search does)
     # origin: only records of this origin (a filter, reason `other-origin`);
     # prefer_origin: records of this origin first among the relevant (a preference, not a filter).
     origin: str | None = None
@@ -406,6 +407,7 @@ def exclude(candidates: list[Candidate], request: Request) -> None:
             # before now, dormancy stays a label and excludes nothing.
             include_dormant=request.include_dormant or (request.as_of is not None and request.as_of < request.now),
             temporal=temporal.exclusion,
+            include_retired=request.include_retired,
         )
 
 

@@ -1,0 +1,115 @@
+"""What the event log says about trust in each record: reinforcement, reviews, decay,
+stability, use reports; and the confidence composed from it.
+
+Nothing here has a table of its own: reinforcement events, use reports and applied
+maintenance are events (``data`` keys ``reinforcement``, ``use_report``, ``maintenance``)
+carrying an unchanged snapshot of each record they concern, so they sit in the record's
+history and ``undo`` of the event removes their effect (undone events are skipped).
+:class:`Ledger` folds those events, in order, into one :class:`TrustState` per record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from ..model import Change, Event, Memory, Relation, memory_to_dict
+from ..policy.confidence import Confidence, Support, compose
+from ..policy.maintenance import DEFAULT_STABILITY, RecordState
+from ..store import ReadView
+from .scope import Part
+
+
+@dataclass
+class TrustState:
+    supports: list[Support] = field(default_factory=list)
+    stability: str = DEFAULT_STABILITY
+    reviewed_at: datetime | None = None
+    decay: float = 0.0
+    reports: list[str] = field(default_factory=list)  # used | unused | wrong, oldest first
+
+
+class Ledger:
+    """Trust state per record id, folded from events oldest first."""
+
+    def __init__(self, events: Iterable[Event]) -> None:
+        events = list(events)
+        undone = {e.data.get("undoes") for e in events if e.data.get("undoes")}
+        self.states: dict[str, TrustState] = {}
+        for event in events:
+            if event.id not in undone:
+                self._fold(event)
+
+    def state(self, memory_id: str) -> TrustState:
+        return self.states.get(memory_id) or TrustState()
+
+    def _get(self, memory_id: str) -> TrustState:
+        return self.states.setdefault(memory_id, TrustState())
+
+    def _fold(self, event: Event) -> None:
+        data = event.data
+        r = data.get("reinforcement")
+        if isinstance(r, dict) and isinstance(r.get("memory"), str):
+            try:
+                at = datetime.fromisoformat(r["at"])
+                weight = float(r["weight"])
+            except (KeyError, TypeError, ValueError):
+                return  # a malformed event is skipped, as every reader skips it
+            self._get(r["memory"]).supports.append(Support(str(r.get("outcome")), weight, at, r.get("source")))
+        u = data.get("use_report")
+        if isinstance(u, dict):
+            for ref in u.get("refs") or ():
+                if isinstance(ref, str):
+                    self._get(ref).reports.append(str(u.get("verdict")))
+        mt = data.get("maintenance")
+        if isinstance(mt, dict):
+            for op in mt.get("ops") or ():
+                if isinstance(op, dict) and isinstance(op.get("id"), str):
+                    self._apply_op(self._get(op["id"]), op, event.at)
+
+    @staticmethod
+    def _apply_op(state: TrustState, op: dict, at: datetime) -> None:
+        kind = op.get("op")
+        if op.get("to") and kind in ("increase_stability", "decrease_stability", "flag_for_review"):
+            state.stability = str(op["to"])
+        if kind == "confidence_decay":
+            state.decay += float(op.get("decay") or 0.0)
+        # Every applied op on a record is a review of it: its cadence counts from here.
+        state.reviewed_at = at
+
+
+def record_state(memory: Memory, state: TrustState) -> RecordState:
+    anchors = [memory.created_at, memory.last_confirmed_at, state.reviewed_at]
+    return RecordState(memory.id, state.stability, max(a for a in anchors if a is not None),
+                       tuple(s.outcome for s in state.supports))
+
+
+def unchanged(memory: Memory) -> Change:
+    """A change that leaves the record as it is: the event joins the record's history."""
+    snapshot = memory_to_dict(memory)
+    return Change("memory", memory.id, snapshot, snapshot)
+
+
+class Trust(Part):
+    """Confidence of records, read from their events and relations."""
+
+    def ledger(self, view: ReadView | None = None) -> Ledger:
+        """The whole space's ledger (one pass over its events)."""
+        return Ledger((view or self.store).events(self.space, newest_first=False))
+
+    def confidence(self, memory: Memory, view: ReadView | None = None) -> Confidence:
+        view = view or self.store
+        events = view.events(self.space, record_id=memory.id, newest_first=False)
+        relations = view.relations(self.space, record_id=memory.id)
+        return self._compose(memory, Ledger(events).state(memory.id), relations)
+
+    def confidences(self, ids: Sequence[str]) -> dict[str, Confidence]:
+        """Confidence of each readable record among ``ids`` (recall results)."""
+        with self.store.snapshot() as view:
+            found = view.get_memories(self.space, list(ids))
+            return {i: self.confidence(m, view) for i, m in found.items()}
+
+    def _compose(self, memory: Memory, state: TrustState, relations: list[Relation]) -> Confidence:
+        incoming = [r for r in relations if r.to_id == memory.id]
+        return compose(memory, now=self.now(), incoming=incoming, supports=state.supports, decay=state.decay)
