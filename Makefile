@@ -7,7 +7,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test lint clean chromium
+.PHONY: demo test lint clean chromium postgres-server
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -18,7 +18,7 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test,mcp,semantic,web]'
+	$(BIN)/python -m pip install --quiet -e '.[test,mcp,semantic,web,postgres]'
 	touch $@
 
 demo: $(VENV)/.installed
@@ -36,8 +36,18 @@ chromium:
 	       || { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q chromium chromium-driver >/dev/null 2>&1; }; } \
 	  || echo "make: could not install chromium; the browser test will be skipped"; }
 
-test: lint chromium
-	$(BIN)/python -m pytest
+
+# The PostgreSQL tests start their own throwaway server (tests/testkit/pgserver.py) from
+# Debian's packages, installed here when absent and possible; otherwise they are skipped
+# and pytest says why.
+postgres-server:
+	@ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || command -v pg_ctl >/dev/null 2>&1 \
+		|| { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
+		     && DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql >/dev/null; } \
+		|| echo "PostgreSQL not installed: its tests will be skipped"
+
+test: lint chromium postgres-server
+	$(BIN)/python -m pytest -rs
 
 clean:
 	rm -rf $(VENV) .cairn-demo build src/*.egg-info .pytest_cache .hypothesis .ruff_cache .mypy_cache

@@ -1214,3 +1214,12 @@ def labels_checked(problems: Iterable[Any]) -> LabelsCheckDoc:
 
 def labels_matched(found: Any) -> LabelsMatchDoc:
     return {"labels": found.to_dict()}
+
+
+# -- moving a store (``cairn migrate SRC DST``) ---------------------------------------------------
+
+
+class MigrateDoc(TypedDict):
+    space: str
+    copied: ImportDoc  # what DST took
+    identical_export: bool  # DST's export is byte-identical to SRC's (always true: a difference is an error)

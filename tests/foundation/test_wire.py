@@ -444,6 +444,12 @@ def case_labels_match(cli, ids, tmp_path):
     return [(doc, wire.LabelsMatchDoc), (hinted, wire.RecallDoc)]
 
 
+def case_migrate(cli, ids, tmp_path):
+    doc = run(cli, "migrate", str(tmp_path / "store" / "cairn.db"), str(tmp_path / "copy" / "cairn.db"))
+    assert doc["copied"]["records"] == 3
+    return [(doc, wire.MigrateDoc)]
+
+
 CASES = {name.removeprefix("case_").replace("_", " "): fn for name, fn in dict(globals()).items() if name.startswith("case_")}
 
 

@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 
 # Group modules of this package, in help order.
 GROUPS = ("records", "learn", "recall", "ingest", "relations", "host", "bench", "mcp", "trace", "embed", "archive", "labels",
-          "trust", "ui")
+          "trust", "ui", "migrate")
 
 # Command -> the group module that registers it (kept whole by tests/speed/test_startup.py).
 ROUTES = {
@@ -68,6 +68,7 @@ ROUTES = {
     "labels": "labels",
     **dict.fromkeys(("report", "maintain", "retention"), "trust"),
     "ui": "ui",
+    "migrate": "migrate",
 }
 
 _GLOBAL_VALUED = ("--db", "--space", "--now")
@@ -221,11 +222,15 @@ def main(argv: list[str] | None = None) -> int:
 def _open(args) -> Cairn:
     """The engine for this command, on a database it is allowed to touch (module docstring)."""
     from ..engine import Cairn, default_db_path
+    from ..engine.scope import is_database_url
 
     if args.db is not None and not args.db.strip():
         raise InvalidInput("--db", "empty; give a database path")
-    path = Path(args.db) if args.db is not None else default_db_path()
     creates = args.command in CREATES or getattr(args, "creates_db", False)  # a group's creating subcommand
+    url = args.db if args.db is not None else os.environ.get("CAIRN_DB")
+    if is_database_url(url):  # a PostgreSQL database: no file or folder to check
+        return Cairn(url, space=args.space, now=args.now, create=creates)
+    path = Path(args.db) if args.db is not None else default_db_path()
     if creates and not path.exists():
         if args.db is not None and not path.parent.is_dir():
             raise StoreUnavailable(str(path), f"the folder {path.parent} does not exist; create it first")

@@ -27,7 +27,7 @@ from ..embed.vectors import attach as attach_embedder
 from ..embed.vectors import warm as warm_embedder
 from ..errors import AmbiguousId, InvalidInput, NotFound, echo
 from ..model import Actor, Memory
-from ..store import Backend, discard_if_empty, open_store, skipped_rows
+from ..store import Backend, discard_if_empty, is_database_url, open_store, skipped_rows
 from .mutation import Mutation
 from .validate import as_time, redact_text
 
@@ -133,7 +133,8 @@ class Scope:
             timeout = _env_timeout(os.environ["CAIRN_BUSY_TIMEOUT"])
         if path is not None and not isinstance(path, (str, os.PathLike)):
             raise InvalidInput("database path", f"{echo(path)} is not a path")
-        target = path if path is not None else default_db_path()
+        url = os.environ.get("CAIRN_DB")
+        target: str | os.PathLike = path if path is not None else url if url and is_database_url(url) else default_db_path()
         return cls(open_store(target, read_only=read_only, create=create, busy_timeout=timeout, now=clock()), space, clock)
 
     @property

@@ -11,10 +11,16 @@ from __future__ import annotations
 import os
 from datetime import datetime
 
+from ..errors import StoreUnavailable
 from .migrations import MIGRATIONS, SCHEMA_VERSION
 from .protocol import Backend, EpisodeTurn, ReadView, WriteTx
 from .sqlite import Store, Tx, content_hash, sqlite_version
 from .sqlite.backend import SKIPPED, discard_if_empty
+
+
+def is_database_url(path: object) -> bool:
+    """Whether ``path`` names a PostgreSQL database (``postgresql://`` or ``postgres://``)."""
+    return isinstance(path, str) and path.lower().startswith(("postgresql://", "postgres://"))
 
 
 def skipped_rows() -> int:
@@ -30,13 +36,22 @@ def open_store(
     busy_timeout: float | None = None,
     now: datetime | None = None,
 ) -> Backend:
-    """Open the store at ``path``: today always the embedded SQLite file. The one place
-    that chooses a backend for a path.
+    """Open the store at ``path``: a ``postgresql://`` URL opens the PostgreSQL backend
+    (:mod:`cairn.store.postgres`, which needs the ``postgres`` extra), anything else the
+    embedded SQLite file. The one place that chooses a backend for a path.
 
     An existing file is verified (a SQLite database of a schema this code knows) before
     anything is changed; a missing one is created (and migrated) only when ``create`` and
     not ``read_only``, else :class:`~cairn.errors.NoSuchDatabase`. An empty path is
     :class:`~cairn.errors.InvalidInput`."""
+    if is_database_url(path):
+        try:
+            from .postgres import PgStore
+        except ImportError:
+            raise StoreUnavailable(
+                "postgresql://", "the PostgreSQL backend needs psycopg: pip install 'cairn-memory[postgres]'"
+            ) from None
+        return PgStore.open(str(path), read_only=read_only, create=create, busy_timeout=busy_timeout, now=now)
     return Store.open(path, read_only=read_only, create=create, busy_timeout=busy_timeout, now=now)
 
 
@@ -51,6 +66,7 @@ __all__ = [
     "WriteTx",
     "content_hash",
     "discard_if_empty",
+    "is_database_url",
     "open_store",
     "skipped_rows",
     "sqlite_version",

@@ -1,0 +1,129 @@
+"""PostgreSQL beside SQLite, measured in one run on a throwaway server (started and
+stopped here, as the test suite does: tests/testkit/pgserver.py).
+
+    .venv/bin/python scripts/postgres_bench.py drill [--writers 16] [--per-writer 500]
+    .venv/bin/python scripts/postgres_bench.py locomo [--split heldout]
+    .venv/bin/python scripts/postgres_bench.py scale [--claims 100000]
+
+drill:  the concurrency audit of tests/testkit/pgdrill.py (writers, readers, gap-free log).
+locomo: LoCoMo evidence retrieval on both backends (Cairn's own harness, one fresh store
+        per conversation); prints both results and the largest difference.
+scale:  ingest rate and recall latency at N claims on both backends.
+Progress goes to stderr; the figures to stdout as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+
+from testkit import pgdrill, pgserver  # noqa: E402
+
+
+def say(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def drill(server: pgserver.Server, args) -> dict:
+    audit = pgdrill.run(server.new_database(), writers=args.writers, per_writer=args.per_writer, readers=args.readers)
+    doc = dict(vars(audit))
+    doc.update(expected=audit.expected, gap_free=audit.gap_free, ok=audit.ok(),
+               writes_per_second=round(audit.expected / audit.seconds, 1))
+    return doc
+
+
+def locomo(server: pgserver.Server, args) -> dict:
+    from cairn import Cairn
+    from cairn.bench import locomo as harness
+
+    answers: dict[str, list[list[str]]] = {"sqlite": [], "postgres": []}
+
+    class LiteRanker(harness.CairnRanker):
+        side = "sqlite"
+
+        def __call__(self, question: str, k: int) -> list[str]:
+            ranked = super().__call__(question, k)
+            answers[self.side].append(ranked)
+            return ranked
+
+    class PgRanker(LiteRanker):
+        side = "postgres"
+
+        def __init__(self, conversation: dict, folder: Path) -> None:
+            self.cairn = Cairn(server.new_database())
+            self.cairn.ingest(conversation, format="locomo", progress=False)
+
+    data = harness.load(args.data)
+    out = {}
+    for name, factory in (("sqlite", LiteRanker), ("postgres", PgRanker)):
+        say(f"locomo {args.split} on {name} ...")
+        result = harness.run(data, split=args.split, ks=(5, 10), cairn_factory=factory, progress=say)
+        out[name] = result.total.cairn.doc()
+    lite, pg = out["sqlite"], out["postgres"]
+    diffs = {k: round(abs(lite[k] - pg[k]), 4) for k in lite if k != "latency_ms"}
+    same = sum(1 for a, b in zip(answers["sqlite"], answers["postgres"], strict=True) if a == b)
+    return {"split": args.split, "sqlite": lite, "postgres": pg, "largest_difference": max(diffs.values(), default=0.0),
+            "questions": len(answers["sqlite"]), "identical_rankings": same}
+
+
+def scale(server: pgserver.Server, args) -> dict:
+    """Cairn's own scale measurement (cairn.bench.scale.measure: import_ in batches, then
+    needle and background recalls) on a SQLite file and on a PostgreSQL database."""
+    import tempfile
+
+    import psycopg
+
+    import cairn.engine
+    from cairn.bench import scale as ladder
+
+    out = {}
+    real = cairn.engine.Cairn
+    with tempfile.TemporaryDirectory(prefix="cairn-pgscale-") as folder:
+        say(f"scale {args.claims} on sqlite ...")
+        out["sqlite"] = ladder.measure(args.claims, Path(folder), progress=say)
+        url = server.new_database()
+
+        def on_postgres(path, **options):
+            return real(url, **options)
+
+        say(f"scale {args.claims} on postgres ...")
+        cairn.engine.Cairn = on_postgres  # type: ignore[assignment, misc]
+        try:
+            out["postgres"] = ladder.measure(args.claims, Path(folder), progress=say)
+        finally:
+            cairn.engine.Cairn = real  # type: ignore[misc]
+        with psycopg.connect(url) as conn:
+            row = conn.execute("SELECT pg_database_size(current_database())").fetchone()
+        out["postgres"]["db_mb"] = round(int(row[0]) / 1e6, 1) if row else None
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="what", required=True)
+    d = sub.add_parser("drill", help="concurrent writers and readers, then an audit")
+    d.add_argument("--writers", type=int, default=16)
+    d.add_argument("--per-writer", type=int, default=500)
+    d.add_argument("--readers", type=int, default=2)
+    lo = sub.add_parser("locomo", help="LoCoMo retrieval on both backends")
+    lo.add_argument("--split", default="heldout", choices=("dev", "heldout", "all"))
+    lo.add_argument("--data", default=None)
+    sc = sub.add_parser("scale", help="ingest rate and recall latency at N claims on both backends")
+    sc.add_argument("--claims", type=int, default=100_000)
+    args = parser.parse_args()
+    server = pgserver.start()
+    try:
+        doc = {"drill": drill, "locomo": locomo, "scale": scale}[args.what](server, args)
+    finally:
+        server.stop()
+    print(json.dumps(doc, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,861 @@
+"""The PostgreSQL store: the same contract as the SQLite store, on a shared server.
+
+* Chosen by a ``postgresql://`` (or ``postgres://``) URL; :meth:`PgStore.open` verifies the
+  database (Cairn's schema, or empty, or refused) before anything is changed and migrates
+  it forward (:mod:`.schema`); a newer schema is refused.
+* :meth:`PgStore.write` is the only way to change anything: one transaction that first
+  takes a transaction-level advisory lock (``WRITE_LOCK``), so writers from any number of
+  processes and hosts run one at a time, as SQLite's ``BEGIN IMMEDIATE`` makes them: a
+  read-then-write inside a transaction (deduplication, id checks) sees no other writer's
+  change. Record keys and event sequence numbers are taken from ``cairn_counters`` under
+  that lock, so the event log is gap-free and in commit order (a rolled-back writer
+  returns its numbers with its rollback).
+* Reads on the store see the committed state (autocommit); :meth:`PgStore.snapshot` is one
+  ``REPEATABLE READ`` read-only transaction.
+* Lexical candidates come from a GIN index over a ``tsvector`` of Cairn's own terms (see
+  :mod:`.schema`); where SQLite orders candidates by FTS5's ``bm25()``, this store
+  orders them with :mod:`.rank`, the same formula over the same statistics, so both
+  backends hand recall the same candidates in the same order. Ties go to the older key.
+* Every ``psycopg.Error`` leaves as a :class:`~cairn.errors.StoreError`; a store used
+  from a thread other than its opener's raises ``StoreUnavailable`` and touches nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from functools import wraps
+from inspect import isgeneratorfunction
+from typing import Any
+
+import psycopg
+
+from ...errors import InvalidInput, NoSuchDatabase, StoreError, StoreUnavailable
+from ...model import (
+    Event,
+    Memory,
+    Relation,
+    event_from_dict,
+    event_to_dict,
+    format_time,
+    memory_from_dict,
+    memory_to_dict,
+    relation_from_dict,
+    relation_to_dict,
+)
+from ...text import index_text
+from ..protocol import EpisodeTurn, Key
+from ..sqlite.backend import _as_stored, _decoded, _shown, _time_or_none, content_hash, dumps, read_row
+from . import rank
+from .schema import TABLES, WRITE_LOCK, check_version, migrate
+
+ALIAS = "_"  # marks an alias lexeme: Cairn terms never contain "_"
+MAX_LEXEME = 2046  # bytes: PostgreSQL refuses longer lexemes (the term stays in the text columns)
+ACTIVE = ("provisional", "confirmed")
+DEFAULT_BUSY_TIMEOUT = 30.0
+
+
+def is_url(target: object) -> bool:
+    return isinstance(target, str) and bool(re.match(r"(?i)^postgres(ql)?://", target))
+
+
+def shown_url(url: str) -> str:
+    """The URL without its password, for messages and ``path``."""
+    return re.sub(r"^([^:/]+://[^:/@]*):[^@]*@", r"\1:***@", url)
+
+
+def _translate(path: str, err: psycopg.Error) -> StoreError:
+    text = " ".join(str(err).split()) or type(err).__name__
+    if isinstance(err, psycopg.errors.ReadOnlySqlTransaction):
+        return StoreUnavailable(path, "the database was opened read-only")
+    if isinstance(err, (psycopg.errors.LockNotAvailable, psycopg.errors.QueryCanceled)):
+        return StoreUnavailable(path, "the database is locked by another writer (timed out waiting)")
+    if isinstance(err, psycopg.errors.InsufficientPrivilege):
+        return StoreUnavailable(path, f"permission denied ({text})")
+    if isinstance(err, psycopg.OperationalError):
+        return StoreUnavailable(path, f"cannot reach the PostgreSQL server ({text})")
+    return StoreUnavailable(path, text)
+
+
+def _guarded(cls):
+    """Translate driver errors and refuse a foreign thread, in every public method."""
+    for name, fn in list(vars(cls).items()):
+        if name.startswith("_") or not callable(fn) or isinstance(fn, (classmethod, staticmethod)):
+            continue
+        setattr(cls, name, _guard_generator(fn) if isgeneratorfunction(fn) else _guard(fn))
+    return cls
+
+
+def _check_thread(self) -> None:
+    if threading.get_ident() != self._thread:
+        raise StoreUnavailable(self.path, "this store was opened in another thread; open one engine per thread")
+
+
+def _guard(fn):
+    @wraps(fn)
+    def call(self, *args, **kwargs):
+        _check_thread(self)
+        try:
+            return fn(self, *args, **kwargs)
+        except psycopg.Error as err:
+            raise _translate(self.path, err) from None
+
+    return call
+
+
+def _guard_generator(fn):
+    @wraps(fn)
+    def call(self, *args, **kwargs):
+        _check_thread(self)
+        try:
+            yield from fn(self, *args, **kwargs)
+        except psycopg.Error as err:
+            raise _translate(self.path, err) from None
+
+    return call
+
+
+# -- tsquery text: the one place Cairn writes PostgreSQL's query syntax -----------------
+
+
+def _lexeme(term: str, prefix: bool = False) -> str:
+    quoted = "'" + term.replace("\\", "\\\\").replace("'", "''") + "'"
+    return quoted + (":*" if prefix else "")
+
+
+def q_content(words: Iterable[tuple[str, bool]]) -> str:
+    """Records whose content holds any ``(word, prefix)``."""
+    return " | ".join(dict.fromkeys(_lexeme(w, p) for w, p in words))
+
+
+def q_alias(word: str) -> str:
+    return _lexeme(ALIAS + word)
+
+
+def q_anywhere(words: Iterable[str]) -> str:
+    """Records holding any of ``words`` in any column."""
+    return " | ".join(f"{_lexeme(w)} | {_lexeme(ALIAS + w)}" for w in dict.fromkeys(words))
+
+
+def q_every(words: Iterable[str]) -> str:
+    """Records holding each of ``words`` in some column."""
+    return " & ".join(f"({_lexeme(w)} | {_lexeme(ALIAS + w)})" for w in dict.fromkeys(words))
+
+
+def q_same_column(words: Sequence[str]) -> str:
+    """Records holding every one of ``words`` within one column (a phrase's superset)."""
+    unique = list(dict.fromkeys(words))
+    content = " & ".join(_lexeme(w) for w in unique)
+    aliases = " & ".join(_lexeme(ALIAS + w) for w in unique)
+    return f"({content}) | ({aliases})"
+
+
+def lexemes(content: list[str], aliases: list[str]) -> list[str]:
+    found = dict.fromkeys(t for t in content if t and len(t.encode("utf-8")) <= MAX_LEXEME)
+    found.update(dict.fromkeys(ALIAS + t for t in aliases if t and len(t.encode("utf-8")) <= MAX_LEXEME - 1))
+    return list(found)
+
+
+def _holds_phrase(terms: list[str], words: Sequence[str]) -> bool:
+    n = len(words)
+    return n > 0 and any(terms[i : i + n] == list(words) for i in range(len(terms) - n + 1))
+
+
+def _aliases_of(data: str) -> tuple[str, list[str]] | None:
+    try:
+        doc = json.loads(data)
+        content = doc.get("content")
+        aliases = doc.get("aliases") or []
+    except (ValueError, AttributeError):
+        return None
+    if not isinstance(content, str):
+        return None
+    return content, [a for a in aliases if isinstance(a, str)] if isinstance(aliases, list) else []
+
+
+_TURN_COLUMNS = "i.key, m.id, m.origin, m.turn, i.content, i.aliases, m.data"
+
+
+def _episode_turn(row) -> EpisodeTurn:
+    key, memory_id, origin, turn, content, aliases, data = row
+    at = ""
+    try:
+        found = json.loads(data).get("evidence", {}).get("at")
+        at = found if isinstance(found, str) else ""
+    except (ValueError, AttributeError):
+        pass
+    return EpisodeTurn(key, memory_id, origin, turn if isinstance(turn, int) else 0, content, aliases, at)
+
+
+@_guarded
+class _Reads:
+    """Read queries shared by the store and an open write transaction."""
+
+    conn: psycopg.Connection
+    path: str
+    _thread: int
+
+    def _rows(self, sql: str, args: Sequence[object] = ()) -> list[tuple]:
+        with self.conn.cursor() as cur:
+            cur.execute(sql, args)
+            return cur.fetchall()
+
+    def _one(self, sql: str, args: Sequence[object] = ()) -> tuple | None:
+        with self.conn.cursor() as cur:
+            cur.execute(sql, args)
+            return cur.fetchone()
+
+    # -- memories ----------------------------------------------------------------------
+
+    def get_memory(self, space: str, memory_id: str) -> Memory | None:
+        row = self._one("SELECT data FROM memories WHERE space = %s AND id = %s", (space, memory_id))
+        return None if row is None else _decoded(row[0], memory_from_dict)
+
+    def get_memories(self, space: str, ids: list[str]) -> dict[str, Memory]:
+        found: dict[str, Memory] = {}
+        for (data,) in self._rows("SELECT data FROM memories WHERE space = %s AND id = ANY(%s)", (space, list(ids))):
+            memory = _decoded(data, memory_from_dict)
+            if memory is not None:
+                found[memory.id] = memory
+        return found
+
+    @staticmethod
+    def _filter(space: str, statuses: tuple[str, ...] | None, kinds: tuple[str, ...] | None) -> tuple[str, list[object]]:
+        clauses: list[str] = ["space = %s"]
+        args: list[object] = [space]
+        if statuses:
+            clauses.append("status = ANY(%s)")
+            args.append(list(statuses))
+        if kinds:
+            clauses.append("kind = ANY(%s)")
+            args.append(list(kinds))
+        return " AND ".join(clauses), args
+
+    def iter_memories(self, space: str, *, statuses: tuple[str, ...] | None = None, kinds: tuple[str, ...] | None = None,
+                      limit: int | None = None, offset: int = 0) -> Iterator[Memory]:
+        where, args = self._filter(space, statuses, kinds)
+        sql = f"SELECT data FROM memories WHERE {where} ORDER BY created_at, id"
+        if limit is not None:
+            sql += " LIMIT %s OFFSET %s"
+            args += [limit, offset]
+            rows: Iterable[tuple] = self._rows(sql, args)
+        else:
+            rows = self._stream(sql, args)
+        for (data,) in rows:
+            memory = _decoded(data, memory_from_dict)
+            if memory is not None:
+                yield memory
+
+    def _stream(self, sql: str, args: Sequence[object], batch: int = 2000) -> Iterator[tuple]:
+        """Rows read in batches (a whole space need not fit in memory at once)."""
+        with self.conn.cursor() as cur:
+            cur.execute(sql, args)
+            while rows := cur.fetchmany(batch):
+                yield from rows
+
+    def count_memories(self, space: str, *, statuses: tuple[str, ...] | None = None,
+                       kinds: tuple[str, ...] | None = None) -> int:
+        where, args = self._filter(space, statuses, kinds)
+        row = self._one(f"SELECT count(*) FROM memories WHERE {where}", args)
+        return int(row[0]) if row else 0
+
+    def memories_with_hash(self, space: str, origin: str, digest: str) -> list[Memory]:
+        rows = self._rows("SELECT data FROM memories WHERE space = %s AND origin = %s AND content_hash = %s"
+                          " ORDER BY created_at, id", (space, origin, digest))
+        return [m for m in (_decoded(r[0], memory_from_dict) for r in rows) if m is not None]
+
+    def ids_with_prefix(self, table: str, space: str, prefix: str, limit: int = 20) -> list[str]:
+        if table not in ("memories", "events", "relations"):
+            raise ValueError(table)
+        rows = self._rows(f"SELECT id FROM {table} WHERE space = %s AND starts_with(id, %s) ORDER BY id LIMIT %s",
+                          (space, prefix, limit))
+        return [str(r[0]) for r in rows]
+
+    def spaces_holding(self, prefix: str, *, besides: str, limit: int = 5) -> list[str]:
+        rows = self._rows("SELECT DISTINCT space FROM memories WHERE starts_with(id, %s) AND space <> %s"
+                          " ORDER BY space LIMIT %s", (prefix, besides, limit))
+        return [str(r[0]) for r in rows]
+
+    # -- events, relations, receipts, sources ------------------------------------------
+
+    def get_event(self, space: str, event_id: str) -> Event | None:
+        row = self._one("SELECT data FROM events WHERE space = %s AND id = %s", (space, event_id))
+        return None if row is None else _decoded(row[0], event_from_dict)
+
+    def events(self, space: str, *, record_id: str | None = None, limit: int | None = None,
+               newest_first: bool = True) -> list[Event]:
+        order = "DESC" if newest_first else "ASC"
+        args: list[object] = [space]
+        if record_id is None:
+            sql = f"SELECT data FROM events WHERE space = %s ORDER BY seq {order}"
+        else:
+            sql = ("SELECT e.data FROM event_records r JOIN events e ON e.seq = r.event_seq"
+                   f" WHERE r.space = %s AND r.record_id = %s ORDER BY e.seq {order}")
+            args.append(record_id)
+        if limit is not None:
+            sql += " LIMIT %s"
+            args.append(limit)
+        found = (_decoded(data, event_from_dict) for (data,) in self._rows(sql, args))
+        return [e for e in found if e is not None]
+
+    def count_events(self, space: str) -> int:
+        row = self._one("SELECT count(*) FROM events WHERE space = %s", (space,))
+        return int(row[0]) if row else 0
+
+    def get_relation(self, space: str, relation_id: str) -> Relation | None:
+        row = self._one("SELECT data FROM relations WHERE space = %s AND id = %s", (space, relation_id))
+        return None if row is None else _decoded(row[0], relation_from_dict)
+
+    def relations(self, space: str, *, record_id: str | None = None, active_only: bool = True) -> list[Relation]:
+        sql, args = "SELECT data FROM relations WHERE space = %s", [space]
+        if record_id is not None:
+            sql += " AND (from_id = %s OR to_id = %s)"
+            args += [record_id, record_id]
+        if active_only:
+            sql += " AND status = 'active'"
+        found = (_decoded(d, relation_from_dict) for (d,) in self._rows(sql + " ORDER BY created_at, id", args))
+        return [r for r in found if r is not None]
+
+    def get_receipt(self, space: str, source_id: str, memory_id: str) -> tuple[str, str] | None:
+        row = self._one("SELECT verdict, at FROM feedback_receipts WHERE space = %s AND source_id = %s AND memory_id = %s",
+                        (space, source_id, memory_id))
+        return None if row is None else (str(row[0]), str(row[1]))
+
+    def latest_receipt(self, space: str, memory_id: str, verdicts: Sequence[str]) -> datetime | None:
+        if not verdicts:
+            return None
+        rows = self._rows("SELECT at FROM feedback_receipts WHERE space = %s AND memory_id = %s AND verdict = ANY(%s)",
+                          (space, memory_id, list(verdicts)))
+        return max((at for at in (_time_or_none(r[0]) for r in rows) if at is not None), default=None)
+
+    def get_source(self, space: str, source_id: str) -> dict | None:
+        row = self._one("SELECT data FROM sources WHERE space = %s AND id = %s", (space, source_id))
+        return None if row is None else _decoded(row[0], _as_stored)
+
+    # -- traces ------------------------------------------------------------------------
+
+    def recent_traces(self, space: str, limit: int) -> list[dict]:
+        rows = self._rows("SELECT data FROM traces WHERE space = %s ORDER BY at DESC, id LIMIT %s", (space, limit))
+        found = (_decoded(d, _as_stored) for (d,) in rows)
+        return [t for t in found if t is not None]
+
+    def get_trace(self, space: str, trace_id: str) -> dict | None:
+        row = self._one("SELECT data FROM traces WHERE space = %s AND id = %s", (space, trace_id))
+        return None if row is None else _decoded(row[0], _as_stored)
+
+    # -- lexical index: statistics -----------------------------------------------------
+
+    def document_count(self) -> int:
+        # Keys come gap-free from a counter and rows are never deleted: the counter is
+        # the highest key, an O(1) bound of the record count (as SQLite's max rowid).
+        row = self._one("SELECT value FROM cairn_counters WHERE name = 'memory'")
+        return int(row[0]) if row else 0
+
+    def document_frequency(self, term: str) -> int:
+        row = self._one("SELECT COALESCE(sum(anywhere), 0) FROM term_df WHERE term = %s", (term,))
+        return int(row[0]) if row else 0
+
+    def space_document_count(self, space: str) -> int:
+        row = self._one("SELECT rows FROM index_totals WHERE space = %s", (space,))
+        return int(row[0]) if row else 0
+
+    def space_document_frequencies(self, space: str, terms: Sequence[str]) -> dict[str, int]:
+        found = dict.fromkeys(terms, 0)
+        if found:
+            rows = self._rows("SELECT term, anywhere FROM term_df WHERE space = %s AND term = ANY(%s)", (space, list(found)))
+            found.update((str(t), int(df)) for t, df in rows)
+        return found
+
+    def events_after(self, space: str, at: datetime) -> list[Event]:
+        # The event's time lives in its document; the log is read in order and filtered here
+        # (bounded by the space's history, as the SQLite store's index makes it by time).
+        return [e for e in self.events(space, newest_first=False) if e.at > at]
+
+    def terms_with_prefix(self, prefix: str, limit: int) -> list[str]:
+        rows = self._rows("SELECT DISTINCT term FROM term_df WHERE term > %s AND starts_with(term, %s)"
+                          " AND anywhere > 0 ORDER BY term LIMIT %s", (prefix, prefix, limit))
+        return [str(r[0]) for r in rows]
+
+    def _totals(self) -> tuple[int, float]:
+        """BM25's N (indexed records, every space) and mean record length."""
+        row = self._one("SELECT COALESCE(sum(rows), 0), COALESCE(sum(terms), 0) FROM index_totals")
+        rows, terms = (int(row[0]), int(row[1])) if row else (0, 0)
+        return rows, (terms / rows if rows else 0.0)
+
+    def _content_hits(self, word: str, prefix: bool) -> int:
+        """Indexed records (every space) whose content holds ``word`` (or a term it starts)."""
+        if not prefix:
+            row = self._one("SELECT COALESCE(sum(in_content), 0) FROM term_df WHERE term = %s", (word,))
+        else:
+            row = self._one("SELECT count(*) FROM memory_index WHERE lexemes @@ %s::tsquery", (_lexeme(word, True),))
+        return int(row[0]) if row else 0
+
+    # -- lexical index: candidates -----------------------------------------------------
+
+    def term_postings(self, term: str, limit: int) -> list[Key]:
+        rows = self._rows("SELECT key FROM memory_index WHERE lexemes @@ %s::tsquery ORDER BY key DESC LIMIT %s",
+                          (q_anywhere([term]), limit))
+        return [r[0] for r in rows]
+
+    def load_ranked(self, space: str, keys: Sequence[Key], *, claims_only: bool, limit: int) -> list[Memory]:
+        out: list[Memory] = []
+        if limit < 1:
+            return out
+        step = limit * 2
+        for start in range(0, len(keys), step):
+            chunk = list(keys[start : start + step])
+            rows = {key: data for key, kind, data in self._rows(
+                "SELECT key, kind, data FROM memories WHERE key = ANY(%s) AND space = %s", (chunk, space))
+                if not (claims_only and kind == "episode")}
+            for key in chunk:
+                memory = _decoded(rows[key], memory_from_dict) if key in rows else None
+                if memory is not None:
+                    out.append(memory)
+                    if len(out) >= limit:
+                        return out
+        return out
+
+    def phrase_texts(self, space: str, words: Sequence[str], limit: int) -> list[tuple[str, list[str]]]:
+        out: list[tuple[str, list[str]]] = []
+        if not words or limit < 1:
+            return out
+        after, batch = 0, max(limit * 4, 64)
+        while len(out) < limit:
+            rows = self._rows(
+                "SELECT i.key, i.content, i.aliases, m.data FROM memory_index i JOIN memories m ON m.key = i.key"
+                " WHERE i.space = %s AND i.lexemes @@ %s::tsquery AND i.key > %s ORDER BY i.key LIMIT %s",
+                (space, q_same_column(words), after, batch))
+            for key, content, aliases, data in rows:
+                after = key
+                if _holds_phrase(content.split(), words) or _holds_phrase(aliases.split(), words):
+                    found = _aliases_of(data)
+                    if found is not None:
+                        out.append(found)
+                        if len(out) >= limit:
+                            break
+            if len(rows) < batch:
+                break
+        return out
+
+    def _ranked(self, rows: list[tuple], phrases: Sequence[tuple[str, bool]], hits: Sequence[int],
+                content_only: bool, alias_weight: float, texts: tuple[int, int] = (1, 2)) -> list[tuple[float, tuple]]:
+        """``rows`` (key first, the indexed content and aliases at positions ``texts``) with
+        FTS5's bm25 for ``phrases``, best first; ties to the older key."""
+        n, avgdl = self._totals()
+        idfs = [rank.idf(n, h) for h in hits]
+        scored = []
+        for row in rows:
+            content, aliases = row[texts[0]].split(), row[texts[1]].split()
+            freqs = []
+            for word, prefix in phrases:
+                f = float(rank.occurrences(content, word, prefix))
+                if not content_only:
+                    f += alias_weight * rank.occurrences(aliases, word, prefix)
+                freqs.append(f)
+            scored.append((rank.bm25(freqs, idfs, len(content) + len(aliases), avgdl), row))
+        scored.sort(key=lambda s: (s[0], s[1][0]))
+        return scored
+
+    def search_all(self, space: str, words: Sequence[str], limit: int) -> list[tuple[str, float]]:
+        unique = list(dict.fromkeys(words))
+        if not unique:
+            return []
+        rows = self._rows("SELECT i.key, i.content, i.aliases, m.id FROM memory_index i JOIN memories m ON m.key = i.key"
+                          " WHERE i.space = %s AND i.lexemes @@ %s::tsquery", (space, q_every(unique)))
+        hits = [self.document_frequency(w) for w in unique]
+        scored = self._ranked(rows, [(w, False) for w in unique], hits, False, 0.8)
+        return [(row[3], score) for score, row in scored[:limit]]
+
+    def search_any(self, space: str, words: Sequence[str], limit: int) -> list[tuple[str, float]]:
+        phrases = list(dict.fromkeys((w, False) for w in words))
+        if not phrases:
+            return []
+        rows = self._rows("SELECT i.key, i.content, i.aliases, m.id FROM memory_index i JOIN memories m ON m.key = i.key"
+                          " WHERE i.space = %s AND i.lexemes @@ %s::tsquery", (space, q_content(phrases)))
+        hits = [self._content_hits(w, p) for w, p in phrases]
+        scored = self._ranked(rows, phrases, hits, True, 0.0)
+        return [(row[3], score) for score, row in scored[:limit]]
+
+    def mentioning(self, space: str, origin: str, words: Sequence[str]) -> list[tuple[str, str]]:
+        if not words:
+            return []
+        rows = self._rows(
+            "SELECT m.id, i.content FROM memory_index i JOIN memories m ON m.key = i.key"
+            " WHERE i.space = %s AND m.origin = %s AND m.status = ANY(%s) AND i.lexemes @@ %s::tsquery ORDER BY i.key",
+            (space, origin, list(ACTIVE), q_anywhere(words)))
+        return [(str(i), str(c)) for i, c in rows]
+
+    # -- lexical index: the episode lane ---------------------------------------------
+
+    def names_speaker(self, space: str, word: str) -> bool:
+        # As the SQLite store: the first 16 index hits (any space), then whether one is an
+        # episode of this space.
+        rows = self._rows("SELECT key, space, kind FROM memory_index WHERE lexemes @@ %s::tsquery ORDER BY key LIMIT 16",
+                          (q_alias(word),))
+        return any(s == space and k == "episode" for _, s, k in rows)
+
+    def episode_matches(self, space: str, words: Sequence[tuple[str, bool]], cap: int) -> list[EpisodeTurn]:
+        phrases = list(dict.fromkeys(words))
+        if not phrases:
+            return []
+        rows = self._rows(
+            f"SELECT {_TURN_COLUMNS} FROM memory_index i JOIN memories m ON m.key = i.key"
+            " WHERE i.space = %s AND i.kind = 'episode' AND i.lexemes @@ %s::tsquery", (space, q_content(phrases)))
+        if not rows:
+            return []
+        hits = [self._content_hits(w, p) for w, p in phrases]
+        # FTS5's default rank weighs every column 1.0; the query names the content column.
+        scored = self._ranked(rows, phrases, hits, True, 0.0, texts=(4, 5))
+        return [_episode_turn(row) for _, row in scored[:cap]]
+
+    def speaker_turns(self, space: str, word: str, cap: int) -> list[EpisodeTurn]:
+        rows = self._rows(
+            f"SELECT {_TURN_COLUMNS} FROM memory_index i JOIN memories m ON m.key = i.key"
+            " WHERE i.space = %s AND i.kind = 'episode' AND i.lexemes @@ %s::tsquery ORDER BY i.key DESC LIMIT %s",
+            (space, q_alias(word), cap))
+        return [_episode_turn(r) for r in rows]
+
+    def count_matching(self, words: Sequence[tuple[str, bool]], bound: int) -> int:
+        if not words:
+            return 0
+        row = self._one("SELECT count(*) FROM (SELECT 1 FROM memory_index WHERE lexemes @@ %s::tsquery LIMIT %s) AS hits",
+                        (q_content(words), bound))
+        return int(row[0]) if row else 0
+
+    def neighbour_turns(self, space: str, positions: Sequence[tuple[str, int]]) -> list[EpisodeTurn]:
+        if not positions:
+            return []
+        origins = [o for o, _ in positions]
+        turns = [t for _, t in positions]
+        rows = self._rows(
+            f"SELECT {_TURN_COLUMNS} FROM memories m JOIN memory_index i ON i.key = m.key"
+            " JOIN unnest(%s::text[], %s::int[]) AS p(origin, turn) ON p.origin = m.origin AND p.turn = m.turn"
+            " WHERE m.space = %s AND m.kind = 'episode' ORDER BY m.key", (origins, turns, space))
+        return [_episode_turn(r) for r in rows]
+
+    def episode_source_ids(self, space: str, origin: str) -> set[str]:
+        rows = self._rows("SELECT data FROM memories WHERE space = %s AND origin = %s AND kind = 'episode'", (space, origin))
+        out = set()
+        for (data,) in rows:
+            try:
+                found = json.loads(data).get("evidence", {}).get("source_id")
+            except (ValueError, AttributeError):
+                continue
+            if isinstance(found, str):
+                out.add(found)
+        return out
+
+
+@_guarded
+class PgTx(_Reads):
+    """An open write transaction (holding the write lock). Obtain one from :meth:`PgStore.write`."""
+
+    def __init__(self, conn: psycopg.Connection, path: str, thread: int) -> None:
+        self.conn = conn
+        self.path = path
+        self._thread = thread
+        # Counters and statistics this transaction changes, applied by _flush (see .schema).
+        self._counters: dict[str, int] = {}
+        self._df: dict[tuple[str, str], list[int]] = {}  # (term, space) -> [anywhere, in_content]
+        self._sizes: dict[str, list[int]] = {}  # space -> [records, terms]
+
+    def _counter(self, name: str) -> int:
+        """The counter's current value in this transaction (read once: the write lock
+        keeps every other writer out until commit)."""
+        if name not in self._counters:
+            row = self._one("SELECT value FROM cairn_counters WHERE name = %s", (name,))
+            self._counters[name] = int(row[0]) if row else 0
+        return self._counters[name]
+
+    def _count(self, space: str, content: list[str], aliases: list[str], sign: int) -> None:
+        in_content = set(content)
+        for term in in_content | set(aliases):
+            delta = self._df.setdefault((term, space), [0, 0])
+            delta[0] += sign
+            if term in in_content:
+                delta[1] += sign
+        size = self._sizes.setdefault(space, [0, 0])
+        size[0] += sign
+        size[1] += sign * (len(content) + len(aliases))
+
+    def _flush(self) -> None:
+        """Apply the counters and statistics changed so far (sorted: no two writers
+        could deadlock, though the write lock already keeps them apart)."""
+        for name, value in sorted(self._counters.items()):
+            self._execute("UPDATE cairn_counters SET value = %s WHERE name = %s AND value <> %s", (value, name, value))
+        changed = sorted((k, v) for k, v in self._df.items() if v != [0, 0])
+        if changed:
+            self._execute(
+                "INSERT INTO term_df (space, term, anywhere, in_content)"
+                " SELECT * FROM unnest(%s::text[], %s::text[], %s::bigint[], %s::bigint[])"
+                " ON CONFLICT (term, space) DO UPDATE SET anywhere = term_df.anywhere + excluded.anywhere,"
+                " in_content = term_df.in_content + excluded.in_content",
+                ([s for (_, s), _ in changed], [t for (t, _), _ in changed], [v[0] for _, v in changed],
+                 [v[1] for _, v in changed]))
+        for space, (records, terms) in sorted(self._sizes.items()):
+            if records or terms:
+                self._execute("INSERT INTO index_totals (space, rows, terms) VALUES (%s, %s, %s) ON CONFLICT (space)"
+                              " DO UPDATE SET rows = index_totals.rows + excluded.rows,"
+                              " terms = index_totals.terms + excluded.terms", (space, records, terms))
+        self._df.clear()
+        self._sizes.clear()
+
+    # Reads of the counters and statistics see this transaction's changes.
+    def document_count(self) -> int:
+        return self._counter("memory")
+
+    def document_frequency(self, term: str) -> int:
+        self._flush()
+        return super().document_frequency(term)
+
+    def terms_with_prefix(self, prefix: str, limit: int) -> list[str]:
+        self._flush()
+        return super().terms_with_prefix(prefix, limit)
+
+    def space_document_count(self, space: str) -> int:
+        self._flush()
+        return super().space_document_count(space)
+
+    def space_document_frequencies(self, space: str, terms: Sequence[str]) -> dict[str, int]:
+        self._flush()
+        return super().space_document_frequencies(space, terms)
+
+    def _totals(self) -> tuple[int, float]:
+        self._flush()
+        return super()._totals()
+
+    def _content_hits(self, word: str, prefix: bool) -> int:
+        self._flush()
+        return super()._content_hits(word, prefix)
+
+    def _execute(self, sql: str, args: Sequence[object] = ()) -> None:
+        with self.conn.cursor() as cur:
+            cur.execute(sql, args)
+
+    def put_memory(self, memory: Memory) -> None:
+        # One round trip (cairn_put_memory, see .schema): the row, its key and turn, its
+        # index entry; the term statistics are adjusted here and applied by _flush.
+        content, aliases = index_text(memory.content), index_text(" ".join(memory.aliases))
+        terms, names = content.split(), aliases.split()
+        indexed = memory.purged_at is None
+        new_key = self._counter("memory") + 1
+        row = self._one(
+            "SELECT r_created, r_old_content, r_old_aliases FROM cairn_put_memory("
+            "%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::text[], %s, %s)",
+            (memory.space, memory.id, memory.origin, memory.kind.value, memory.status.value,
+             format_time(memory.created_at), format_time(memory.updated_at), content_hash(memory.content),
+             dumps(memory_to_dict(memory)), indexed, content, aliases, lexemes(terms, names), len(terms) + len(names),
+             new_key))
+        assert row is not None
+        created, old_content, old_aliases = row
+        if created:
+            self._counters["memory"] = new_key
+        if old_content is not None:
+            self._count(memory.space, old_content.split(), old_aliases.split(), -1)
+        if indexed:
+            self._count(memory.space, terms, names, +1)
+
+    def append_event(self, event: Event) -> None:
+        touched: list[object] = list(event.changed_ids)
+        for change in event.changes:
+            if change.table == "relation":
+                # A relation event belongs to the history of both records it links.
+                for snap in (change.before, change.after):
+                    if snap:
+                        touched += [snap.get("from"), snap.get("to")]
+        ids = list(dict.fromkeys(t for t in touched if isinstance(t, str)))
+        # One statement: the event under the next sequence number (gap-free: taken under
+        # the write lock, written back before commit, rolled back with the transaction)
+        # and its record links.
+        seq = self._counter("event") + 1
+        self._execute(
+            "WITH e AS (INSERT INTO events (seq, space, id, at, actor, reason, data)"
+            "           VALUES (%s, %s, %s, %s, %s, %s, %s) RETURNING seq)"
+            " INSERT INTO event_records (space, record_id, event_seq)"
+            " SELECT %s, r, e.seq FROM e, unnest(%s::text[]) AS r ON CONFLICT DO NOTHING",
+            (seq, event.space, event.id, format_time(event.at), event.actor.value, event.reason,
+             dumps(event_to_dict(event)), event.space, ids))
+        self._counters["event"] = seq
+
+    def rewrite_event(self, event: Event) -> None:
+        """Replace an event's stored body in place: only for ``forget --purge``."""
+        self._execute("UPDATE events SET reason = %s, data = %s WHERE space = %s AND id = %s",
+                      (event.reason, dumps(event_to_dict(event)), event.space, event.id))
+
+    def put_relation(self, relation: Relation) -> None:
+        self._execute(
+            "INSERT INTO relations (space, id, from_id, role, to_id, status, created_at, data)"
+            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
+            " ON CONFLICT (space, id) DO UPDATE SET status = excluded.status, data = excluded.data",
+            (relation.space, relation.id, relation.from_id, relation.role.value, relation.to_id, relation.status.value,
+             format_time(relation.created_at), dumps(relation_to_dict(relation))))
+
+    def put_receipt(self, space: str, source_id: str, memory_id: str, verdict: str, at: datetime) -> None:
+        self._execute(
+            "INSERT INTO feedback_receipts (space, source_id, memory_id, verdict, at) VALUES (%s, %s, %s, %s, %s)"
+            " ON CONFLICT (space, source_id, memory_id) DO UPDATE SET verdict = excluded.verdict, at = excluded.at",
+            (space, source_id, memory_id, verdict, format_time(at)))
+
+    def put_source(self, space: str, source: dict) -> None:
+        self._execute(
+            "INSERT INTO sources (space, id, kind, sha256, at, data) VALUES (%s, %s, %s, %s, %s, %s)"
+            " ON CONFLICT (space, id) DO UPDATE SET kind = excluded.kind, sha256 = excluded.sha256,"
+            " at = excluded.at, data = excluded.data",
+            (space, source["id"], source["kind"], source["sha256"], source["at"], dumps(source)))
+
+    def put_trace(self, space: str, trace_id: str, at: str, doc: Mapping[str, object]) -> None:
+        self._execute("INSERT INTO traces (space, id, at, data) VALUES (%s, %s, %s, %s)", (space, trace_id, at, dumps(doc)))
+
+    def prune_traces(self, space: str, before: str, expired: Callable[[str, str, str], bool]) -> int:
+        rows = self._rows("SELECT id, at, data FROM traces WHERE space = %s AND at < %s", (space, before))
+        doomed = [trace_id for trace_id, at, data in rows if expired(trace_id, at, data)]
+        if doomed:
+            self._execute("DELETE FROM traces WHERE space = %s AND id = ANY(%s)", (space, doomed))
+        return len(doomed)
+
+
+@_guarded
+class PgStore(_Reads):
+    """One Cairn database on a PostgreSQL server. Open with :meth:`PgStore.open`."""
+
+    def __init__(self, conn: psycopg.Connection, path: str, read_only: bool, lock_timeout: float) -> None:
+        self.conn = conn
+        self.path = path
+        self.read_only = read_only
+        self._thread = threading.get_ident()
+        self._lock_timeout = lock_timeout
+
+    @classmethod
+    def open(cls, url: str, *, read_only: bool = False, create: bool = True, busy_timeout: float | None = None,
+             now: datetime | None = None) -> PgStore:
+        """Connect to ``url`` and verify the database before changing anything: Cairn's
+        schema of a version this code knows, or no tables at all (then created only when
+        ``create`` and not ``read_only``). Another program's tables are refused."""
+        if not isinstance(url, str) or not url.strip():
+            raise InvalidInput("database URL", "empty")
+        if "\x00" in url:
+            raise InvalidInput("database URL", "contains a NUL character")
+        timeout = DEFAULT_BUSY_TIMEOUT if busy_timeout is None else float(busy_timeout)
+        if not 0 <= timeout <= 86_400:
+            raise InvalidInput("busy_timeout", "must be a number of seconds from 0 to 86400")
+        shown = shown_url(url)
+        try:
+            conn = psycopg.connect(url, autocommit=True, connect_timeout=10)
+        except psycopg.Error as err:
+            raise _translate(shown, err) from None
+        except Exception as err:  # a URL the driver cannot parse
+            raise InvalidInput("database URL", " ".join(str(err).split())[:200]) from None
+        try:
+            with conn.cursor() as cur:
+                cur.execute("SELECT set_config('lock_timeout', %s, false)", (f"{int(timeout * 1000)}ms",))
+                done = check_version(cur)
+                if not done:
+                    cur.execute("SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() AND tablename = ANY(%s)",
+                                (list(TABLES),))
+                    row = cur.fetchone()
+                    if row and row[0]:
+                        raise StoreUnavailable(shown, "the database holds another program's tables, not Cairn's;"
+                                                      " nothing was changed")
+                    if read_only or not create:
+                        raise NoSuchDatabase(shown)
+            if not read_only:
+                migrate(conn, format_time(now or datetime.now().astimezone()))
+            if read_only:
+                with conn.cursor() as cur:
+                    cur.execute("SET default_transaction_read_only = on")
+        except StoreError:
+            conn.close()
+            raise
+        except psycopg.Error as err:
+            conn.close()
+            raise _translate(shown, err) from None
+        return cls(conn, shown, read_only, timeout)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def schema_version(self) -> int:
+        with self.conn.cursor() as cur:
+            return len(check_version(cur))
+
+    def checkpoint(self) -> None:
+        return None  # the server manages its write-ahead log
+
+    @contextmanager
+    def write(self, *, durable: bool = True) -> Iterator[PgTx]:
+        """One atomic write under the write lock: commits together or not at all.
+        ``durable=False`` commits without waiting for the WAL flush (diagnostics only)."""
+        if self.read_only:
+            raise StoreUnavailable(self.path, "the database was opened read-only")
+        try:
+            tx = self.conn.transaction()
+            tx.__enter__()
+        except psycopg.Error as err:
+            raise _translate(self.path, err) from None
+        try:
+            with self.conn.cursor() as cur:
+                if not durable:
+                    cur.execute("SET LOCAL synchronous_commit = off")
+                cur.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+            handle = PgTx(self.conn, self.path, self._thread)
+            yield handle
+            handle._flush()
+        except BaseException as err:
+            try:
+                tx.__exit__(type(err), err, err.__traceback__)
+            except psycopg.Error:
+                pass
+            if isinstance(err, psycopg.Error):
+                raise _translate(self.path, err) from None
+            raise
+        try:
+            tx.__exit__(None, None, None)
+        except psycopg.Error as err:
+            raise _translate(self.path, err) from None
+
+    @contextmanager
+    def snapshot(self) -> Iterator[_Reads]:
+        """One consistent read view (a REPEATABLE READ, read-only transaction)."""
+        try:
+            tx = self.conn.transaction()
+            tx.__enter__()
+            with self.conn.cursor() as cur:
+                cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        except psycopg.Error as err:
+            raise _translate(self.path, err) from None
+        try:
+            yield self
+        except BaseException as err:
+            try:
+                tx.__exit__(type(err), err, err.__traceback__)
+            except psycopg.Error:
+                pass
+            raise
+        try:
+            tx.__exit__(None, None, None)
+        except psycopg.Error as err:
+            raise _translate(self.path, err) from None
+
+    def problems(self) -> list[dict]:
+        found: list[dict] = []
+        checks: tuple[tuple[str, Callable[[Any], object]], ...] = (
+            ("memories", memory_from_dict), ("events", event_from_dict), ("relations", relation_from_dict))
+        for table, parse in checks:
+            for space, rid, data in self._stream(f"SELECT space, id, data FROM {table}", ()):
+                value, problem = read_row(data, parse)
+                if value is not None and (getattr(value, "id", rid) != rid or getattr(value, "space", space) != space):
+                    problem = "row key does not match its body"
+                if problem:
+                    found.append({"table": table, "space": _shown(space), "id": _shown(rid), "problem": problem})
+        return found
+
+    def integrity(self) -> str:
+        """"ok" when the index statistics agree with the index (the server checks its own pages)."""
+        row = self._one("SELECT (SELECT count(*) FROM memory_index), (SELECT COALESCE(sum(rows), 0) FROM index_totals)")
+        if row and int(row[0]) != int(row[1]):
+            return f"index totals disagree: {row[0]} indexed records, totals say {row[1]}"
+        return "ok"
