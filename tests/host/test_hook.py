@@ -179,3 +179,15 @@ def test_a_rewritten_transcript_is_read_again_without_duplicates(db, tmp_path):
     transcript.write_text(lines[0] + "\n")  # shorter than the offset: read from the start again
     run = hook(db, "session-end", session_payload(transcript))
     assert run.returncode == 0 and episodes(db) == 2
+
+
+def test_the_projects_own_memories_come_first(tmp_path):
+    db = tmp_path / "cairn.db"
+    with Cairn(db, now="2026-06-01T00:00:00Z") as cairn:
+        cairn.remember("Tests run with Jest through npm test", kind="fact", origin="web-shop")
+        cairn.remember("Tests run with pytest from the repository root", kind="fact", origin="billing")
+    for project, first in (("billing", "pytest"), ("web-shop", "Jest")):
+        asked = prompt("how do the tests run in our project?", session=project)
+        run = hook(db, "user-prompt-submit", {**asked, "cwd": f"/home/dev/{project}"})
+        lines = json.loads(run.stdout)["hookSpecificOutput"]["additionalContext"].splitlines()
+        assert first in lines[1], (project, lines)

@@ -22,13 +22,12 @@ database (``<db>.hooks/``), never to the user's prompt. The hook never creates a
 from __future__ import annotations
 
 import hashlib
-import inspect
 import json
 import os
 import signal
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -182,11 +181,7 @@ def _query(prompt: str, intent: str) -> str:
 def _recall(cairn: Any, query: str, origin: str | None) -> list[tuple[str, str]]:
     """(version key, digest line) of each memory the recall put in its digest. This
     project's memories come first (``prefer_origin``), others are not left out."""
-    recall: Callable[..., Any] = cairn.recall
-    options: dict[str, Any] = {"lane": "claims"}
-    if origin and "prefer_origin" in inspect.signature(recall).parameters:
-        options["prefer_origin"] = origin
-    recalled = recall(query, **options)
+    recalled = cairn.recall(query, lane="claims", prefer_origin=origin)
     lines = recalled.digest.splitlines()[1:]  # the first line is the digest's own header
     by_prefix = {r.id[:10]: r for r in recalled.results}
     found = []

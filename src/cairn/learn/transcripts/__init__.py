@@ -34,7 +34,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -153,9 +153,9 @@ def _parts_text(content: object) -> tuple[str, int]:
 # -- Claude Code ----------------------------------------------------------------------------
 
 
-def read_claude_code(lines: Iterable[str]) -> Transcript:
-    reading = _Reading()
-    session, cwd = "", None
+def _objects(lines: Iterable[str], reading: _Reading) -> Iterator[tuple[str, dict]]:
+    """(location, object) of each non-blank line that is a JSON object; any other line is
+    reported as a problem with its line number and skipped."""
     for number, raw in enumerate(lines, 1):
         if not raw.strip():
             continue
@@ -168,6 +168,13 @@ def read_claude_code(lines: Iterable[str]) -> Transcript:
         if not isinstance(obj, dict):
             reading.problems.append(Problem(where, "not a JSON object"))
             continue
+        yield where, obj
+
+
+def read_claude_code(lines: Iterable[str]) -> Transcript:
+    reading = _Reading()
+    session, cwd = "", None
+    for where, obj in _objects(lines, reading):
         kind = obj.get("type")
         if kind not in ROLES:
             reading.skipped += 1  # summary lines and types this reader does not know
@@ -258,18 +265,7 @@ def _openai_turn(message: dict, position: int, fallback: datetime) -> Turn | Non
 
 def read_jsonl(lines: Iterable[str]) -> Transcript:
     reading = _Reading()
-    for number, raw in enumerate(lines, 1):
-        if not raw.strip():
-            continue
-        where = f"line {number}"
-        try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as err:
-            reading.problems.append(Problem(where, f"not JSON ({err.msg})"))
-            continue
-        if not isinstance(obj, dict):
-            reading.problems.append(Problem(where, "not a JSON object"))
-            continue
+    for where, obj in _objects(lines, reading):
         try:
             turn = _jsonl_turn(obj, where)
         except TurnError as err:
