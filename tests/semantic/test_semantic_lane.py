@@ -61,13 +61,20 @@ def test_the_semantic_gate_is_what_keeps_unrelated_questions_out(cairn, para, mo
     assert cairn.recall(question, lane="hybrid", trace=False).ids != []
 
 
-def test_hybrid_is_the_default_only_when_chosen(cairn, para, monkeypatch):
+def test_hybrid_is_the_default_with_the_extra_unless_claims_is_chosen(cairn, para, monkeypatch):
     monkeypatch.delenv("CAIRN_DEFAULT_LANE", raising=False)
+    default = cairn.recall("when do we eat together as a group", trace=False)
+    assert default.outcome.request.lane == "hybrid" and default.ids == [para[0]]
+    monkeypatch.setenv("CAIRN_DEFAULT_LANE", "claims")  # the opt-out: the lexical lane, no model
     plain = cairn.recall("when do we eat together as a group", trace=False)
     assert plain.outcome.request.lane == "claims" and plain.ids == []  # the words meet nothing
     monkeypatch.setenv("CAIRN_DEFAULT_LANE", "hybrid")
-    default = cairn.recall("when do we eat together as a group", trace=False)
-    assert default.outcome.request.lane == "hybrid" and default.ids == [para[0]]
+    assert cairn.recall("when do we eat together as a group", trace=False).outcome.request.lane == "hybrid"
+
+
+def test_the_default_is_claims_when_the_extra_is_switched_off(cairn, para, monkeypatch, semantic_off):
+    monkeypatch.delenv("CAIRN_DEFAULT_LANE", raising=False)
+    assert cairn.recall("when do we eat together as a group", trace=False).outcome.request.lane == "claims"
 
 
 def test_shared_words_alone_do_not_carry_a_near_miss(cairn, counting):
