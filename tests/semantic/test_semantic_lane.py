@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from cairn.errors import InvalidInput
 from cairn.recall import fusion
 from cairn.recall.fusion import SEMANTIC
 from cairn.recall.gates import EXCLUSIONS
@@ -70,6 +71,13 @@ def test_hybrid_is_the_default_with_the_extra_unless_claims_is_chosen(cairn, par
     assert plain.outcome.request.lane == "claims" and plain.ids == []  # the words meet nothing
     monkeypatch.setenv("CAIRN_DEFAULT_LANE", "hybrid")
     assert cairn.recall("when do we eat together as a group", trace=False).outcome.request.lane == "hybrid"
+
+
+def test_an_unknown_default_lane_is_refused_with_its_reason(cairn, para, monkeypatch):
+    monkeypatch.setenv("CAIRN_DEFAULT_LANE", "semantics")
+    with pytest.raises(InvalidInput, match="CAIRN_DEFAULT_LANE.*claims, hybrid"):
+        cairn.recall("when do we eat together as a group", trace=False)
+    assert cairn.recall("lunch", lane="claims", trace=False).outcome.request.lane == "claims"  # --lane still works
 
 
 def test_the_default_is_claims_when_the_extra_is_switched_off(cairn, para, monkeypatch, semantic_off):

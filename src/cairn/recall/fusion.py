@@ -107,8 +107,12 @@ def default_lane(store: object = None) -> str:
     negative control of the paraphrase and natural sets (docs/semantic.md,
     docs/benchmarks.md "Semantic extra")."""
     from ..embed.vectors import enabled
+    from ..errors import InvalidInput
 
-    if os.environ.get(DEFAULT_LANE_ENV, "").strip().lower() == "claims":
+    chosen = os.environ.get(DEFAULT_LANE_ENV, "").strip().lower()
+    if chosen and chosen not in DEFAULT_LANES:
+        raise InvalidInput(f"${DEFAULT_LANE_ENV}", f"must be one of {', '.join(DEFAULT_LANES)}, not {chosen!r}")
+    if chosen == "claims":
         return "claims"
     if store is not None and not hasattr(store, "vector_rows"):
         return "claims"
