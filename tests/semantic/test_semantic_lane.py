@@ -173,3 +173,15 @@ def test_semantic_episodes_find_a_paraphrased_turn(cairn, counting):
     fused = cairn.search("what pet did Ana get", lane="hybrid-episodes", trace=False)
     assert fused.results[0].memory.evidence.source_id == "t1"
     assert cairn.recall("what pet did Ana get", lane="semantic", trace=False).ids == []  # claims only: no episodes
+
+
+@pytest.mark.parametrize("lane", ["hybrid", "semantic"])
+def test_a_preferred_origin_comes_first_in_the_semantic_lanes(cairn, counting, lane):
+    """As in the claims lane: among the relevant, the caller's origin first, the other kept."""
+    web = cairn.remember("Our team lunch is every Friday at the ramen place", kind="fact", origin="web").memory.id
+    api = cairn.remember("Lunch with the whole team is on Fridays, at the noodle bar", kind="fact", origin="api").memory.id
+    question = "when do we eat together as a group"
+    assert set(cairn.recall(question, lane=lane, trace=False).ids) == {web, api}
+    for preferred, first in (("web", web), ("api", api)):
+        got = cairn.recall(question, lane=lane, prefer_origin=preferred, trace=False).ids
+        assert got[0] == first and set(got) == {web, api}

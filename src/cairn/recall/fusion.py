@@ -259,7 +259,11 @@ def _fuse_claims(lexical: list[Candidate], semantic: list[Candidate], merged: di
         c.factors = rank_factors(c.memory, c.raw, request.now)
         _record(c, cosine, lex_share, {**sem_share, c.id: (sem_share.get(c.id, (0, 0.0))[0], semantic_part)})
         survivors.append(c)
-    survivors.sort(key=lambda c: order_key(c.id, c.factors) if c.factors else (0,))
+    # As the claims lane orders its survivors: the caller's preferred origin first (a
+    # preference among the relevant, never a way in), then the rank score.
+    preferred = request.prefer_origin
+    survivors.sort(key=lambda c: (preferred is not None and (c.memory is None or c.memory.origin != preferred),
+                                  order_key(c.id, c.factors) if c.factors else (0,)))
     return survivors
 
 
