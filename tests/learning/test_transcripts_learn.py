@@ -130,16 +130,55 @@ def test_without_the_correction_the_first_preference_stands_unmarked(engine, tmp
     assert engine.get(top.id).content == "I prefer tabs over spaces for indentation" and "corrected" not in top.markers
 
 
-def test_a_correction_in_a_later_session_replaces_the_stored_record_and_is_a_reinforcement_event(engine, tmp_path):
+def test_a_correction_in_a_later_session_corrects_the_stored_record_and_is_a_reinforcement_event(engine, tmp_path):
     first = write(tmp_path / "a.jsonl", [user(0, "I prefer tabs over spaces for indentation.", session="s1")])
     engine.learn(first)
     [old] = records(engine, Kind.PREFERENCE)
     second = write(tmp_path / "b.jsonl", [user(10, "No, I prefer spaces, not tabs.", session="s1",
                                                at=START + timedelta(hours=1))])
     result = engine.learn(second)
-    assert result.counts["replaced"] == 1 and result.claims[0].replaces == old.id
-    assert engine.get(old.id).content == "I prefer spaces"
+    assert result.counts["replaced"] == 1 and result.counts["added"] == 0 and result.claims[0].replaces == old.id
+    # The stored record keeps its text; a new record corrects it (one event with the apply).
+    assert engine.get(old.id).content == "I prefer tabs over spaces for indentation"
+    [apply_event] = [e for e in result.events if e.reason.startswith("apply ")]
+    newer = [m for m in records(engine, Kind.PREFERENCE) if m.id != old.id]
+    assert [m.content for m in newer] == ["I prefer spaces"]
+    assert apply_event.data["corrects"] == [[newer[0].id, old.id]]
+    recalled = engine.recall("which indentation do I prefer")
+    top = recalled.results[0]
+    assert top.id == newer[0].id and "corrected" in top.markers and old.id in top.corrects
+    current = [r.id for r in recalled.results if "historical-rationale" not in r.markers]
+    assert old.id not in current
     assert [(r.outcome, r.weight) for r in engine.reinforcements(old.id)] == [("explicit_correction", -1.0)]
+    engine.undo(apply_event.id)  # undo removes the newer record and its relation: the old one is current again
+    top = engine.recall("which indentation do I prefer").results[0]
+    assert top.id == old.id and "corrected" not in top.markers
+
+
+def test_two_separate_learn_runs_on_the_command_line_show_the_correction_marked(cli, tmp_path):
+    first = write(tmp_path / "a.jsonl", [user(0, "I prefer tabs over spaces for indentation.", session="s1")])
+    second = write(tmp_path / "b.jsonl", [user(10, "No, I prefer spaces, not tabs.", session="s1",
+                                               at=START + timedelta(hours=1)),
+                                          user(12, "Which indentation do I prefer?", session="s1",
+                                               at=START + timedelta(hours=2))])
+    assert cli("--now", LATER.isoformat(), "learn", first).code == 0
+    before = cli("--now", LATER.isoformat(), "recall", "which indentation do I prefer").out
+    assert '"I prefer tabs over spaces for indentation"' in before and "corrected" not in before  # control
+    learned = cli("--now", LATER.isoformat(), "learn", second)
+    assert learned.code == 0 and "replaced 1" in learned.out
+    recalled = cli("--now", LATER.isoformat(), "recall", "which indentation do I prefer")
+    assert '| corrected] "I prefer spaces"' in recalled.out
+    assert "I prefer tabs over spaces for indentation" not in recalled.out
+
+
+def test_a_weaker_correction_of_a_stronger_record_is_withheld_not_related(engine, tmp_path):
+    pinned = engine.remember("I prefer tabs over spaces for indentation", kind="preference", origin="s1").memory
+    engine.pin(pinned.id)
+    result = engine.learn(write(tmp_path / "b.jsonl", [user(10, "No, I prefer spaces, not tabs.", session="s1")]))
+    assert result.counts["withheld"] == 1 and result.counts["replaced"] == 0
+    top = engine.recall("which indentation do I prefer").results[0]
+    assert top.id == pinned.id and "corrected" not in top.markers  # the pinned record stands
+    assert [r.outcome for r in engine.reinforcements(pinned.id)] == ["explicit_correction"]
 
 
 def test_restating_a_stored_preference_is_an_explicit_reinforcement(engine, tmp_path):
@@ -216,11 +255,11 @@ def test_a_run_that_failed_part_way_is_completed_by_running_it_again(engine, tmp
     real = Learning.apply
     calls = []
 
-    def failing_second(self, batch):
+    def failing_second(self, batch, **options):
         calls.append(batch.source.id)
         if len(calls) == 2:
             raise Refused("simulated failure")
-        return real(self, batch)
+        return real(self, batch, **options)
 
     monkeypatch.setattr(Learning, "apply", failing_second)
     with pytest.raises(Refused):

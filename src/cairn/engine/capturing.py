@@ -215,7 +215,7 @@ class Capturing(Part):
             if self._standing(batch.source.id):
                 landed += [("already-applied", "", "")] * len(batch.claims)
                 continue
-            result = self._learning.apply(batch)
+            result = self._learning.apply(batch, succession=True)
             applied.append(result)
             for key in counts:
                 if key in result.counts:

@@ -30,6 +30,8 @@ from ..model import (
     Kind,
     Memory,
     Method,
+    Relation,
+    Role,
     Source,
     Status,
     Verdict,
@@ -97,8 +99,12 @@ class FeedbackResult:
 class Learning(Part):
     # -- batches -------------------------------------------------------------------------
 
-    def apply(self, batch: Batch | dict | str) -> Applied:
+    def apply(self, batch: Batch | dict | str, *, succession: bool = False) -> Applied:
         """Apply one consolidation batch (a :class:`Batch`, its wire dict, or JSON text).
+
+        With ``succession`` (``cairn learn``), a replacement the authority policy allows is
+        written as a new record declared to correct the old one, in the same event (see
+        :mod:`cairn.learn.consolidate`), so that recall marks it ``corrected``.
 
         Refused with :class:`InvalidInput` / :class:`Refused` and nothing written when the
         batch is malformed, a claim breaks a limit, ``replaces`` names a record outside the
@@ -119,7 +125,7 @@ class Learning(Part):
             mentioned = self._mentioned(m.tx, source)
             claims = [self._resolve_target(m.tx, c, mentioned, source.origin) for c in claims]
             incoming = Incoming(Evidence(source.basis, source.method, source.id, source.at), source.kind)
-            ctx = Context(self.space, source.origin, incoming, now, new_id)
+            ctx = Context(self.space, source.origin, incoming, now, new_id, succession)
             plan = plan_batch(claims, mentioned, self._standing(m.tx, claims, source.origin), ctx)
             label_plan(plan, batch)
             counts, confirmed = self._write_plan(m, plan, source)
@@ -131,11 +137,17 @@ class Learning(Part):
         changed is confirmed on top of that change), and describe both in the event."""
         for before, after in plan.writes.values():
             m.put(before, after)
+        for newer, older in plan.corrects:
+            # The newer record is this batch's own: no relation of it exists yet, so
+            # neither a duplicate nor a cycle can be declared here.
+            m.put_relation(None, Relation(new_id(), self.space, newer, Role.CORRECTS, older, self.now()))
         assert source.at is not None  # set by _clean_source
         confirmed = self._confirm(m.tx, plan.confirm, source.at)
         counts = {**dict.fromkeys(COUNT_KEYS, 0), **plan.counts, "confirmed": len(confirmed)}
         outcomes = [wire.claim_outcome(o) for o in plan.outcomes]
         m.data.update(counts, source=source.id, withheld_reasons=plan.withheld_reasons, claims=outcomes)
+        if plan.corrects:
+            m.data["corrects"] = [list(pair) for pair in plan.corrects]
         if counts["withheld"]:
             m.reason += f"; weaker replacements withheld={counts['withheld']}"
         return counts, confirmed
