@@ -171,6 +171,17 @@ def test_two_separate_learn_runs_on_the_command_line_show_the_correction_marked(
     assert "I prefer tabs over spaces for indentation" not in recalled.out
 
 
+def test_a_third_session_corrects_the_current_record_not_the_one_already_corrected(engine, tmp_path):
+    turns = ["I prefer tabs over spaces for indentation.", "No, I prefer spaces, not tabs.", "Actually, I prefer tabs again."]
+    for n, text in enumerate(turns):
+        engine.learn(write(tmp_path / f"{n}.jsonl", [user(10 * n, text, session="s1", at=START + timedelta(hours=n))]))
+    recalled = engine.recall("which indentation do I prefer")
+    top = recalled.results[0]
+    assert engine.get(top.id).content == "I prefer tabs again" and len(top.corrects) == 2
+    current = [engine.get(r.id).content for r in recalled.results if "historical-rationale" not in r.markers]
+    assert current == ["I prefer tabs again"]
+
+
 def test_a_weaker_correction_of_a_stronger_record_is_withheld_not_related(engine, tmp_path):
     pinned = engine.remember("I prefer tabs over spaces for indentation", kind="preference", origin="s1").memory
     engine.pin(pinned.id)

@@ -290,7 +290,8 @@ class Capturing(Part):
         rejected: list[str] = []
         for chunk in chunks:
             source = _source(chunk, place, method)
-            candidates = [Candidate(m.id, m.kind, m.content) for m in self._learning.mentioned_by(_wire(source))]
+            mentioned = self._learning.mentioned_by(_wire(source), succession=True)
+            candidates = [Candidate(m.id, m.kind, m.content) for m in mentioned]
             proposal = extract_turns(model, source, [t.text for t in chunk], candidates)
             rejected += proposal.rejected
             kinds = {c.ref: c.kind for c in candidates}

@@ -122,7 +122,7 @@ class Learning(Part):
         with self.scope.mutation(ACTOR_OF_METHOD[source.method], reason) as m:
             if m.tx.get_source(self.space, source.id) is not None and applied_and_standing(m.tx, self.space, source.id):
                 raise Refused(f"source {source.id!r} was already applied; a new source needs a new id")
-            mentioned = self._mentioned(m.tx, source)
+            mentioned = self._mentioned(m.tx, source, succession)
             claims = [self._resolve_target(m.tx, c, mentioned, source.origin) for c in claims]
             incoming = Incoming(Evidence(source.basis, source.method, source.id, source.at), source.kind)
             ctx = Context(self.space, source.origin, incoming, now, new_id, succession)
@@ -162,21 +162,23 @@ class Learning(Part):
                 standing[key] = [s for s in found if s.kind is claim.kind]
         return standing
 
-    def mentioned_by(self, source: object) -> list[Memory]:
+    def mentioned_by(self, source: object, *, succession: bool = False) -> list[Memory]:
         """The records a source would be offered (read-only): what ``replaces`` may name."""
         spec = self._clean_source(parse_source(source), self.now())
-        return self._mentioned(self.store, spec)
+        return self._mentioned(self.store, spec, succession)
 
-    def _mentioned(self, view: ReadView, source: SourceSpec) -> list[Memory]:
+    def _mentioned(self, view: ReadView, source: SourceSpec, succession: bool = False) -> list[Memory]:
         """Prefilter with the full-text index (a mentioned record shares at least one term
         with the source, and its indexed terms bound its containment), then measure
-        containment exactly on the few rows that may qualify."""
+        containment exactly on the few rows that may qualify. With ``succession``, a
+        mentioned record that a live record corrects stands for the head of its chain."""
         terms = sorted(set(content_terms(source.text)))
         source_terms = frozenset(terms)
         rows = view.mentioning(self.space, source.origin, terms)
         ids = {i for i, indexed in rows if may_mention(indexed, source_terms)}
         found = view.get_memories(self.space, sorted(ids)).values()
-        return select_mentioned(found, text=source.text, origin=source.origin, source_kind=source.kind)
+        mentioned = select_mentioned(found, text=source.text, origin=source.origin, source_kind=source.kind)
+        return _heads(view, self.space, mentioned) if succession else mentioned
 
     def _clean_source(self, spec: SourceSpec, now: datetime) -> SourceSpec:
         at = spec.at or now
@@ -347,6 +349,28 @@ class Learning(Part):
         (see :func:`cairn.policy.feedback.parse_message`). Nothing is written."""
         return verdicts.parse_message(text)
 
+
+
+def _heads(view: ReadView, space: str, memories: list[Memory]) -> list[Memory]:
+    """Each record replaced by the live head of its ``corrects``/``supersedes`` chain (in
+    order, once each). Where records are corrected by new records that keep the old ones
+    (succession), a correction names the subject's current state, never an older one:
+    with both offered, the old and the new text would compete and the correction could
+    fork the chain."""
+    out: dict[str, Memory] = {}
+    for memory in memories:
+        head, seen = memory, {memory.id}
+        while True:
+            newer = [r.from_id for r in view.relations(space, record_id=head.id)
+                     if r.to_id == head.id and r.role in (Role.CORRECTS, Role.SUPERSEDES) and r.from_id not in seen]
+            live = [m for m in view.get_memories(space, newer).values() if m.active and m.purged_at is None] if newer else []
+            if not live:
+                break
+            head = max(live, key=lambda m: (m.created_at, m.id))
+            seen.add(head.id)
+        if head.origin == memory.origin and head.kind is not Kind.EPISODE:
+            out.setdefault(head.id, head)
+    return list(out.values())
 
 
 def _with_slot(feedback: Feedback, slot) -> Feedback:
