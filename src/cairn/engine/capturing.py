@@ -50,6 +50,7 @@ from ..errors import InvalidInput, Refused
 from ..learn.batch import MAX_CLAIMS, MAX_SOURCE_TEXT, Batch, ClaimSpec, SourceSpec
 from ..learn.ingest import Conversation, Turn, TurnError
 from ..learn.ingest import _digest as turns_digest
+from ..learn.signals import prompt_key
 from ..model import Actor, Basis, Event, Kind, Memory, Method, Role, SourceKind, format_time
 from .ingesting import Ingesting
 from .learning import Applied, Learning, applied_and_standing, undone_ids
@@ -69,6 +70,7 @@ OUTCOMES: dict[str, float] = {
     "explicit_correction": -1.0,
 }
 LEARN_COUNTS = wire.LEARN_COUNTS
+__all__ = ["Capturing", "Learned", "ReinforceResult", "Reinforcement", "prompt_key", "reinforcements"]
 
 Progress = Callable[[str, int, int], None]
 
@@ -357,8 +359,6 @@ class Capturing(Part):
         says it worked (+0.2), approves it (+1.0), or corrects one of them (-1.0); each is
         recorded on the one memory it concerns, or on none. Keyed by the session and the
         turn id: a replay, even under another origin, records nothing twice."""
-        from ..learn.signals import prompt_key
-
         out: list[Event] = []
         previous: Turn | None = None
         replies: list[str] = []  # the assistant's words since the previous user turn

@@ -203,7 +203,7 @@ def _unseen(place: HookPlace, session: str, found: list[tuple[str, str, str]], p
     """The digest lines not injected into this session before, unchanged. Records them,
     and which memories were recalled for this prompt (injected now or earlier in the
     session): what the answer to it stood on."""
-    from ..learn.signals import prompt_key
+    from ..engine.capturing import prompt_key  # the engine is loaded already: recall ran
 
     if not found:
         return []
