@@ -165,3 +165,15 @@ def test_the_previous_turn_may_be_one_stored_by_an_earlier_run(engine, deploy, t
 def _write(path, lines):
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
+
+
+def test_a_correction_applied_again_after_an_undo_is_not_recorded_twice(engine, tmp_path):
+    engine.learn(str(_write(tmp_path / "a.jsonl", [user(0, "I prefer tabs over spaces for indentation.")])))
+    [old] = [m for m in engine.store.iter_memories(engine.space) if m.kind.value == "preference"]
+    path = str(_write(tmp_path / "b.jsonl", [user(10, "No, I prefer spaces, not tabs.", at=START + timedelta(hours=1))]))
+    first = engine.learn(path)
+    [apply_event] = [e for e in first.events if e.reason.startswith("apply ")]
+    engine.undo(apply_event.id)
+    again = engine.learn(path)
+    assert again.counts["replaced"] == 1 and again.counts["reinforcements"] == 0
+    assert outcomes(engine, old.id) == [("explicit_correction", -1.0)]
