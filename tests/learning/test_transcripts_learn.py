@@ -451,3 +451,17 @@ def test_two_corrections_of_one_record_in_a_batch_become_a_chain(engine, tmp_pat
     assert [c.replaces for c in result.claims] == [old.id, "#0"]
     top = engine.recall("where is the staging database").results[0]
     assert engine.get(top.id).content == "the staging database is on db-stage-04" and "corrected" in top.markers
+
+
+def test_mentioning_a_corrected_record_does_not_confirm_the_one_that_corrected_it(engine, tmp_path):
+    engine.learn(write(tmp_path / "a.jsonl", [user(0, "I prefer tabs over spaces for indentation.", session="s1")]))
+    engine.learn(write(tmp_path / "b.jsonl", [user(10, "No, I prefer spaces, not tabs.", session="s1",
+                                                   at=START + timedelta(hours=1))]))
+    [newer] = [m for m in records(engine, Kind.PREFERENCE) if m.content == "I prefer spaces"]
+    mention = write(tmp_path / "c.jsonl", [user(20, "The tabs over spaces for indentation debate is old.", session="s1",
+                                                at=START + timedelta(hours=2))])
+    assert engine.learn(mention).counts["confirmed"] == 0
+    assert engine.get(newer.id).reinforced_at == newer.reinforced_at
+    says_it = write(tmp_path / "d.jsonl", [user(30, "Spaces: I prefer spaces, as I said.", session="s1",
+                                                at=START + timedelta(hours=3))])
+    assert engine.learn(says_it).counts["confirmed"] == 1  # control: a source repeating it confirms it

@@ -122,11 +122,16 @@ class Learning(Part):
         with self.scope.mutation(ACTOR_OF_METHOD[source.method], reason) as m:
             if m.tx.get_source(self.space, source.id) is not None and applied_and_standing(m.tx, self.space, source.id):
                 raise Refused(f"source {source.id!r} was already applied; a new source needs a new id")
-            mentioned = self._mentioned(m.tx, source, succession)
+            said = self._mentioned(m.tx, source)
+            mentioned = _heads(m.tx, self.space, said) if succession else said
             claims = [self._resolve_target(m.tx, c, mentioned, source.origin) for c in claims]
             incoming = Incoming(Evidence(source.basis, source.method, source.id, source.at), source.kind)
             ctx = Context(self.space, source.origin, incoming, now, new_id, succession)
             plan = plan_batch(claims, mentioned, self._standing(m.tx, claims, source.origin), ctx)
+            if succession:
+                # A chain's head offered for an older record the source mentions is not
+                # confirmed by that mention: only what the source itself repeats is.
+                plan.confirm = [i for i in plan.confirm if i in {s.id for s in said}]
             label_plan(plan, batch)
             counts, confirmed = self._write_plan(m, plan, source)
             m.tx.put_source(self.space, source_to_dict(_source_value(self.space, source, batch.source.text)))
@@ -165,20 +170,20 @@ class Learning(Part):
     def mentioned_by(self, source: object, *, succession: bool = False) -> list[Memory]:
         """The records a source would be offered (read-only): what ``replaces`` may name."""
         spec = self._clean_source(parse_source(source), self.now())
-        return self._mentioned(self.store, spec, succession)
+        said = self._mentioned(self.store, spec)
+        return _heads(self.store, self.space, said) if succession else said
 
-    def _mentioned(self, view: ReadView, source: SourceSpec, succession: bool = False) -> list[Memory]:
+    def _mentioned(self, view: ReadView, source: SourceSpec) -> list[Memory]:
         """Prefilter with the full-text index (a mentioned record shares at least one term
         with the source, and its indexed terms bound its containment), then measure
-        containment exactly on the few rows that may qualify. With ``succession``, a
-        mentioned record that a live record corrects stands for the head of its chain."""
+        containment exactly on the few rows that may qualify. (With ``succession``, a
+        mentioned record that a live record corrects stands for the head of its chain.)"""
         terms = sorted(set(content_terms(source.text)))
         source_terms = frozenset(terms)
         rows = view.mentioning(self.space, source.origin, terms)
         ids = {i for i, indexed in rows if may_mention(indexed, source_terms)}
         found = view.get_memories(self.space, sorted(ids)).values()
-        mentioned = select_mentioned(found, text=source.text, origin=source.origin, source_kind=source.kind)
-        return _heads(view, self.space, mentioned) if succession else mentioned
+        return select_mentioned(found, text=source.text, origin=source.origin, source_kind=source.kind)
 
     def _clean_source(self, spec: SourceSpec, now: datetime) -> SourceSpec:
         at = spec.at or now
