@@ -458,8 +458,8 @@ def test_mentioning_a_corrected_record_does_not_confirm_the_one_that_corrected_i
     engine.learn(write(tmp_path / "b.jsonl", [user(10, "No, I prefer spaces, not tabs.", session="s1",
                                                    at=START + timedelta(hours=1))]))
     [newer] = [m for m in records(engine, Kind.PREFERENCE) if m.content == "I prefer spaces"]
-    mention = write(tmp_path / "c.jsonl", [user(20, "We decided to end the tabs over spaces for indentation debate.", session="s1",
-                                                at=START + timedelta(hours=2))])
+    debate = "We decided to end the tabs over spaces for indentation debate."
+    mention = write(tmp_path / "c.jsonl", [user(20, debate, session="s1", at=START + timedelta(hours=2))])
     assert engine.learn(mention).counts["confirmed"] == 0
     assert engine.get(newer.id).reinforced_at == newer.reinforced_at
     says_it = write(tmp_path / "d.jsonl", [user(30, "Spaces: I prefer spaces, as I said.", session="s1",
