@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from cairn.errors import InvalidInput
 from cairn.recall import fusion
 from cairn.recall.fusion import SEMANTIC
 from cairn.recall.gates import EXCLUSIONS
@@ -61,13 +62,27 @@ def test_the_semantic_gate_is_what_keeps_unrelated_questions_out(cairn, para, mo
     assert cairn.recall(question, lane="hybrid", trace=False).ids != []
 
 
-def test_hybrid_is_the_default_only_when_chosen(cairn, para, monkeypatch):
+def test_hybrid_is_the_default_with_the_extra_unless_claims_is_chosen(cairn, para, monkeypatch):
     monkeypatch.delenv("CAIRN_DEFAULT_LANE", raising=False)
+    default = cairn.recall("when do we eat together as a group", trace=False)
+    assert default.outcome.request.lane == "hybrid" and default.ids == [para[0]]
+    monkeypatch.setenv("CAIRN_DEFAULT_LANE", "claims")  # the opt-out: the lexical lane, no model
     plain = cairn.recall("when do we eat together as a group", trace=False)
     assert plain.outcome.request.lane == "claims" and plain.ids == []  # the words meet nothing
     monkeypatch.setenv("CAIRN_DEFAULT_LANE", "hybrid")
-    default = cairn.recall("when do we eat together as a group", trace=False)
-    assert default.outcome.request.lane == "hybrid" and default.ids == [para[0]]
+    assert cairn.recall("when do we eat together as a group", trace=False).outcome.request.lane == "hybrid"
+
+
+def test_an_unknown_default_lane_is_refused_with_its_reason(cairn, para, monkeypatch):
+    monkeypatch.setenv("CAIRN_DEFAULT_LANE", "semantics")
+    with pytest.raises(InvalidInput, match="CAIRN_DEFAULT_LANE.*claims, hybrid"):
+        cairn.recall("when do we eat together as a group", trace=False)
+    assert cairn.recall("lunch", lane="claims", trace=False).outcome.request.lane == "claims"  # --lane still works
+
+
+def test_the_default_is_claims_when_the_extra_is_switched_off(cairn, para, monkeypatch, semantic_off):
+    monkeypatch.delenv("CAIRN_DEFAULT_LANE", raising=False)
+    assert cairn.recall("when do we eat together as a group", trace=False).outcome.request.lane == "claims"
 
 
 def test_shared_words_alone_do_not_carry_a_near_miss(cairn, counting):
@@ -158,3 +173,15 @@ def test_semantic_episodes_find_a_paraphrased_turn(cairn, counting):
     fused = cairn.search("what pet did Ana get", lane="hybrid-episodes", trace=False)
     assert fused.results[0].memory.evidence.source_id == "t1"
     assert cairn.recall("what pet did Ana get", lane="semantic", trace=False).ids == []  # claims only: no episodes
+
+
+@pytest.mark.parametrize("lane", ["hybrid", "semantic"])
+def test_a_preferred_origin_comes_first_in_the_semantic_lanes(cairn, counting, lane):
+    """As in the claims lane: among the relevant, the caller's origin first, the other kept."""
+    web = cairn.remember("Our team lunch is every Friday at the ramen place", kind="fact", origin="web").memory.id
+    api = cairn.remember("Lunch with the whole team is on Fridays, at the noodle bar", kind="fact", origin="api").memory.id
+    question = "when do we eat together as a group"
+    assert set(cairn.recall(question, lane=lane, trace=False).ids) == {web, api}
+    for preferred, first in (("web", web), ("api", api)):
+        got = cairn.recall(question, lane=lane, prefer_origin=preferred, trace=False).ids
+        assert got[0] == first and set(got) == {web, api}

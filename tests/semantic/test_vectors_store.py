@@ -150,3 +150,45 @@ def test_vectors_round_trip_as_int8_within_a_hundredth(counting):
     back = vectors.decode(vectors.encode(array), counting.dimension)
     assert np.abs((back * array).sum(axis=1) - 1).max() < 0.01
     assert np.abs(back @ back.T - array @ array.T).max() < 0.01
+
+
+class _View:
+    """A store view holding one group of vectors, counting how often its rows are read."""
+
+    path = "memory"
+
+    def __init__(self, rows: list[tuple[str, bytes]]) -> None:
+        self.rows, self.reads, self.changes = rows, 0, 1
+
+    def vector_signature(self, space, embedder, episodes):
+        return (b"token", self.changes)
+
+    def vector_rows(self, space, embedder, episodes):
+        self.reads += 1
+        return list(self.rows)
+
+
+def test_the_search_is_exact_and_read_once_per_change(counting):
+    """The single-threaded product finds the same nearest texts, with the same cosines, as a
+    brute-force ranking of the decoded vectors; the rows are read again only when the group's
+    signature changes."""
+    import numpy as np
+
+    gen = np.random.default_rng(5)
+    array = gen.standard_normal((3000, counting.dimension)).astype(np.float32)
+    array /= np.linalg.norm(array, axis=1, keepdims=True)
+    view = _View([(f"h{i}", blob) for i, blob in enumerate(vectors.encode(array))])
+    query = array[17] + 0.02 * gen.standard_normal(counting.dimension).astype(np.float32)
+    query /= np.linalg.norm(query)
+    vectors.VectorIndex._cache.clear()
+    index = vectors.VectorIndex.load(view, "default", counting, False)
+    brute = vectors.decode([b for _, b in view.rows], counting.dimension) @ query
+    expected = [f"h{i}" for i in np.argsort(-brute, kind="stable")[:24]]
+    found = index.search(query, 24)
+    assert [h for h, _ in found] == expected and found[0][0] == "h17"
+    assert all(abs(score - brute[int(h[1:])]) < 1e-5 for h, score in found)
+    assert index.similarity(query, "h17") == pytest.approx(found[0][1], abs=1e-5)
+    assert vectors.VectorIndex.load(view, "default", counting, False) is index and view.reads == 1
+    view.changes += 1
+    assert vectors.VectorIndex.load(view, "default", counting, False) is not index and view.reads == 2
+    vectors.VectorIndex._cache.clear()

@@ -80,14 +80,46 @@ def paraphrase_rates(lanes=("claims", "semantic", "hybrid")) -> dict[str, dict[s
     return out
 
 
-def locomo_lanes(split: str, lanes=("lexical", "semantic", "hybrid")) -> dict[str, dict]:
+class CeilingRanker(locomo.CairnRanker):
+    """The hybrid ranker of ``cairn bench locomo``, which also measures, after its timed
+    questions, what any fusion of the two lanes it fuses could reach at most: a question
+    counts when an evidence turn is in the lexical lane's top 5 *or* the semantic lane's
+    top 5 (ten places: a bound on any fused top 5, not a ranking)."""
+
+    def __init__(self, conversation: dict, folder: Path, counts: dict[str, int], index: int) -> None:
+        super().__init__(conversation, folder, lane="hybrid")
+        self.conversation, self.counts, self.index = conversation, counts, index
+
+    def close(self) -> None:
+        try:
+            for q in locomo.questions(self.conversation, self.index, locomo.EvidenceNotes()):
+                tops = {}
+                for lane in ("episodes", "semantic-episodes"):
+                    found = self.cairn.search(q.text, lane=lane, limit=5, trace=False)
+                    tops[lane] = {r.memory.evidence.source_id for r in found.results}
+                self.counts["asked"] += 1
+                self.counts["lexical"] += bool(tops["episodes"] & q.evidence)
+                self.counts["semantic"] += bool(tops["semantic-episodes"] & q.evidence)
+                self.counts["either"] += bool((tops["episodes"] | tops["semantic-episodes"]) & q.evidence)
+        finally:
+            super().close()
+
+
+def locomo_lanes(split: str, lanes=("lexical", "semantic", "hybrid")) -> tuple[dict[str, dict], dict[str, int]]:
+    """Each lane's ``cairn bench locomo`` document, and the fusion ceiling counts of the
+    hybrid run (:class:`CeilingRanker`)."""
     data = locomo.load()
     out = {}
+    counts = {"asked": 0, "lexical": 0, "semantic": 0, "either": 0}
     for lane in lanes:
         started = time.perf_counter()
-        out[lane] = locomo.run(data, split=split, lane=lane).doc()
+        factory = None
+        if lane == "hybrid":
+            def factory(conversation: dict, folder: Path) -> CeilingRanker:
+                return CeilingRanker(conversation, folder, counts, data.index(conversation))
+        out[lane] = locomo.run(data, split=split, lane=lane, cairn_factory=factory).doc()
         _log(f"locomo {split} {lane}: {out[lane]['cairn']} ({time.perf_counter() - started:.0f} s)")
-    return out
+    return out, counts
 
 
 # -- latency and back-fill -----------------------------------------------------------------
@@ -278,7 +310,8 @@ def candidates() -> list[dict]:
 
 
 def report(command: str, *, loco: dict, split: str, para: dict, lat: list[dict], fill: dict, sizes: dict,
-           cands: list[dict]) -> list[str]:
+           cands: list[dict], ceiling: dict[str, int] | None = None) -> list[str]:
+    ceiling = ceiling or {}
     lines = [*stamp(command), ""]
     if loco:
         lines += [f"LoCoMo evidence retrieval, split {split} (conversations {', '.join(map(str, locomo.SPLITS[split]))}),"
@@ -294,6 +327,11 @@ def report(command: str, *, loco: dict, split: str, para: dict, lat: list[dict],
         b = first["baseline"]
         lines += [f"| FTS5 baseline (same run) | {first['questions']} | {b['any@5']:.3f} | {b['all@5']:.3f} |"
                   f" {b['any@10']:.3f} | {b['all@10']:.3f} | |", ""]
+        if ceiling.get("asked"):
+            n = ceiling["asked"]
+            lines += [f"Fusion ceiling (same run, {n} questions): an evidence turn in the lexical lane's top 5"
+                      f" {ceiling['lexical'] / n:.3f}, in the semantic lane's top 5 {ceiling['semantic'] / n:.3f},"
+                      f" in either (ten places, a bound on any fusion's any@5) **{ceiling['either'] / n:.3f}**.", ""]
     if para:
         lines += ["Paraphrase set (`tests/semantic/paraphrase.json`: 30 claims; questions that share no content word with",
                   "their answer, and unanswerable questions). Top-1 = the expected claim comes first; empty = an",
@@ -344,7 +382,7 @@ def main(argv: list[str] | None = None) -> int:
     vectors.require()
     para = paraphrase_rates()
     _log(f"paraphrase: {para}")
-    loco = {} if args.skip_locomo else locomo_lanes(args.split)
+    loco, ceiling = ({}, {}) if args.skip_locomo else locomo_lanes(args.split)
     lat = []
     for size in (int(s) for s in args.sizes.split(",") if s.strip()):
         lat.append(latency(size, args.queries))
@@ -354,7 +392,8 @@ def main(argv: list[str] | None = None) -> int:
     sizes = install_size()
     cands = [] if args.skip_candidates else candidates()
     command = "python -m cairn.bench.semantic " + " ".join(argv if argv is not None else sys.argv[1:])
-    lines = report(command.strip(), loco=loco, split=args.split, para=para, lat=lat, fill=fill, sizes=sizes, cands=cands)
+    lines = report(command.strip(), loco=loco, split=args.split, para=para, lat=lat, fill=fill, sizes=sizes, cands=cands,
+                   ceiling=ceiling)
     if args.out == "-":
         print("\n".join(lines))
     else:

@@ -90,7 +90,9 @@ def decode(blobs: Sequence[bytes], dimension: int) -> Any:
     if not blobs:
         return np.zeros((0, dimension), dtype=np.float32)
     raw = np.frombuffer(b"".join(blobs), dtype=np.int8).reshape(len(blobs), dimension)
-    return raw.astype(np.float32) / 127.0
+    out = raw.astype(np.float32)
+    out *= np.float32(1.0 / 127.0)  # in place: one pass over the matrix less at 100k rows
+    return out
 
 
 def embed_texts(model: Embedder, texts: Sequence[str]) -> Any:
@@ -195,14 +197,27 @@ def backfill(store: Any, space: str, model: Embedder, *, chunk: int = BACKFILL_C
 
 
 class VectorIndex:
-    """One space's vectors of one kind group, as a float32 matrix cached in this process."""
+    """One space's vectors of one kind group, as a float32 matrix cached in this process.
+
+    The product of the matrix and the query is computed by ``numpy.einsum``, a
+    single-threaded loop, not by ``matrix @ query``: numpy hands ``@`` to its BLAS, whose
+    threads spin-wait for work on a shared machine. Measured at 100k vectors on the
+    2-core bench machine under load, ``@`` cost 8-10 ms of CPU a query, ``einsum`` 4.7 ms
+    (docs/benchmarks.md, "Semantic extra")."""
 
     _cache: dict[tuple, tuple[tuple, VectorIndex]] = {}
 
     def __init__(self, hashes: list[str], matrix: Any) -> None:
         self.hashes = hashes
         self.matrix = matrix
-        self.row = {h: i for i, h in enumerate(hashes)}
+        self._row: dict[str, int] | None = None
+
+    @property
+    def row(self) -> dict[str, int]:
+        """Row of each content hash (built on first use: a semantic-only recall needs none)."""
+        if self._row is None:
+            self._row = {h: i for i, h in enumerate(self.hashes)}
+        return self._row
 
     @classmethod
     def load(cls, view: Any, space: str, model: Embedder, episodes: bool) -> VectorIndex:
@@ -213,12 +228,19 @@ class VectorIndex:
         if cached is not None and cached[0] == signature:
             return cached[1]
         rows = view.vector_rows(space, model.name, episodes)
-        index = cls([h for h, _ in rows], decode([d for _, d in rows], model.dimension))
+        hashes = [h for h, _ in rows]
+        index = cls(hashes, decode([d for _, d in rows], model.dimension))
         cls._cache[key] = (signature, index)
         return index
 
     def __len__(self) -> int:
         return len(self.hashes)
+
+    def scores(self, query: Any) -> Any:
+        """The cosine of every stored text to ``query`` (unit vectors: the dot product)."""
+        import numpy as np
+
+        return np.einsum("ij,j->i", self.matrix, np.asarray(query, dtype=np.float32))
 
     def search(self, query: Any, k: int) -> list[tuple[str, float]]:
         """The ``k`` nearest texts by cosine, best first, as (content hash, cosine)."""
@@ -226,7 +248,7 @@ class VectorIndex:
 
         if not self.hashes or k < 1:
             return []
-        scores = self.matrix @ np.asarray(query, dtype=np.float32)
+        scores = self.scores(query)
         k = min(k, len(scores))
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.argsort(-scores[top], kind="stable")]

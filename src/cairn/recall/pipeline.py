@@ -323,7 +323,8 @@ def _lane_candidates(source: Lane, view: ReadView, request: Request, query: Pars
     if own_gate is not None:
         own_gate(live, query, request)  # a lane with its own relevance gate (the semantic lanes)
         if source.applies_gates:
-            candidates.sort(key=lambda c: (c.reason is not None, order_key(c.id, c.factors) if c.factors else (0,), c.id))
+            candidates.sort(key=lambda c: (c.reason is not None, _elsewhere(c, request),
+                                           order_key(c.id, c.factors) if c.factors else (0,), c.id))
     elif source.applies_gates:
         _apply_gates(live, query, request)
         candidates.sort(key=lambda c: (c.reason is not None, _elsewhere(c, request),
