@@ -97,7 +97,7 @@ class EpisodeProfile:
     feedback_weight: float = 0.15  # × IDF of a related word (the question's own words weigh 1)
     feedback_cap: int = 100  # turns fetched for the related words
     feedback_max_share: float = 0.1  # a word in more than this share of the space's turns is not related
-    feedback_matches: bool = True  # a turn holding a related word counts as matched
+    feedback_matches: bool = False  # True: a turn holding only a related word is returned too (measurement only)
 
 
 PROFILE = EpisodeProfile()
@@ -264,15 +264,16 @@ def rank_episodes(view: ReadView, space: str, query: str, *, limit: int, profile
             have = {t.id for t in found}
             extra = candidates(view, space, [(w, False) for w in related], profile.feedback_cap)
             found += [t for t in extra if t.id not in have]
-            ranked = _score(view, space, parsed, found, named, profile, query, as_of, n_docs, known, related)
+            sources = frozenset(s.id for s in ranked[: profile.feedback_docs])
+            ranked = _score(view, space, parsed, found, named, profile, query, as_of, n_docs, known, related, sources)
     return ranked[:limit]
 
 
 def _score(view: ReadView, space: str, parsed: EpisodeQuery, found: list[_Turn], named: frozenset[str],
            profile: EpisodeProfile, query: str, as_of: datetime | None, n_docs: int, known: dict[str, int],
-           related: dict[str, float]) -> list[EpisodeScore]:
+           related: dict[str, float], sources: frozenset[str] = frozenset()) -> list[EpisodeScore]:
     turns = list(found)
-    lexical_pass(parsed, turns, named, n_docs, profile, known, related)
+    lexical_pass(parsed, turns, named, n_docs, profile, known, related, sources)
     turns += neighbours(view, space, turns, profile.neighbour_fetch)
     # Ties go to the earlier turn (insertion order), not to the random id, so that two
     # ingests of the same conversation rank alike.
@@ -288,19 +289,18 @@ def feedback(view: ReadView, space: str, q: EpisodeQuery, named: frozenset[str],
     """Related words: the rarest words that the best turns of a first pass share, each
     with its weight (its IDF share, times ``feedback_weight``). A word is taken only if
     the store holds it beyond those turns (it can find something new) and it is not
-    common (``feedback_max_share``); speakers' names are never related words."""
+    common (in more than ``feedback_max_share`` of the space's turns, and more than
+    two: a speaker's name, said in greetings, is such a word)."""
     by_id = {t.id: t for t in turns}
     docs = [by_id[s.id] for s in best if s.id in by_id and by_id[s.id].coverage > 0]
     if not docs:
         return {}
     asked = {strong_stem(t) for t in q.terms}
-    speakers = {w for t in turns for w in t.speaker.split()}
     top = docs[0].lexical or 1.0
     mass: dict[str, float] = defaultdict(float)
     for doc in docs:
         for term in set(doc.terms):
-            if (term in STOPWORDS or len(term) < 3 or not term.isalpha() or term in speakers or term in named
-                    or strong_stem(term) in asked):
+            if term in STOPWORDS or len(term) < 3 or not term.isalpha() or strong_stem(term) in asked:
                 continue
             mass[term] += max(doc.lexical, 0.0) / top
     if not mass:
@@ -310,8 +310,8 @@ def feedback(view: ReadView, space: str, q: EpisodeQuery, named: frozenset[str],
     weights = {}
     for term, m in mass.items():
         n = df.get(term, 0)
-        if n < 2 or n > p.feedback_max_share * total:
-            continue
+        if n < 2 or n > max(p.feedback_max_share * total, 2):
+            continue  # held by this turn alone it finds nothing new; held by many, it is common
         weights[term] = m * math.log(1 + (total - n + 0.5) / (n + 0.5))
     chosen = sorted(weights, key=lambda w: (-weights[w], w))[: p.feedback_terms]
     return {w: p.feedback_weight for w in chosen}
@@ -341,7 +341,8 @@ def neighbours(view: ReadView, space: str, turns: list[_Turn], best: int) -> lis
 
 
 def lexical_pass(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], n_docs: int, p: EpisodeProfile,
-                 known_df: dict[str, int] | None = None, related: dict[str, float] | None = None) -> None:
+                 known_df: dict[str, int] | None = None, related: dict[str, float] | None = None,
+                 sources: frozenset[str] = frozenset()) -> None:
     """Lexical relevance, coverage and phrase bonus of each candidate (steps 2-4), in place.
     ``named``: the query terms that name a speaker, never matched in the text;
     ``known_df``: document counts from the whole index, when the candidates are a cut."""
@@ -355,7 +356,8 @@ def lexical_pass(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], n_d
     avg_len = sum(len(t.terms) for t in turns) / len(turns)
     pairs = _query_pairs(q, named)
     for turn, doc in zip(turns, stems, strict=True):
-        _lexical(turn, doc, wanted, idf, total_idf, avg_len, p, extra)
+        # The turns the related words were read from are not lifted by their own words.
+        _lexical(turn, doc, wanted, idf, total_idf, avg_len, p, None if turn.id in sources else extra)
         turn.phrase = _phrase(doc, pairs, idf, total_idf, p)
 
 
