@@ -66,15 +66,13 @@ def test_feedback_lifts_the_turn_that_shares_a_rare_word_with_the_best_one(cairn
     turn_of = ingest(
         cairn,
         ("adopt", "Ana", "We finally adopted a tabby named Miso from the shelter.", DAY),
-        ("f0", "Ben", "Bread again today.", DAY),
         ("adopt2", "Ben", "Adopting a tabby, how wonderful!", DAY),
-        ("f4", "Ben", "Bread again tomorrow.", DAY),
         ("adopt3", "Ana", "Adopting the tabby took a month.", DAY),
-        ("f1", "Ben", "The weather in Porto was grey all week.", DAY),
+        *((f"f{i}", "Ben", f"Bread note {i}.", DAY) for i in range(3)),
         ("stray", "Ana", "A tabby walked past.", DAY),
-        ("f2", "Ben", "I signed up for the ten kilometre race.", DAY),
+        *((f"g{i}", "Ben", f"Bread note {i}.", DAY) for i in range(3)),
         ("miso", "Ana", "Our tabby Miso sleeps on the radiator.", DAY),
-        ("f3", "Ben", "Lovely, my sister paints watercolours.", DAY),
+        *((f"h{i}", "Ben", f"Bread note {i}.", DAY) for i in range(3)),
         ("other", "Ana", "Miso is also a soup I like.", "2026-09-02T10:00:00Z"),
         *((f"n{i}", "Ben", f"Weather note number {i}.", "2026-10-02T10:00:00Z") for i in range(30)),
     )
@@ -106,3 +104,27 @@ def test_feedback_never_takes_a_common_word(cairn):
     loose = dataclasses.replace(PROFILE, feedback_max_share=1.0, feedback_weight=1.0)
     found = ranked(cairn, turn_of, "what about the kayak trip", limit=10, profile=loose)
     assert found.index("trip") < found.index("bus")  # control: were "lovely" a related word, it would lift "trip"
+
+
+def test_the_same_speakers_turn_two_away_borrows_from_the_exchange(cairn):
+    later = "2026-06-02T10:00:00Z"
+    turn_of = ingest(
+        cairn,
+        ("r", "Ana", "Relaxing is hard for me.", DAY),
+        ("b", "Ben", "Oh no.", DAY),
+        ("c", "Ana", "Pottery helps, honestly.", DAY),
+        ("y", "Ben", "Bye.", DAY),
+        ("r2", "Ana", "Relaxing is hard for me.", later),
+        ("x1", "Ben", "Oh no.", later),
+        ("x2", "Ben", "Really.", later),
+        ("c2", "Ana", "Pottery helps, honestly.", later),
+    )
+
+    def scores(profile):
+        hits = rank_episodes(cairn.store, cairn.space, "How does Ana relax?", limit=10, profile=profile)
+        return {turn_of[h.id]: h.score for h in hits}
+
+    still = dataclasses.replace(PROFILE, time_weight=0.0)
+    assert scores(still)["c"] > scores(still)["c2"]  # two turns after the relaxing turn, in its exchange
+    off = dataclasses.replace(still, second_weight=0.0)
+    assert scores(off)["c"] == pytest.approx(scores(off)["c2"])  # control: without the rule, level

@@ -27,16 +27,25 @@ conversations 0-4 only; model-free and deterministic):
    a turn that answers most of the question beats one that repeats a single word.
 4. **Phrase bonus**: adjacent query words found adjacent in the turn (bounded).
 5. **Context**: a turn is part of an exchange, so the best neighbouring turn (the turn
-   position ±1 in the same conversation) and the best turn of its session lend it a
-   share of their relevance; a turn that follows a question (a turn with a wh-word)
-   borrows a larger share of it, as the likely reply.
+   position ±1 in the same conversation, and ±2 in the same session: the same
+   speaker's turn before or after, ``second_weight``) and the best turn of its session lend it a share of their
+   relevance; a turn that follows a question (a turn with a wh-word) borrows a larger
+   share of it, as the likely reply.
 6. **Speaker and date**: turns spoken by the named speaker, and turns whose time falls
    in a month or year the query names, are raised by a bounded factor; a turn said on
    the very day the question names ("on 9 November, 2022") once more.
+   A question that asks *when* ("when …", "how long …", "what year …") raises the turns
+   that say when (a relative day, a weekday, a season, a month, a year: ``when_boost``).
 7. **Time** (:mod:`cairn.recall.tense`): a fact may change during a conversation, so
    the question's tense orders turns of about equal relevance — present tense the later
    statement first, past tense the earlier — by at most ``time_weight``; with ``as_of``
    a turn said after it ranks behind (``after_as_of``), the rest as for the present.
+8. **Feedback** (pseudo-relevance feedback from the store's own words): the rarest
+   words that the best ``feedback_docs`` turns of this first pass hold, and that the
+   space holds elsewhere but not commonly, are added to the question with a small
+   weight (``feedback_weight``), their turns fetched, and steps 2-7 run again. They
+   lift turns that hold a question word too; the turns they were read from are not
+   lifted by their own words, and a turn holding only a related word is not returned.
 
 Only **matched** turns are returned: a turn holding a word of the question, or spoken
 by a speaker the question names. A neighbour that matches nothing lends its context to
@@ -81,6 +90,7 @@ class EpisodeProfile:
     phrase_cap: float = 0.5
     neighbour_weight: float = 0.6  # share of the best neighbour's lexical score
     neighbour_fetch: int = 30  # neighbours of this many best candidates join the candidates
+    second_weight: float = 0.6  # share of the best lexical score two turns away (the same speaker's next turn)
     answer_weight: float = 0.8  # share of the best score of the turn before, when it asks a question
     session_weight: float = 0.35  # share of the session's best lexical score
     speaker_boost: float = 1.0  # ×(1 + boost) for a turn by the speaker the query is about
@@ -274,7 +284,7 @@ def _score(view: ReadView, space: str, parsed: EpisodeQuery, found: list[_Turn],
            related: dict[str, float], sources: frozenset[str] = frozenset()) -> list[EpisodeScore]:
     turns = list(found)
     lexical_pass(parsed, turns, named, n_docs, profile, known, related, sources)
-    turns += neighbours(view, space, turns, profile.neighbour_fetch)
+    turns += neighbours(view, space, turns, profile.neighbour_fetch, 2 if profile.second_weight else 1)
     # Ties go to the earlier turn (insertion order), not to the random id, so that two
     # ingests of the same conversation rank alike.
     order = {t.id: t.key for t in turns}
@@ -329,12 +339,13 @@ def term_counts(view: ReadView, q: EpisodeQuery, named: frozenset[str], p: Episo
     return counts
 
 
-def neighbours(view: ReadView, space: str, turns: list[_Turn], best: int) -> list[_Turn]:
+def neighbours(view: ReadView, space: str, turns: list[_Turn], best: int, reach: int = 1) -> list[_Turn]:
     """The turns just before and after the ``best`` strongest candidates that the index
     did not return: an answer often shares no word with the question its neighbour asked."""
     have = {(t.origin, t.turn) for t in turns}
     top = sorted(turns, key=lambda t: -t.lexical)[:best]
-    wanted = sorted({(t.origin, n) for t in top if t.lexical > 0 for n in (t.turn - 1, t.turn + 1)} - have)
+    steps = [d for d in range(-reach, reach + 1) if d]
+    wanted = sorted({(t.origin, t.turn + d) for t in top if t.lexical > 0 for d in steps} - have)
     if not wanted:
         return []
     return [_Turn.of(row) for row in view.neighbour_turns(space, wanted)]
@@ -386,6 +397,8 @@ def final_scores(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: 
         near = [p.neighbour_weight * n.lexical for n in (before, after) if n is not None]
         if before is not None and _asks(before):
             near.append(p.answer_weight * before.lexical)  # the reply to a question lends more
+        two_away = (by_place.get((t.origin, t.turn - 2)), by_place.get((t.origin, t.turn + 2)))
+        near += [p.second_weight * n.lexical for n in two_away if n is not None and n.at[:10] == t.at[:10]]
         context = max(near, default=0.0) + p.session_weight * session_best[(t.origin, t.at[:10])]
         speaker = 1.0
         if about in said_by:
