@@ -56,7 +56,8 @@ def test_a_neighbour_lends_relevance_to_the_answer_that_shares_no_word(cairn):
 
     # Both Ana turns hold no word of the question; the answer borrows from the question before it.
     assert scores()["a"] > 2 * scores()["far"]
-    no_context = dataclasses.replace(PROFILE, neighbour_weight=0.0, answer_weight=0.0, session_weight=0.0, time_weight=0.0)
+    no_context = dataclasses.replace(PROFILE, neighbour_weight=0.0, answer_weight=0.0, session_weight=0.0, time_weight=0.0,
+                                      second_weight=0.0)
     assert scores(no_context)["a"] == scores(no_context)["far"]  # control: without context, only her name
 
 

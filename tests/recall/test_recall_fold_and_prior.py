@@ -114,3 +114,14 @@ def test_an_unrelated_question_stays_below_coverage_in_a_tiny_store():
     records = [memory("Omar likes his eggs scrambled")]
     stats = ListStats(records)
     assert lexical(parse_query("Omar's flight to Berlin next week"), records[0], stats).coverage < 0.4
+
+
+@pytest.mark.parametrize(
+    ("term", "longer"),
+    [("product", "production"), ("quest", "question"), ("depart", "department"), ("process", "procession")],
+)
+def test_look_alikes_are_not_derived_nouns(term, longer):
+    assert variants(stem(term), Vocab(stem(longer))) == ()
+    assert variants(stem(longer), Vocab(stem(term))) == ()
+    # control: the same shape from a real verb still meets its noun
+    assert variants(stem("connect"), Vocab(stem("connection"))) == (stem("connection"),)

@@ -27,16 +27,25 @@ conversations 0-4 only; model-free and deterministic):
    a turn that answers most of the question beats one that repeats a single word.
 4. **Phrase bonus**: adjacent query words found adjacent in the turn (bounded).
 5. **Context**: a turn is part of an exchange, so the best neighbouring turn (the turn
-   position ±1 in the same conversation) and the best turn of its session lend it a
-   share of their relevance; a turn that follows a question (a turn with a wh-word)
-   borrows a larger share of it, as the likely reply.
+   position ±1 in the same conversation, and ±2 in the same session: the same
+   speaker's turn before or after, ``second_weight``) and the best turn of its session lend it a share of their
+   relevance; a turn that follows a question (a turn with a wh-word) borrows a larger
+   share of it, as the likely reply.
 6. **Speaker and date**: turns spoken by the named speaker, and turns whose time falls
    in a month or year the query names, are raised by a bounded factor; a turn said on
    the very day the question names ("on 9 November, 2022") once more.
+   A question that asks *when* ("when …", "how long …", "what year …") raises the turns
+   that say when (a relative day, a weekday, a season, a month, a year: ``when_boost``).
 7. **Time** (:mod:`cairn.recall.tense`): a fact may change during a conversation, so
    the question's tense orders turns of about equal relevance — present tense the later
    statement first, past tense the earlier — by at most ``time_weight``; with ``as_of``
    a turn said after it ranks behind (``after_as_of``), the rest as for the present.
+8. **Feedback** (pseudo-relevance feedback from the store's own words): the rarest
+   words that the best ``feedback_docs`` turns of this first pass hold, and that the
+   space holds elsewhere but not commonly, are added to the question with a small
+   weight (``feedback_weight``), their turns fetched, and steps 2-7 run again. They
+   lift turns that hold a question word too; the turns they were read from are not
+   lifted by their own words, and a turn holding only a related word is not returned.
 
 Only **matched** turns are returned: a turn holding a word of the question, or spoken
 by a speaker the question names. A neighbour that matches nothing lends its context to
@@ -56,7 +65,7 @@ from itertools import pairwise
 
 from ..model import format_time
 from ..store import EpisodeTurn, ReadView
-from ..text import MONTH_WORDS, STOPWORDS, tokenize
+from ..text import MONTH_WORDS, MONTHS, STOPWORDS, stem, tokenize
 from .tense import Tense, tense, time_factor
 
 
@@ -81,16 +90,24 @@ class EpisodeProfile:
     phrase_cap: float = 0.5
     neighbour_weight: float = 0.6  # share of the best neighbour's lexical score
     neighbour_fetch: int = 30  # neighbours of this many best candidates join the candidates
+    second_weight: float = 0.6  # share of the best lexical score two turns away (the same speaker's next turn)
     answer_weight: float = 0.8  # share of the best score of the turn before, when it asks a question
     session_weight: float = 0.35  # share of the session's best lexical score
     speaker_boost: float = 1.0  # ×(1 + boost) for a turn by the speaker the query is about
     other_speaker_share: float = 0.3  # of that boost, for a speaker named second or as an owner ("Gina's")
     date_boost: float = 0.6  # ×(1 + boost) when the turn's month/year is named
+    when_boost: float = 1.0  # ×(1 + boost) for a turn that says when, if the question asks when
     day_boost: float = 1.0  # ×(1 + boost) more when the turn's day is named too
     speaker_floor: float = 0.05  # base of a named speaker's turn that holds none of the words
     time_weight: float = 0.2  # ×(1 + weight·place in time) by the question's tense (recall.tense)
     after_as_of: float = 0.5  # × for a turn said after --as-of
     hand_out_context: bool = False  # True: a turn that only lends context may be returned too
+    feedback_docs: int = 3  # pseudo-relevance feedback: best turns of a first pass read for related words
+    feedback_terms: int = 5  # related words added to the question (0: no feedback)
+    feedback_weight: float = 0.15  # × IDF of a related word (the question's own words weigh 1)
+    feedback_cap: int = 100  # turns fetched for the related words
+    feedback_max_share: float = 0.1  # a word in more than this share of the space's turns is not related
+    feedback_matches: bool = False  # True: a turn holding only a related word is returned too (measurement only)
 
 
 PROFILE = EpisodeProfile()
@@ -133,6 +150,7 @@ class EpisodeQuery:
     years: frozenset[int]
     owners: frozenset[str] = frozenset()  # terms written as owners ("Gina's")
     days: frozenset[tuple[int, int]] = frozenset()  # (month, day) named together: "9 November", "Nov 9th"
+    asks_time: bool = False  # "when …", "how long …", "what year …"
 
 
 def parse_episode_query(query: str) -> EpisodeQuery:
@@ -143,7 +161,19 @@ def parse_episode_query(query: str) -> EpisodeQuery:
     months = frozenset(MONTH_WORDS[t.surface] for t in tokens if t.surface in MONTH_WORDS)
     years = frozenset(int(t.surface) for t in tokens if _YEAR_RE.match(t.surface))
     owners = frozenset(a.term for a, b in pairwise(tokens) if b.surface == "s")
-    return EpisodeQuery(terms, tuple(t.term for t in tokens), months, years, owners, _days(tokens))
+    return EpisodeQuery(terms, tuple(t.term for t in tokens), months, years, owners, _days(tokens), _asks_time(tokens))
+
+
+_TIME_NOUNS = frozenset("year month week day date time".split())
+
+
+def _asks_time(tokens) -> bool:
+    """A question about when: "when", "how long/often", "what/which year|month|…"."""
+    words = [t.surface for t in tokens]
+    if "when" in words:
+        return True
+    return any(a in ("how", "what", "which") and (b in ("long", "often") or b.rstrip("s") in _TIME_NOUNS)
+               for a, b in pairwise(words))
 
 
 def _days(tokens) -> frozenset[tuple[int, int]]:
@@ -201,6 +231,7 @@ class _Turn:
     lexical: float = 0.0
     coverage: float = 0.0
     phrase: float = 0.0
+    related: float = 0.0  # lexical score from the related words of feedback alone
 
     @classmethod
     def of(cls, row: EpisodeTurn) -> _Turn:
@@ -234,16 +265,66 @@ def rank_episodes(view: ReadView, space: str, query: str, *, limit: int, profile
     # Over the cap, candidates are only the best index matches: count how common each word
     # really is (bounded), or a word in every other turn would look rare among them.
     known = term_counts(view, parsed, named, profile) if matched >= profile.candidate_cap else {}
-    lexical_pass(parsed, turns, named, max(view.document_count(), len(turns)), profile, known)
-    turns += neighbours(view, space, turns, profile.neighbour_fetch)
+    n_docs = max(view.document_count(), len(turns))
+    found = list(turns)
+    ranked = _score(view, space, parsed, found, named, profile, query, as_of, n_docs, known, {})
+    if profile.feedback_terms and ranked:
+        related = feedback(view, space, parsed, named, ranked[: profile.feedback_docs], found, profile)
+        if related:
+            have = {t.id for t in found}
+            extra = candidates(view, space, [(w, False) for w in related], profile.feedback_cap)
+            found += [t for t in extra if t.id not in have]
+            sources = frozenset(s.id for s in ranked[: profile.feedback_docs])
+            ranked = _score(view, space, parsed, found, named, profile, query, as_of, n_docs, known, related, sources)
+    return ranked[:limit]
+
+
+def _score(view: ReadView, space: str, parsed: EpisodeQuery, found: list[_Turn], named: frozenset[str],
+           profile: EpisodeProfile, query: str, as_of: datetime | None, n_docs: int, known: dict[str, int],
+           related: dict[str, float], sources: frozenset[str] = frozenset()) -> list[EpisodeScore]:
+    turns = list(found)
+    lexical_pass(parsed, turns, named, n_docs, profile, known, related, sources)
+    turns += neighbours(view, space, turns, profile.neighbour_fetch, 2 if profile.second_weight else 1)
     # Ties go to the earlier turn (insertion order), not to the random id, so that two
     # ingests of the same conversation rank alike.
     order = {t.id: t.key for t in turns}
     scored = final_scores(parsed, turns, named, profile, tense(query), as_of)
     if not profile.hand_out_context:
         scored = [s for s in scored if s.factors["matched"]]
-    ranked = sorted(scored, key=lambda s: (-s.score, order[s.id]))
-    return ranked[:limit]
+    return sorted(scored, key=lambda s: (-s.score, order[s.id]))
+
+
+def feedback(view: ReadView, space: str, q: EpisodeQuery, named: frozenset[str], best: list[EpisodeScore],
+             turns: list[_Turn], p: EpisodeProfile) -> dict[str, float]:
+    """Related words: the rarest words that the best turns of a first pass share, each
+    with its weight (its IDF share, times ``feedback_weight``). A word is taken only if
+    the store holds it beyond those turns (it can find something new) and it is not
+    common (in more than ``feedback_max_share`` of the space's turns, and more than
+    two: a speaker's name, said in greetings, is such a word)."""
+    by_id = {t.id: t for t in turns}
+    docs = [by_id[s.id] for s in best if s.id in by_id and by_id[s.id].coverage > 0]
+    if not docs:
+        return {}
+    asked = {strong_stem(t) for t in q.terms}
+    top = docs[0].lexical or 1.0
+    mass: dict[str, float] = defaultdict(float)
+    for doc in docs:
+        for term in set(doc.terms):
+            if term in STOPWORDS or len(term) < 3 or not term.isalpha() or strong_stem(term) in asked:
+                continue
+            mass[term] += max(doc.lexical, 0.0) / top
+    if not mass:
+        return {}
+    total = max(view.space_document_count(space), 1)
+    df = view.space_document_frequencies(space, list(mass))
+    weights = {}
+    for term, m in mass.items():
+        n = df.get(term, 0)
+        if n < 2 or n > max(p.feedback_max_share * total, 2):
+            continue  # held by this turn alone it finds nothing new; held by many, it is common
+        weights[term] = m * math.log(1 + (total - n + 0.5) / (n + 0.5))
+    chosen = sorted(weights, key=lambda w: (-weights[w], w))[: p.feedback_terms]
+    return {w: p.feedback_weight for w in chosen}
 
 
 def term_counts(view: ReadView, q: EpisodeQuery, named: frozenset[str], p: EpisodeProfile) -> dict[str, int]:
@@ -258,32 +339,36 @@ def term_counts(view: ReadView, q: EpisodeQuery, named: frozenset[str], p: Episo
     return counts
 
 
-def neighbours(view: ReadView, space: str, turns: list[_Turn], best: int) -> list[_Turn]:
+def neighbours(view: ReadView, space: str, turns: list[_Turn], best: int, reach: int = 1) -> list[_Turn]:
     """The turns just before and after the ``best`` strongest candidates that the index
     did not return: an answer often shares no word with the question its neighbour asked."""
     have = {(t.origin, t.turn) for t in turns}
     top = sorted(turns, key=lambda t: -t.lexical)[:best]
-    wanted = sorted({(t.origin, n) for t in top if t.lexical > 0 for n in (t.turn - 1, t.turn + 1)} - have)
+    steps = [d for d in range(-reach, reach + 1) if d]
+    wanted = sorted({(t.origin, t.turn + d) for t in top if t.lexical > 0 for d in steps} - have)
     if not wanted:
         return []
     return [_Turn.of(row) for row in view.neighbour_turns(space, wanted)]
 
 
 def lexical_pass(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], n_docs: int, p: EpisodeProfile,
-                 known_df: dict[str, int] | None = None) -> None:
+                 known_df: dict[str, int] | None = None, related: dict[str, float] | None = None,
+                 sources: frozenset[str] = frozenset()) -> None:
     """Lexical relevance, coverage and phrase bonus of each candidate (steps 2-4), in place.
     ``named``: the query terms that name a speaker, never matched in the text;
     ``known_df``: document counts from the whole index, when the candidates are a cut."""
     wanted = [strong_stem(term) for term in q.terms if term not in named]
+    extra = {strong_stem(w): weight for w, weight in (related or {}).items() if strong_stem(w) not in wanted}
     stems = [[strong_stem(w) for w in t.terms] for t in turns]
     present = [set(s) for s in stems]
-    df = {w: max(sum(1 for s in present if w in s), (known_df or {}).get(w, 0)) for w in set(wanted)}
+    df = {w: max(sum(1 for s in present if w in s), (known_df or {}).get(w, 0)) for w in {*wanted, *extra}}
     idf = {w: math.log(1 + (n_docs - df[w] + 0.5) / (df[w] + 0.5)) for w in df}
     total_idf = sum(idf[w] for w in dict.fromkeys(wanted)) or 1.0
     avg_len = sum(len(t.terms) for t in turns) / len(turns)
     pairs = _query_pairs(q, named)
     for turn, doc in zip(turns, stems, strict=True):
-        _lexical(turn, doc, wanted, idf, total_idf, avg_len, p)
+        # The turns the related words were read from are not lifted by their own words.
+        _lexical(turn, doc, wanted, idf, total_idf, avg_len, p, None if turn.id in sources else extra)
         turn.phrase = _phrase(doc, pairs, idf, total_idf, p)
 
 
@@ -312,6 +397,8 @@ def final_scores(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: 
         near = [p.neighbour_weight * n.lexical for n in (before, after) if n is not None]
         if before is not None and _asks(before):
             near.append(p.answer_weight * before.lexical)  # the reply to a question lends more
+        two_away = (by_place.get((t.origin, t.turn - 2)), by_place.get((t.origin, t.turn + 2)))
+        near += [p.second_weight * n.lexical for n in two_away if n is not None and n.at[:10] == t.at[:10]]
         context = max(near, default=0.0) + p.session_weight * session_best[(t.origin, t.at[:10])]
         speaker = 1.0
         if about in said_by:
@@ -319,6 +406,8 @@ def final_scores(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: 
         elif by_named:
             speaker += p.speaker_boost * p.other_speaker_share
         date = 1 + p.date_boost if _date_named(q, t.at) else 1.0
+        if q.asks_time and p.when_boost and says_when(t.terms):
+            date *= 1 + p.when_boost
         if q.days and len(t.at) >= 10 and (int(t.at[5:7]), int(t.at[8:10])) in q.days:
             date *= 1 + p.day_boost  # said on the very day the question names
         later = cutoff is not None and t.at > cutoff
@@ -328,7 +417,7 @@ def final_scores(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: 
             out.append(EpisodeScore(t.id, score, {
                 "lexical": round(t.lexical, 4), "coverage": round(t.coverage, 4), "phrase": round(t.phrase, 4),
                 "context": round(context, 4), "speaker": speaker, "date": date, "time": round(when, 4),
-                "matched": float(t.coverage > 0 or by_named)}))
+                "matched": float(t.coverage > 0 or by_named or (p.feedback_matches and t.related > 0))}))
     return out
 
 
@@ -347,7 +436,8 @@ def _time_places(turns: list[_Turn], cutoff: str | None) -> dict[str, float]:
     return {t.id: rank.get(t.at, 0.5) for t in turns}
 
 
-def _lexical(turn: _Turn, doc: list[str], wanted: list[str], idf: dict, total_idf: float, avg_len: float, p) -> None:
+def _lexical(turn: _Turn, doc: list[str], wanted: list[str], idf: dict, total_idf: float, avg_len: float, p,
+             extra: dict[str, float] | None = None) -> None:
     counts: dict[str, int] = defaultdict(int)
     for w in doc:
         counts[w] += 1
@@ -360,6 +450,13 @@ def _lexical(turn: _Turn, doc: list[str], wanted: list[str], idf: dict, total_id
             covered += idf[w]
     turn.coverage = covered / total_idf
     turn.lexical = score * (0.5 + 0.5 * turn.coverage ** p.coverage_power)
+    related = 0.0
+    for w, weight in (extra or {}).items():
+        tf = counts.get(w, 0)
+        if tf:
+            related += weight * idf[w] * tf * (p.k1 + 1) / (tf + norm)
+    turn.related = related
+    turn.lexical += related * 0.5  # as a turn of no coverage: the related words are not the question
 
 
 def _query_pairs(q: EpisodeQuery, named: frozenset[str]) -> list[tuple[str, str]]:
@@ -386,3 +483,14 @@ def _date_named(q: EpisodeQuery, at: str) -> bool:
         return False
     year, month = int(at[:4]), int(at[5:7])
     return (not q.years or year in q.years) and (not q.months or month in q.months)
+
+
+_WHEN_WORDS = frozenset(stem(w) for w in """yesterday tomorrow tonight today ago recently lately week weekend month year
+    monday tuesday wednesday thursday friday saturday sunday spring summer autumn fall winter since""".split()) | frozenset(
+    stem(m) for m in MONTHS)
+
+
+def says_when(terms: list[str]) -> bool:
+    """The turn names a time: a relative day ("yesterday", "last week"), a weekday, a season, a month, a year."""
+    return any(term in _WHEN_WORDS or _YEAR_RE.match(term) for term in terms)
+

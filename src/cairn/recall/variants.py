@@ -10,7 +10,9 @@ and only when the index actually holds the other form:
   (``form``/``format``, ``port``/``portal``), so it never counts.
 * **derived nouns** — a verb of five letters or more and its ``-al``, ``-ion``,
   ``-ation`` or ``-ment`` noun: ``approv`` ↔ ``approval``, ``delet`` ↔ ``deletion``,
-  ``deploy`` ↔ ``deployment``.
+  ``deploy`` ↔ ``deployment``. A short table of look-alikes that are not derived from
+  each other (``product``/``production``, ``quest``/``question``,
+  ``depart``/``department``: :data:`NOT_DERIVED`) is left out.
 * **compounds** — two adjacent query words written as one in the store: ``log in`` ↔
   ``login``, ``set up`` ↔ ``setup``.
 * **abbreviations** — a short table of common written abbreviations and their long
@@ -39,6 +41,15 @@ EXTENSIONS_READ = 64  # longer indexed forms read per term (one prefix read)
 MIN_DERIVED_ROOT = 5  # port/portion, form/formation: four-letter roots derive other words
 DERIVED = ("al", "ion", "ation", "ment")  # approve/approval, delete/deletion, deploy/deployment
 _VOWELS = frozenset("aeiouy")
+# English words that look like a root plus -al/-ion/-ment but are not derived from it
+# (production comes from produce, not product); general English, not any store's words.
+NOT_DERIVED: frozenset[tuple[str, str]] = frozenset(
+    (stem(a), stem(b)) for a, b in (
+        ("product", "production"), ("process", "procession"), ("quest", "question"), ("champ", "champion"),
+        ("convent", "convention"), ("profess", "profession"), ("person", "personal"), ("apart", "apartment"),
+        ("depart", "department"), ("object", "objection"), ("increment", "incremental"),
+    )
+)
 
 # Common abbreviations of writing and of software work, short form -> long forms (words
 # as typed; they are stemmed on use). Only forms the store holds are ever used.
@@ -98,7 +109,7 @@ def variants(term: str, vocabulary: Vocabulary) -> tuple[str, ...]:
         if (
             _tail_ok(tail)
             or (agent and tail in ("er", term[-1] + "er"))
-            or (len(term) >= MIN_DERIVED_ROOT and tail in DERIVED)
+            or (len(term) >= MIN_DERIVED_ROOT and tail in DERIVED and (term, longer) not in NOT_DERIVED)
         ):
             found.append(longer)
     shorter: list[str] = []
@@ -108,7 +119,7 @@ def variants(term: str, vocabulary: Vocabulary) -> tuple[str, ...]:
             shorter += [root, stem(root)]  # the stored word is in index form: postgresql -> postgres -> postgr
     for tail in DERIVED:
         root = term[: -len(tail)]
-        if term.endswith(tail) and len(root) >= MIN_DERIVED_ROOT:
+        if term.endswith(tail) and len(root) >= MIN_DERIVED_ROOT and (root, term) not in NOT_DERIVED:
             shorter.append(root)
     if term.endswith("er") and len(term) - 2 >= MIN_ROOT:
         root = term[:-2]
