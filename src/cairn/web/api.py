@@ -29,7 +29,7 @@ from urllib.parse import unquote
 
 from .. import errors, wire
 from ..engine import Cairn
-from ..mcp.schema import JSON, Param, boolean, check_arguments, input_schema, integer, output_schema, string
+from ..mcp.schema import JSON, Param, boolean, check_arguments, document, input_schema, integer, output_schema, string
 from ..model import Kind, Role, Status, Verdict
 
 Args = dict[str, Any]
@@ -193,10 +193,11 @@ def records(cairn: Cairn, a: Args) -> Mapping[str, Any]:
                             total=len(found))
 
 
-@route("GET", "/api/records/{id}", wire.ShowDoc, "One record: every field with its evidence, its quality, its relations")
+@route("GET", "/api/records/{id}", wire.ShowDoc,
+       "One record: every field with its evidence, its quality, its confidence, its relations")
 def show(cairn: Cairn, a: Args) -> Mapping[str, Any]:
     got = cairn.show(a["id"])
-    return wire.shown(got.memory, got.quality, got.relations)
+    return wire.shown(got.memory, got.quality, got.relations, got.confidence)
 
 
 @route("GET", "/api/records/{id}/history", wire.HistoryDoc, "Events touching one record, newest first",
@@ -316,6 +317,41 @@ def relate(cairn: Cairn, a: Args) -> Mapping[str, Any]:
        "Undo an event with a compensating one; refused when a record it touched changed since")
 def undo(cairn: Cairn, a: Args) -> Mapping[str, Any]:
     return wire.event_ref(cairn.undo(a["id"]))
+
+
+# -- maintenance and retention --------------------------------------------------------------
+# Both as the CLI has them: a read that returns a plan document, and an apply that takes a
+# plan (as returned, or with the operations a person did not want removed) and writes one
+# undoable event. A plan for another space, of another kind, or unreadable is refused
+# before anything is written.
+
+
+@route("GET", "/api/maintenance/plan", wire.MaintenancePlanDoc,
+       "The maintenance recommendations for this space's active claims, as a plan to review (reads only)")
+def maintenance_plan(cairn: Cairn, a: Args) -> Mapping[str, Any]:
+    return cairn.maintenance_plan()
+
+
+@route("POST", "/api/maintenance/apply", wire.PlanAppliedDoc,
+       "Apply a maintenance plan as one undoable event: all its operations, or with auto only the low-risk ones",
+       plan=document("the plan GET /api/maintenance/plan answered, less the operations you do not want", required=True),
+       auto=boolean("apply only the low-risk operations (confidence decay, stability increases), as `maintain --auto`"))
+def apply_maintenance(cairn: Cairn, a: Args) -> Mapping[str, Any]:
+    return cairn.apply_maintenance(a["plan"], auto=a["auto"]).to_dict()
+
+
+@route("POST", "/api/retention/plan", wire.RetentionPlanDoc,
+       "What each retention policy matches and why (reads only; a POST to carry the policy text)",
+       policies=string("the policies as TOML [[policy]] tables, as `cairn retention plan` reads them", required=True))
+def retention_plan(cairn: Cairn, a: Args) -> Mapping[str, Any]:
+    return cairn.retention_plan(a["policies"])
+
+
+@route("POST", "/api/retention/apply", wire.PlanAppliedDoc,
+       "Retire the records of a retention plan as one undoable event (never deletes; changed records are skipped)",
+       plan=document("the plan POST /api/retention/plan answered, less the matches you want to keep", required=True))
+def apply_retention(cairn: Cairn, a: Args) -> Mapping[str, Any]:
+    return cairn.apply_retention(a["plan"]).to_dict()
 
 
 # -- OpenAPI ---------------------------------------------------------------------------------
