@@ -481,6 +481,12 @@ def test_a_purged_record_shows_nothing_of_its_content(ui: UI) -> None:
     assert "purged" in page and "green tea" not in page
     assert "green tea" not in c.get("/?status=forgotten").text
     assert c.get(f"/api/records/{ids['tea']}").json["memory"]["content"] == ""
+    # nor anywhere else a page or an endpoint could show it
+    for path in ("/history", f"/api/records/{ids['tea']}/history", "/api/history?limit=100", "/review",
+                 "/api/timeline?query=alice+coffee", "/api/records?status=forgotten"):
+        assert "green tea" not in c.get(path).text, path
+    for path in ("/api/search", "/api/recall"):
+        assert "green tea" not in c.post(path, {"query": "Alice coffee", "include_history": True}).text, path
 
 
 # -- OpenAPI ----------------------------------------------------------------------------------------
