@@ -363,11 +363,13 @@ def case_ui(cli, ids, tmp_path):
         "/api/maintenance/plan": ({}, {}),
         "/api/retention/plan": ({}, {"policies": "[[policy]]\nname = 'any'\nolder_than_days = 1\n"}),
     }
-    docs, forgot, made = [], None, {}
+    docs, forgot = [], None
+    made: dict[str, dict] = {}
     with Cairn(tmp_path / "store" / "cairn.db", now=NOW) as cairn:
         for route in api.ROUTES:
+            path_args: dict = {}
             if route.path.endswith("/apply"):  # apply: the plan the route before it made
-                path_args, args = {}, {"plan": made[route.path.replace("/apply", "/plan")]}
+                args: dict = {"plan": made[route.path.replace("/apply", "/plan")]}
             else:
                 path_args, args = plan.get(route.path) or ({"id": forgot}, {})  # undo: the forget's event
             doc = dict(api.call(cairn, route, path_args, args))
