@@ -200,8 +200,8 @@ PLANS_TEXT = [
     "`retention_plan(policies)` for the last two), alternating call by call on the same store in the same",
     "run. Store: the claims of the API round-trip section, 1 in 40 corrected twice and 1 in 40 reinforced",
     "twice (recommendations), and 1 record in 20 project state remembered 100 days ago (one policy:",
-    "project_state older than 30 days). A page lists at most 300 rows and reads each listed record",
-    "through the API (`GET /api/records/{id}`) to show its text. Times in milliseconds: wall time, and",
+    "project_state older than 30 days). A page lists at most 300 rows and reads the listed records in one",
+    "API call (`GET /api/records?ids=...`) to show their text. Times in milliseconds: wall time, and",
     "the processor time of the whole process (client, server and engine threads, one call at a time),",
     "which the machine's other load does not inflate.",
 ]

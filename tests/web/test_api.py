@@ -135,6 +135,20 @@ def test_records_filters(ui: UI, query: str, expected: list[str]) -> None:
     assert doc["total"] == len(expected)
 
 
+def test_records_named_by_id_come_in_the_order_given(ui: UI) -> None:
+    ids = seed(ui)
+    c = ui.login()
+    named = f"{ids['script']},{ids['tea']},{'f' * 24},{ids['port']}"  # an unknown id is left out
+    doc = check(c.get(f"/api/records?ids={named}"), wire.ListDoc)
+    assert [m["id"] for m in doc["memories"]] == [ids["script"], ids["tea"], ids["port"]] and doc["total"] == 3
+    only_acme = c.get(f"/api/records?ids={named}&origin=acme&kind=fact").json  # with the other filters
+    assert [m["id"] for m in only_acme["memories"]] == [ids["script"], ids["port"]]
+    assert c.get(f"/api/records?ids={ids['newer']}").json["memories"][0]["id"] == ids["newer"]  # the control
+    too_many = ",".join(f"{n:024x}" for n in range(api.IDS_MAX + 1))
+    r = c.get(f"/api/records?ids={too_many}")
+    assert (r.status, r.json["error"]["code"]) == (400, "invalid_input")
+
+
 def test_filtered_records_page(ui: UI) -> None:
     ids = seed(ui)
     c = ui.login()

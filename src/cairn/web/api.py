@@ -46,6 +46,7 @@ STATUS: dict[type[errors.CairnError], int] = {
 }
 MESSAGE_MAX = 500  # characters; an echoed argument must not flood the page
 LIST_SCAN = 1000  # records read per step when filtering by origin or text
+IDS_MAX = 1000  # records named in one list request (a plan page names at most 300)
 
 
 class HttpError(Exception):
@@ -169,14 +170,18 @@ def _matches(m: Any, origin: str | None, text: str | None) -> bool:
     return True
 
 
-@route("GET", "/api/records", wire.ListDoc, "One page of this space's records, oldest first, filtered",
+@route("GET", "/api/records", wire.ListDoc, "One page of this space's records, oldest first (or in the order of ids), filtered",
        kind=string("only records of this kind", enum=Kind),
        status=string("only records in this status", enum=Status),
        origin=string("only records of this origin (exact)"),
        text=string("only records whose text or an alias contains this (any case)", max_length=200),
+       ids=string(f"only these records, in this order: ids separated by commas (at most {IDS_MAX}); unknown ones are"
+                  " left out"),
        page=integer("page number (default 1)", default=1),
        per_page=integer("records per page (default 20, at most 1000)", default=20))
 def records(cairn: Cairn, a: Args) -> Mapping[str, Any]:
+    if a["ids"] is not None:
+        return _page(_by_ids(cairn, a), a)
     if a["origin"] is None and not a["text"]:
         got = cairn.list(status=a["status"], kind=a["kind"], page=a["page"], per_page=a["per_page"])
         return wire.memory_page(got.memories, page=got.page, pages=got.pages, total=got.total)
@@ -187,6 +192,28 @@ def records(cairn: Cairn, a: Args) -> Mapping[str, Any]:
         got = cairn.list(status=a["status"], kind=a["kind"], page=page, per_page=LIST_SCAN)
         found += [m for m in got.memories if _matches(m, a["origin"], a["text"])]
         page, pages = page + 1, got.pages
+    return _page(found, a)
+
+
+def _by_ids(cairn: Cairn, a: Args) -> list[Any]:
+    """The records ``ids`` names that pass the other filters: what a plan page reads in one call."""
+    cairn.list(status=a["status"], kind=a["kind"], page=1, per_page=a["per_page"])  # the engine checks the values
+    wanted = list(dict.fromkeys(i.strip() for i in a["ids"].split(",") if i.strip()))
+    if len(wanted) > IDS_MAX:
+        raise errors.InvalidInput("ids", f"{len(wanted)} ids; at most {IDS_MAX}")
+    found = []
+    for i in wanted:
+        try:
+            m = cairn.get(i)
+        except errors.NotFound:
+            continue
+        if (a["kind"] in (None, m.kind) and a["status"] in (None, m.status)
+                and _matches(m, a["origin"], a["text"])):
+            found.append(m)
+    return found
+
+
+def _page(found: list[Any], a: Args) -> Mapping[str, Any]:
     per = a["per_page"]
     start = (a["page"] - 1) * per
     return wire.memory_page(found[start:start + per], page=a["page"], pages=max(1, -(-len(found) // per)),

@@ -267,15 +267,13 @@ score and why it was kept or left out. A recall writes a trace, like the agent's
 
 
 def _records_by_id(ids: Sequence[str], fetch: Fetch) -> dict[str, Mapping[str, Any]]:
-    """The records a plan names, read through the API (one call each; a plan page shows at most
+    """The records a plan names, read through the API in one call (a plan page shows at most
     :data:`PLAN_ROWS` rows). A record gone since the plan is left out."""
-    out: dict[str, Mapping[str, Any]] = {}
-    for i in dict.fromkeys(ids):
-        try:
-            out[i] = fetch("GET", f"/api/records/{quote(i)}", {})["memory"]
-        except NotFound:
-            continue
-    return out
+    wanted = list(dict.fromkeys(ids))
+    if not wanted:
+        return {}
+    doc = fetch("GET", "/api/records", {"ids": ",".join(wanted), "per_page": len(wanted)})
+    return {m["id"]: m for m in doc["memories"]}
 
 
 def _plan_record(i: str, records: Mapping[str, Mapping[str, Any]]) -> str:
