@@ -29,6 +29,7 @@ from urllib.parse import unquote
 
 from .. import errors, wire
 from ..engine import Cairn
+from ..engine.validate import check_int
 from ..mcp.schema import JSON, Param, boolean, check_arguments, document, input_schema, integer, output_schema, string
 from ..model import Kind, Role, Status, Verdict
 
@@ -197,7 +198,7 @@ def records(cairn: Cairn, a: Args) -> Mapping[str, Any]:
 
 def _by_ids(cairn: Cairn, a: Args) -> list[Any]:
     """The records ``ids`` names that pass the other filters: what a plan page reads in one call."""
-    cairn.list(status=a["status"], kind=a["kind"], page=1, per_page=a["per_page"])  # the engine checks the values
+    check_int(a["per_page"], "per_page", 1, 1000)  # as the engine's list does (kind and status: by their enums)
     wanted = list(dict.fromkeys(i.strip() for i in a["ids"].split(",") if i.strip()))
     if len(wanted) > IDS_MAX:
         raise errors.InvalidInput("ids", f"{len(wanted)} ids; at most {IDS_MAX}")
