@@ -2,4 +2,4 @@
 step "See and curate these memories in a browser"
 printf 'Run:  .venv/bin/cairn --db %s ui\n' "$CAIRN_DB"
 printf 'It prints http://127.0.0.1:8765/login?token=... : open that URL once (the token works once).\n'
-printf 'Records, search, evidence, history with undo, the conflicted queue and a recall box; docs/ui.md.\n'
+printf 'Records, search, evidence, history with undo, the conflicted queue, a recall box, maintenance review and retention; docs/ui.md.\n'

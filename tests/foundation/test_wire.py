@@ -360,15 +360,23 @@ def case_ui(cli, ids, tmp_path):
         "/api/records/{id}/forget": ({"id": ids["old"]}, {}), "/api/records/{id}/pin": ({"id": ids["new"]}, {}),
         "/api/records/{id}/unpin": ({"id": ids["new"]}, {}),
         "/api/relations": ({}, {"from_id": ids["port"], "role": "qualifies", "to_id": ids["new"]}),
+        "/api/maintenance/plan": ({}, {}),
+        "/api/retention/plan": ({}, {"policies": "[[policy]]\nname = 'any'\nolder_than_days = 1\n"}),
     }
     docs, forgot = [], None
+    made: dict[str, dict] = {}
     with Cairn(tmp_path / "store" / "cairn.db", now=NOW) as cairn:
         for route in api.ROUTES:
-            path_args, args = plan.get(route.path) or ({"id": forgot}, {})  # undo: the forget's event
+            path_args: dict = {}
+            if route.path.endswith("/apply"):  # apply: the plan the route before it made
+                args: dict = {"plan": made[route.path.replace("/apply", "/plan")]}
+            else:
+                path_args, args = plan.get(route.path) or ({"id": forgot}, {})  # undo: the forget's event
             doc = dict(api.call(cairn, route, path_args, args))
             forgot = doc["event"] if route.path.endswith("/forget") else forgot
+            made[route.path] = doc
             docs.append((doc, route.doc_type))
-    assert len(docs) == len(plan) + 1  # every route, the undo included
+    assert len(docs) == len(plan) + 3  # every route, the undo and the two applies included
     return docs
 
 

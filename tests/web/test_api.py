@@ -17,7 +17,7 @@ from cairn.model import Status
 from cairn.web import api
 from foundation.test_wire import shape_errors
 from testkit.db import db_fingerprint
-from web.uikit import TOKEN, UI, Client
+from web.uikit import POLICIES, TOKEN, UI, Client
 
 SCRIPT = "The deploy target is <script>alert('x')</script> staging"
 TEA = "Alice prefers green tea over coffee"
@@ -54,6 +54,10 @@ def test_reads_answer_their_wire_documents(ui: UI) -> None:
     assert listed["total"] == 4 and len(listed["memories"]) == 4
     shown = check(c.get(f"/api/records/{ids['port'][:8]}"), wire.ShowDoc)  # a unique prefix, as the CLI takes
     assert shown["memory"]["id"] == ids["port"] and shown["relations"][0]["role"] == "supersedes"
+    # the very document the CLI's `show --json` and MCP's memory_show build, confidence included
+    same = ui.engine(lambda cairn: (lambda s: wire.shown(s.memory, s.quality, s.relations, s.confidence))(
+        cairn.show(ids["port"])))
+    assert shown == json.loads(json.dumps(same)) and shown["confidence"]["grounds"]
     hist = check(c.get(f"/api/records/{ids['port']}/history?limit=5"), wire.HistoryDoc)
     assert [e["id"] for e in hist["events"]][0] == ids["relate_event"]
     check(c.get("/api/history?limit=3"), wire.HistoryDoc)
@@ -106,7 +110,9 @@ def test_every_route_is_exercised_above() -> None:
               ("POST", "/api/recall"), ("POST", "/api/search"), ("POST", "/api/explain"),
               ("POST", "/api/records/{id}/correct"), ("POST", "/api/events/{id}/undo"), ("POST", "/api/records/{id}/pin"),
               ("POST", "/api/records/{id}/unpin"), ("POST", "/api/records/{id}/feedback"), ("POST", "/api/relations"),
-              ("POST", "/api/records/{id}/forget")}
+              ("POST", "/api/records/{id}/forget"),
+              ("GET", "/api/maintenance/plan"), ("POST", "/api/maintenance/apply"),
+              ("POST", "/api/retention/plan"), ("POST", "/api/retention/apply")}
     assert {(r.method, r.path) for r in api.ROUTES} == called
 
 
@@ -127,6 +133,20 @@ def test_records_filters(ui: UI, query: str, expected: list[str]) -> None:
     doc = check(ui.login().get(f"/api/records?{query}"), wire.ListDoc)
     assert sorted(m["id"] for m in doc["memories"]) == sorted(ids[k] for k in expected)  # one clock: order is by id
     assert doc["total"] == len(expected)
+
+
+def test_records_named_by_id_come_in_the_order_given(ui: UI) -> None:
+    ids = seed(ui)
+    c = ui.login()
+    named = f"{ids['script']},{ids['tea']},{'f' * 24},{ids['port']}"  # an unknown id is left out
+    doc = check(c.get(f"/api/records?ids={named}"), wire.ListDoc)
+    assert [m["id"] for m in doc["memories"]] == [ids["script"], ids["tea"], ids["port"]] and doc["total"] == 3
+    only_acme = c.get(f"/api/records?ids={named}&origin=acme&kind=fact").json  # with the other filters
+    assert [m["id"] for m in only_acme["memories"]] == [ids["script"], ids["port"]]
+    assert c.get(f"/api/records?ids={ids['newer']}").json["memories"][0]["id"] == ids["newer"]  # the control
+    too_many = ",".join(f"{n:024x}" for n in range(api.IDS_MAX + 1))
+    r = c.get(f"/api/records?ids={too_many}")
+    assert (r.status, r.json["error"]["code"]) == (400, "invalid_input")
 
 
 def test_filtered_records_page(ui: UI) -> None:
@@ -158,6 +178,26 @@ def test_filtered_records_page(ui: UI) -> None:
     ("GET", "/api/records?page=two", None, 400, "invalid_input"),
     ("GET", "/api/records/zzzzzzzzzz", None, 404, "not_found"),
     ("GET", "/api/nothing", None, 404, "no_route"),
+    # plans: refused before anything is written
+    ("POST", "/api/maintenance/apply", {}, 400, "invalid_input"),  # plan required
+    ("POST", "/api/maintenance/apply", {"plan": "[]"}, 400, "invalid_input"),  # a string is not a plan document
+    ("POST", "/api/maintenance/apply", {"plan": {"kind": "cairn-retention-plan", "space": "default", "matches": []}},
+     400, "invalid_input"),  # a plan of the other kind
+    ("POST", "/api/maintenance/apply", {"plan": {"kind": "cairn-maintenance-plan", "space": "default",
+                                                 "ops": [{"op": "delete_everything", "id": "{tea}"}]}}, 400, "invalid_input"),
+    ("POST", "/api/maintenance/apply", {"plan": {"kind": "cairn-maintenance-plan", "space": "other", "ops": []}},
+     409, "refused"),  # another space's plan
+    ("POST", "/api/maintenance/apply", {"plan": {"kind": "cairn-maintenance-plan", "space": "default", "ops": []},
+                                        "auto": "yes"}, 400, "invalid_input"),
+    ("POST", "/api/retention/plan", {}, 400, "invalid_input"),  # policies required
+    ("POST", "/api/retention/plan", {"policies": "not toml ["}, 400, "invalid_input"),
+    ("POST", "/api/retention/plan", {"policies": "[[policy]]\nolder_than_days = 3\ncolour = 'red'\n"}, 400,
+     "invalid_input"),
+    ("POST", "/api/retention/apply", {"plan": {"kind": "cairn-retention-plan", "space": "other", "matches": []}},
+     409, "refused"),
+    ("POST", "/api/retention/apply", {"plan": {"kind": "cairn-retention-plan", "space": "default",
+                                               "matches": [{"id": "{tea}"}]}}, 400, "invalid_input"),  # no revision
+    ("GET", "/api/maintenance/apply", None, 405, "method_not_allowed"),
     ("DELETE", "/api/records/{tea}", None, 405, "method_not_allowed"),
 ])
 def test_refusals_write_nothing(ui: UI, method: str, path: str, body: Any, status: int, code: str) -> None:
@@ -166,12 +206,123 @@ def test_refusals_write_nothing(ui: UI, method: str, path: str, body: Any, statu
     fill = lambda text: re.sub(r"{(\w+)}", lambda m: ids[m.group(1)], text)  # noqa: E731
     before = db_fingerprint(ui.db)
     if method == "POST":
-        r = c.post(fill(path), {k: fill(v) if isinstance(v, str) else v for k, v in body.items()})
+        r = c.post(fill(path), json.loads(fill(json.dumps(body))))
     else:
         r = c.request(method, fill(path), headers={"X-CSRF-Token": c.csrf or ""})
     assert r.status == status, r.text
     assert r.json["error"]["code"] == code and "\n" not in r.json["error"]["message"]
     assert db_fingerprint(ui.db) == before
+
+
+# -- maintenance and retention ----------------------------------------------------------------------
+
+OLD_STATE = "The migration project is in phase one"
+OLD_DOUBT = "The migration freeze starts in March"
+
+
+def seed_plans(ui: UI) -> dict[str, str]:
+    """Records each plan has something to say about: a claim twice reinforced (a low-risk
+    stability increase), one twice corrected (review ops and a contested mark), old project
+    state and an old quarantined claim (one retention policy each), and a pinned one that
+    every policy must leave alone."""
+    def old(cairn) -> dict[str, str]:
+        state = cairn.remember(OLD_STATE, kind="project_state", origin="a").memory.id
+        pinned = cairn.remember("The migration project owner is Dana", kind="project_state", origin="a", pin=True)
+        doubt = cairn.remember(OLD_DOUBT, kind="fact", origin="a").memory.id
+        cairn.feedback(doubt, "incorrect", "msg-doubt")
+        return {"state": state, "pinned": pinned.memory.id, "doubt": doubt}
+
+    def now(cairn) -> dict[str, str]:
+        up = cairn.remember("Releases are cut on Mondays", kind="fact").memory.id
+        down = cairn.remember("The cache TTL is ten minutes", kind="fact").memory.id
+        for _ in range(2):
+            cairn.reinforce(up, "explicit_reinforcement")
+            cairn.reinforce(down, "explicit_correction")
+        return {"up": up, "down": down}
+
+    return {**ui.earlier(70, old), **ui.engine(now)}
+
+
+def test_maintenance_plan_then_apply_a_selection_then_undo(ui: UI) -> None:
+    ids = seed_plans(ui)
+    c = ui.login()
+    before = db_fingerprint(ui.db)
+    plan = check(c.get("/api/maintenance/plan"), wire.MaintenancePlanDoc)
+    assert db_fingerprint(ui.db) == before  # a plan reads only
+    by = {(o["id"], o["op"]): o for o in plan["ops"]}
+    assert {(ids["up"], "increase_stability"), (ids["down"], "mark_contested_suggestion")} <= set(by)
+    assert by[(ids["down"], "decrease_stability")]["reason"] and by[(ids["up"], "increase_stability")]["risk"] == "low"
+    # a person keeps only the contested mark: one event, and only that op applied
+    chosen = {**plan, "ops": [by[(ids["down"], "mark_contested_suggestion")]]}
+    applied = check(c.post("/api/maintenance/apply", {"plan": chosen}), wire.PlanAppliedDoc)
+    assert (applied["applied"], applied["skipped"]) == (1, 0) and applied["event"]
+    assert ui.engine(lambda cairn: cairn.get(ids["down"]).status) is Status.CONFLICTED
+    assert ui.engine(lambda cairn: cairn.history(limit=1)[0].id) == applied["event"]
+    after = {(o["id"], o["op"]) for o in c.get("/api/maintenance/plan").json["ops"]}
+    assert (ids["up"], "increase_stability") in after  # the control: what was not selected still waits
+    check(c.post(f"/api/events/{applied['event']}/undo"), wire.EventRefDoc)
+    assert ui.engine(lambda cairn: cairn.get(ids["down"]).status) is not Status.CONFLICTED
+
+
+def test_maintenance_auto_applies_only_the_low_risk_ops(ui: UI) -> None:
+    ids = seed_plans(ui)
+    c = ui.login()
+    plan = c.get("/api/maintenance/plan").json
+    low = [o for o in plan["ops"] if o["risk"] == "low"]
+    assert low and len(low) < len(plan["ops"])
+    applied = check(c.post("/api/maintenance/apply", {"plan": plan, "auto": True}), wire.PlanAppliedDoc)
+    assert (applied["applied"], applied["skipped"]) == (len(low), len(plan["ops"]) - len(low))
+    assert ui.engine(lambda cairn: cairn.get(ids["down"]).status) is not Status.CONFLICTED  # never a contested mark
+    after = {(o["id"], o["op"]) for o in c.get("/api/maintenance/plan").json["ops"]}
+    assert (ids["up"], "increase_stability") not in after and (ids["down"], "decrease_stability") in after
+
+
+def test_retention_plan_says_why_then_apply_retires_in_one_undoable_event(ui: UI) -> None:
+    ids = seed_plans(ui)
+    c = ui.login()
+    before = db_fingerprint(ui.db)
+    plan = check(c.post("/api/retention/plan", {"policies": POLICIES}), wire.RetentionPlanDoc)
+    assert db_fingerprint(ui.db) == before  # planning writes nothing (a POST only to carry the text)
+    assert plan["policies"] == ["stale project state", "old conflicted claims"]
+    why = {m["id"]: (m["policy"], m["reason"]) for m in plan["matches"]}
+    assert set(why) == {ids["state"], ids["doubt"]}  # not the pinned one, not the fresh ones
+    assert why[ids["state"]][0] == "stale project state" and "70 days old" in why[ids["state"]][1]
+    assert why[ids["doubt"]][0] == "old conflicted claims" and "conflicted" in why[ids["doubt"]][1]
+    keep_doubt = {**plan, "matches": [m for m in plan["matches"] if m["id"] == ids["state"]]}
+    applied = check(c.post("/api/retention/apply", {"plan": keep_doubt}), wire.PlanAppliedDoc)
+    assert (applied["applied"], applied["skipped"]) == (1, 0)
+    status = lambda key: ui.engine(lambda cairn: cairn.get(ids[key]).status)  # noqa: E731
+    assert status("state") is Status.RETIRED and status("doubt") is Status.CONFLICTED  # the deselected one stays
+    assert ui.engine(lambda cairn: cairn.get(ids["state"]).content) == OLD_STATE  # retired, not deleted
+    check(c.post(f"/api/events/{applied['event']}/undo"), wire.EventRefDoc)
+    assert status("state") is Status.PROVISIONAL
+
+
+def test_a_retention_plan_applied_after_its_record_changed_skips_it_and_writes_nothing(ui: UI) -> None:
+    ids = seed_plans(ui)
+    c = ui.login()
+    plan = c.post("/api/retention/plan", {"policies": POLICIES}).json
+    c.post(f"/api/records/{ids['state']}/pin")
+    c.post(f"/api/records/{ids['doubt']}/correct", {"text": "The migration freeze starts in April"})
+    before = db_fingerprint(ui.db)
+    applied = check(c.post("/api/retention/apply", {"plan": plan}), wire.PlanAppliedDoc)
+    assert applied == {"applied": 0, "skipped": 2, "event": None}
+    assert db_fingerprint(ui.db) == before
+
+
+@pytest.mark.parametrize("path", ["/api/maintenance/apply", "/api/retention/apply"])
+def test_applying_a_plan_needs_the_sessions_csrf_token(ui: UI, path: str) -> None:
+    seed_plans(ui)
+    c = ui.login()
+    plan = (c.get("/api/maintenance/plan") if "maintenance" in path
+            else c.post("/api/retention/plan", {"policies": POLICIES})).json
+    before = db_fingerprint(ui.db)
+    assert c.post(path, {"plan": plan}, csrf=False).status == 403
+    r = c.request("POST", path, b"plan=x", {"Content-Type": "application/x-www-form-urlencoded",
+                                            "X-CSRF-Token": c.csrf or ""})
+    assert r.status == 415
+    assert db_fingerprint(ui.db) == before
+    assert c.post(path, {"plan": plan}).status == 200  # the control
 
 
 def test_undo_refused_when_the_record_changed_since(ui: UI) -> None:
@@ -344,6 +495,12 @@ def test_a_purged_record_shows_nothing_of_its_content(ui: UI) -> None:
     assert "purged" in page and "green tea" not in page
     assert "green tea" not in c.get("/?status=forgotten").text
     assert c.get(f"/api/records/{ids['tea']}").json["memory"]["content"] == ""
+    # nor anywhere else a page or an endpoint could show it
+    for path in ("/history", f"/api/records/{ids['tea']}/history", "/api/history?limit=100", "/review",
+                 "/api/timeline?query=alice+coffee", "/api/records?status=forgotten"):
+        assert "green tea" not in c.get(path).text, path
+    for path in ("/api/search", "/api/recall"):
+        assert "green tea" not in c.post(path, {"query": "Alice coffee", "include_history": True}).text, path
 
 
 # -- OpenAPI ----------------------------------------------------------------------------------------

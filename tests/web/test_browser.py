@@ -3,8 +3,10 @@ pip package's driver only; the browser is the system's ``/usr/bin/chromium``, ne
 Playwright downloads).
 
 One walk through the page as a person would take it: log in with the printed token,
-search, open a record, correct it, undo the correction, resolve a conflicted record, and
-see a stored ``<img src=x onerror=alert(1)>`` as text. Screenshots of each step are saved
+search, open a record, correct it, undo the correction, resolve a conflicted record, see
+a stored ``<img src=x onerror=alert(1)>`` as text, ask the recall box, review a
+maintenance recommendation and apply it then undo it, and plan a retention policy, apply
+it and undo it. Screenshots of each step are saved
 in the test's tmp folder (``pytest --basetemp DIR`` keeps them where you want).
 
 Skipped, with the reason, when Playwright or Chromium is absent (``make test`` installs
@@ -34,6 +36,14 @@ DOUBTFUL = "The release train leaves every second Tuesday"
 STALE = "The on-call rotation changes on Mondays"
 REWORDED = "The on-call rotation changes on Thursdays"
 WRONG = "The office closes at noon on Fridays"
+PRAISED = "Releases are cut on Mondays"
+DISPUTED = "The cache TTL is ten minutes"
+OLD_STATE = "The migration project is in phase one"
+POLICY = """[[policy]]
+name = "stale project state"
+kind = "project_state"
+older_than_days = 30
+"""
 
 pytestmark = [
     pytest.mark.slow,
@@ -55,9 +65,16 @@ def test_a_person_curates_memories_in_the_browser(ui: UI, tmp_path: Path) -> Non
                "wrong": cairn.remember(WRONG, kind="fact", origin="work").memory.id}
         for name in ("doubtful", "stale", "wrong"):  # quarantined: they wait in the conflicted queue
             cairn.feedback(ids[name], "incorrect", f"msg-{name}")
+        ids["praised"] = cairn.remember(PRAISED, kind="fact", origin="work").memory.id
+        ids["disputed"] = cairn.remember(DISPUTED, kind="fact", origin="work").memory.id
+        for _ in range(2):  # maintenance recommendations: a stability increase, and review ops
+            cairn.reinforce(ids["praised"], "explicit_reinforcement")
+            cairn.reinforce(ids["disputed"], "explicit_correction")
         return ids
 
     ids = ui.engine(seed)
+    ids["old"] = ui.earlier(40, lambda cairn: cairn.remember(OLD_STATE, kind="project_state", origin="work").memory.id)
+    status = lambda key: ui.engine(lambda c: c.get(ids[key]).status)  # noqa: E731
     shots = tmp_path / "screenshots"
     shots.mkdir()
     dialogs: list[str] = []
@@ -142,8 +159,48 @@ def test_a_person_curates_memories_in_the_browser(ui: UI, tmp_path: Path) -> Non
             expect(page.locator("#digest")).to_contain_text(TEA)
             expect(page.locator("#explain tbody tr").first).to_contain_text(ids["tea"][:10])
             page.screenshot(path=shots / "6-recall.png")
+
+            # review the maintenance recommendations: tick one with the keyboard, apply it (one
+            # event), then undo it from the message line
+            page.get_by_role("link", name="Review").click()
+            expect(page.locator("h1")).to_have_text("Review maintenance")
+            contested = page.locator(f'tr[data-id="{ids["disputed"]}"][data-op="mark_contested_suggestion"]')
+            expect(contested).to_contain_text("2+ explicit corrections")  # the rule
+            expect(contested).to_contain_text("2 explicit corrections")  # the grounds
+            box = contested.get_by_role("checkbox")
+            box.focus()
+            page.keyboard.press("Space")
+            expect(box).to_be_checked()
+            page.screenshot(path=shots / "7-review.png", full_page=True)
+            page.get_by_role("button", name="Apply selected").click()
+            expect(page.locator("#message")).to_contain_text("Applied 1 operation(s)")
+            assert status("disputed") is Status.CONFLICTED and status("praised") is not Status.CONFLICTED
+            page.screenshot(path=shots / "8-review-applied.png")
+            page.locator("#message").get_by_role("button", name="Undo").click()
+            expect(page.locator("#message")).to_contain_text("Undone by event")
+            assert status("disputed") is not Status.CONFLICTED
+
+            # retention: type a policy, plan it, read why each record matches, retire, undo
+            page.get_by_role("link", name="Retention").click()
+            page.fill("#policies", POLICY)
+            page.get_by_role("button", name="Plan").click()
+            policy = page.locator("section.policy")
+            expect(policy.locator("h2")).to_have_text("stale project state: 1 match(es)")
+            expect(policy.locator("tbody tr")).to_contain_text(OLD_STATE)
+            expect(policy.locator("tbody tr")).to_contain_text("40 days old (> 30)")
+            page.screenshot(path=shots / "9-retention.png", full_page=True)
+            page.get_by_role("button", name="Retire all 1").click()
+            expect(page.locator("#message")).to_contain_text("Retired 1 record(s)")
+            expect(policy.locator("h2")).to_have_text("stale project state: 0 match(es)")
+            assert status("old") is Status.RETIRED
+            page.locator("#message").get_by_role("button", name="Undo").click()
+            expect(page.locator("#message")).to_contain_text("Undone by event")
+            expect(policy.locator("h2")).to_have_text("stale project state: 1 match(es)")
+            assert status("old") is Status.PROVISIONAL
+            page.screenshot(path=shots / "10-retention-undone.png", full_page=True)
         finally:
             browser.close()
     assert dialogs == []  # no alert() ran, and nothing asked for confirmation
-    assert sorted(f.name for f in shots.iterdir()) == [
-        "1-records.png", "2-search.png", "3-corrected.png", "4-undone.png", "5-conflicted.png", "6-recall.png"]
+    assert sorted(f.name for f in shots.iterdir()) == sorted([
+        "1-records.png", "2-search.png", "3-corrected.png", "4-undone.png", "5-conflicted.png", "6-recall.png",
+        "7-review.png", "8-review-applied.png", "9-retention.png", "10-retention-undone.png"])

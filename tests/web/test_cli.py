@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from testkit.db import db_fingerprint
-from web.uikit import TOKEN
+from web.uikit import POLICIES, TOKEN
 
 
 def _env(**extra: str) -> dict[str, str]:
@@ -22,19 +22,22 @@ def _env(**extra: str) -> dict[str, str]:
     return {**env, **extra}
 
 
-def _get(url: str) -> http.client.HTTPResponse:
+def _get(url: str, **headers: str) -> http.client.HTTPResponse:
     parts = urlsplit(url)
     conn = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=30)
-    conn.request("GET", parts.path + ("?" + parts.query if parts.query else ""))
+    conn.request("GET", parts.path + ("?" + parts.query if parts.query else ""), headers=headers)
     return conn.getresponse()
 
 
 @pytest.mark.slow
-def test_it_prints_a_login_url_that_works_once(db_path: Path) -> None:
+def test_it_prints_a_login_url_that_works_once(db_path: Path, tmp_path: Path) -> None:
     from cairn import Cairn
 
     Cairn(db_path).close()  # an existing store: `cairn ui` does not create one
-    proc = subprocess.Popen([sys.executable, "-m", "cairn", "--db", str(db_path), "ui", "--port", "0"],
+    policies = tmp_path / "policies.toml"
+    policies.write_text(POLICIES, encoding="utf-8")
+    proc = subprocess.Popen([sys.executable, "-m", "cairn", "--db", str(db_path), "ui", "--port", "0",
+                             "--retention", str(policies)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env())
     try:
         assert proc.stdout is not None
@@ -46,6 +49,9 @@ def test_it_prints_a_login_url_that_works_once(db_path: Path) -> None:
         assert _get(url).status == 401  # spent
         base = url.split("/login")[0]
         assert _get(base + "/api/status").status == 401  # no session
+        cookie = first.getheader("Set-Cookie", "").split(";")[0]
+        retention = _get(base + "/retention", Cookie=cookie, Host=urlsplit(base).netloc)
+        assert retention.status == 200 and "stale project state: 0 match(es)" in retention.read().decode()
     finally:
         proc.terminate()
         proc.wait(10)
@@ -86,3 +92,24 @@ def test_a_configured_token_allows_another_address(monkeypatch: pytest.MonkeyPat
     with pytest.raises(Refused):
         check_address("0.0.0.0", configured_token())
     check_address("127.0.0.1", None)  # loopback needs no configured token
+
+
+@pytest.mark.parametrize(("policies", "message"), [
+    (None, "invalid --retention: cannot read"),  # no such file
+    ("not toml [", "invalid --retention: {path}: not TOML"),
+    ("[[policy]]\nolder_than_days = 30\ncolour = 'red'\n", "unknown field(s) colour"),
+])
+def test_retention_policies_are_checked_at_start(db_path: Path, tmp_path: Path, policies: str | None,
+                                                  message: str) -> None:
+    from cairn import Cairn
+
+    Cairn(db_path).close()
+    path = tmp_path / "policies.toml"
+    if policies is not None:
+        path.write_text(policies, encoding="utf-8")
+    before = db_fingerprint(db_path)
+    result = subprocess.run([sys.executable, "-m", "cairn", "--db", str(db_path), "ui", "--port", "0",
+                             "--retention", str(path)], capture_output=True, text=True, env=_env(), timeout=60)
+    assert result.returncode == 1
+    assert message.format(path=path) in result.stderr and result.stderr.count("\n") == 1
+    assert result.stdout == "" and db_fingerprint(db_path) == before

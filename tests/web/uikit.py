@@ -3,7 +3,9 @@ with a fixed clock, and a small HTTP client that keeps the session cookie.
 
 ``ui`` yields a :class:`UI`: ``ui.client()`` is a fresh client (no session),
 ``ui.login()`` a logged-in one (it spends the one-time token), ``ui.engine(fn)`` runs
-``fn(cairn)`` on the server's own engine thread (to seed records and read them back).
+``fn(cairn)`` on the server's own engine thread (to seed records and read them back),
+``ui.earlier(days, fn)`` the same with an earlier clock (old records). ``POLICIES``: two
+retention policies, one per kind of match.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import http.client
 import json
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +23,17 @@ from cairn.web.server import UIServer, Worker, start
 from testkit import NOW
 
 TOKEN = "configured-token-0123456789"
+POLICIES = """
+[[policy]]
+name = "stale project state"
+kind = "project_state"
+older_than_days = 30
+
+[[policy]]
+name = "old conflicted claims"
+status = "conflicted"
+older_than_days = 60
+"""
 
 
 @dataclass
@@ -93,10 +107,19 @@ class UI:
     def engine(self, fn: Callable[[Cairn], Any]) -> Any:
         return self.worker.run(fn)
 
+    def earlier(self, days: float, fn: Callable[[Cairn], Any]) -> Any:
+        """``fn(cairn)`` on the same database with the clock ``days`` before the server's: records
+        old enough for a retention policy or a review cadence."""
+        def run(_: Cairn) -> Any:
+            with Cairn(self.db, space="default", now=NOW - timedelta(days=days)) as past:
+                return fn(past)
 
-def serve(db: Path, *, token: str | None = None) -> Iterator[UI]:
+        return self.worker.run(run)
+
+
+def serve(db: Path, *, token: str | None = None, policies: str | None = None) -> Iterator[UI]:
     worker = Worker(str(db), space="default", now=NOW)
-    server, thread = start(worker, token=token)
+    server, thread = start(worker, token=token, policies=policies)
     try:
         yield UI(server, worker, db)
     finally:

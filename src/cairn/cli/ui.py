@@ -4,6 +4,7 @@ and space (``--space``), on the standard library's HTTP server (:mod:`cairn.web`
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from ..errors import InvalidInput
 from .common import Output, add_command
@@ -12,14 +13,17 @@ DESCRIPTION = """\
 See, search and curate what the agent remembers, in a browser: the records with search and
 filters, each record's evidence, quality, relations and history (with undo), corrections,
 feedback, pins, the conflicted records to keep, replace or dismiss, and a recall box that
-shows the digest an agent would get beside the explain numbers. Scripts can use the same
-JSON API (/api/..., described at /api/openapi.json).
+shows the digest an agent would get beside the explain numbers, the maintenance
+recommendations to review and apply, and what retention policies would retire. Scripts
+can use the same JSON API (/api/..., described at /api/openapi.json).
 
 Serves http://127.0.0.1:PORT (default 8765) and opens nothing: it prints a login URL
 carrying a one-time token; open it in a browser. Each start prints a new one.
 With $CAIRN_UI_TOKEN set (16+ characters), that token also logs in, scripts may send
 `Authorization: Bearer TOKEN`, and --host may name a non-loopback address (refused
-otherwise). One server serves one database and one space. Stop it with Ctrl-C."""
+otherwise). --retention POLICIES.toml declares the retention policies (as `cairn retention
+plan` reads them) the Retention page plans first; they are checked at start. One server
+serves one database and one space. Stop it with Ctrl-C."""
 
 
 def register(sub) -> None:
@@ -30,6 +34,8 @@ def register(sub) -> None:
                    help="address to listen on (default 127.0.0.1; another needs $CAIRN_UI_TOKEN)")
     p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
                    help="also accept this Host header name (repeatable; loopback names are always accepted)")
+    p.add_argument("--retention", metavar="POLICIES.toml",
+                   help="retention policies (TOML) for the Retention page to plan; nothing is applied without you")
 
 
 def cmd_ui(_: None, args) -> Output:
@@ -41,14 +47,23 @@ def cmd_ui(_: None, args) -> Output:
     auth.check_address(args.host, token)  # before the database is opened
     if args.db is not None and not args.db.strip():
         raise InvalidInput("--db", "empty; give a database path")
+    policies = _policies(args.retention)
     # The page curates records that exist: a mistyped path is refused, not served empty.
     worker = server.Worker(args.db, space=args.space, now=args.now, create=False)
     try:
+        if policies is not None:  # a policy file with a mistake is refused now, not on the page later
+            try:
+                worker.run(lambda cairn: cairn.retention_plan(policies))
+            except InvalidInput as err:
+                raise InvalidInput("--retention", f"{args.retention}: {err.reason}") from None
         ui = server.UIServer(args.host, args.port, worker, token=token, allow_hosts=tuple(args.allow_host),
-                             version=_version())
+                             version=_version(), policies=policies)
     except OSError as err:
         worker.close()
         raise InvalidInput("--port", f"cannot listen on {args.host}:{args.port}: {err.strerror}") from None
+    except BaseException:
+        worker.close()
+        raise
     print(f"cairn ui: serving {ui.base_url} (space {worker.cairn.space}, database {worker.cairn.path})", file=sys.stderr)
     print(f"cairn ui: open this URL to log in (it works once): {ui.login_url}", flush=True)
     try:
@@ -59,6 +74,15 @@ def cmd_ui(_: None, args) -> Output:
         ui.server_close()
         worker.close()
     return Output({}, "")
+
+
+def _policies(path: str | None) -> str | None:
+    if path is None:
+        return None
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise InvalidInput("--retention", f"cannot read {path!r}: {err.__class__.__name__}") from None
 
 
 def _version() -> str:

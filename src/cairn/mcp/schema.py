@@ -116,6 +116,11 @@ def strings(description: str, *, max_items: int | None = None) -> Param:
     return Param(schema, False, [])
 
 
+def document(description: str, *, required: bool = False) -> Param:
+    """A JSON object passed whole (a plan document); its fields are the engine's to check."""
+    return Param({"type": "object", "description": description}, required, None)
+
+
 def input_schema(params: Mapping[str, Param]) -> JSON:
     schema: JSON = {
         "type": "object",
@@ -130,6 +135,7 @@ def input_schema(params: Mapping[str, Param]) -> JSON:
 
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,), "integer": (int,), "boolean": (bool,), "array": (list,), "number": (int, float),
+    "object": (dict,),
 }
 
 
@@ -168,7 +174,8 @@ def _checked(name: str, schema: JSON, value: Any) -> Any:
     # bool is an int in Python, but not in JSON: true is not an integer.
     if not isinstance(value, _JSON_TYPES[kind]) or (kind in ("integer", "number") and isinstance(value, bool)):
         expected = {"string": "a string", "integer": "an integer", "boolean": "true or false",
-                    "array": "an array of strings", "number": "a number"}[kind]
+                    "array": "an array of strings", "number": "a number",
+                    "object": "a JSON object"}[kind]
         raise InvalidInput(name, f"expected {expected}, got {_type_name(value)} {_shown(value)}")
     if isinstance(value, list):
         for item in value:

@@ -29,7 +29,8 @@ from urllib.parse import unquote
 
 from .. import errors, wire
 from ..engine import Cairn
-from ..mcp.schema import JSON, Param, boolean, check_arguments, input_schema, integer, output_schema, string
+from ..engine.validate import check_int
+from ..mcp.schema import JSON, Param, boolean, check_arguments, document, input_schema, integer, output_schema, string
 from ..model import Kind, Role, Status, Verdict
 
 Args = dict[str, Any]
@@ -46,6 +47,7 @@ STATUS: dict[type[errors.CairnError], int] = {
 }
 MESSAGE_MAX = 500  # characters; an echoed argument must not flood the page
 LIST_SCAN = 1000  # records read per step when filtering by origin or text
+IDS_MAX = 1000  # records named in one list request (a plan page names at most 300)
 
 
 class HttpError(Exception):
@@ -169,14 +171,18 @@ def _matches(m: Any, origin: str | None, text: str | None) -> bool:
     return True
 
 
-@route("GET", "/api/records", wire.ListDoc, "One page of this space's records, oldest first, filtered",
+@route("GET", "/api/records", wire.ListDoc, "One page of this space's records, oldest first (or in the order of ids), filtered",
        kind=string("only records of this kind", enum=Kind),
        status=string("only records in this status", enum=Status),
        origin=string("only records of this origin (exact)"),
        text=string("only records whose text or an alias contains this (any case)", max_length=200),
+       ids=string(f"only these records, in this order: ids separated by commas (at most {IDS_MAX}); unknown ones are"
+                  " left out"),
        page=integer("page number (default 1)", default=1),
        per_page=integer("records per page (default 20, at most 1000)", default=20))
 def records(cairn: Cairn, a: Args) -> Mapping[str, Any]:
+    if a["ids"] is not None:
+        return _page(_by_ids(cairn, a), a)
     if a["origin"] is None and not a["text"]:
         got = cairn.list(status=a["status"], kind=a["kind"], page=a["page"], per_page=a["per_page"])
         return wire.memory_page(got.memories, page=got.page, pages=got.pages, total=got.total)
@@ -187,16 +193,39 @@ def records(cairn: Cairn, a: Args) -> Mapping[str, Any]:
         got = cairn.list(status=a["status"], kind=a["kind"], page=page, per_page=LIST_SCAN)
         found += [m for m in got.memories if _matches(m, a["origin"], a["text"])]
         page, pages = page + 1, got.pages
+    return _page(found, a)
+
+
+def _by_ids(cairn: Cairn, a: Args) -> list[Any]:
+    """The records ``ids`` names that pass the other filters: what a plan page reads in one call."""
+    check_int(a["per_page"], "per_page", 1, 1000)  # as the engine's list does (kind and status: by their enums)
+    wanted = list(dict.fromkeys(i.strip() for i in a["ids"].split(",") if i.strip()))
+    if len(wanted) > IDS_MAX:
+        raise errors.InvalidInput("ids", f"{len(wanted)} ids; at most {IDS_MAX}")
+    found = []
+    for i in wanted:
+        try:
+            m = cairn.get(i)
+        except errors.NotFound:
+            continue
+        if (a["kind"] in (None, m.kind) and a["status"] in (None, m.status)
+                and _matches(m, a["origin"], a["text"])):
+            found.append(m)
+    return found
+
+
+def _page(found: list[Any], a: Args) -> Mapping[str, Any]:
     per = a["per_page"]
     start = (a["page"] - 1) * per
     return wire.memory_page(found[start:start + per], page=a["page"], pages=max(1, -(-len(found) // per)),
                             total=len(found))
 
 
-@route("GET", "/api/records/{id}", wire.ShowDoc, "One record: every field with its evidence, its quality, its relations")
+@route("GET", "/api/records/{id}", wire.ShowDoc,
+       "One record: every field with its evidence, its quality, its confidence, its relations")
 def show(cairn: Cairn, a: Args) -> Mapping[str, Any]:
     got = cairn.show(a["id"])
-    return wire.shown(got.memory, got.quality, got.relations)
+    return wire.shown(got.memory, got.quality, got.relations, got.confidence)
 
 
 @route("GET", "/api/records/{id}/history", wire.HistoryDoc, "Events touching one record, newest first",
@@ -316,6 +345,41 @@ def relate(cairn: Cairn, a: Args) -> Mapping[str, Any]:
        "Undo an event with a compensating one; refused when a record it touched changed since")
 def undo(cairn: Cairn, a: Args) -> Mapping[str, Any]:
     return wire.event_ref(cairn.undo(a["id"]))
+
+
+# -- maintenance and retention --------------------------------------------------------------
+# Both as the CLI has them: a read that returns a plan document, and an apply that takes a
+# plan (as returned, or with the operations a person did not want removed) and writes one
+# undoable event. A plan for another space, of another kind, or unreadable is refused
+# before anything is written.
+
+
+@route("GET", "/api/maintenance/plan", wire.MaintenancePlanDoc,
+       "The maintenance recommendations for this space's active claims, as a plan to review (reads only)")
+def maintenance_plan(cairn: Cairn, a: Args) -> Mapping[str, Any]:
+    return cairn.maintenance_plan()
+
+
+@route("POST", "/api/maintenance/apply", wire.PlanAppliedDoc,
+       "Apply a maintenance plan as one undoable event: all its operations, or with auto only the low-risk ones",
+       plan=document("the plan GET /api/maintenance/plan answered, less the operations you do not want", required=True),
+       auto=boolean("apply only the low-risk operations (confidence decay, stability increases), as `maintain --auto`"))
+def apply_maintenance(cairn: Cairn, a: Args) -> Mapping[str, Any]:
+    return cairn.apply_maintenance(a["plan"], auto=a["auto"]).to_dict()
+
+
+@route("POST", "/api/retention/plan", wire.RetentionPlanDoc,
+       "What each retention policy matches and why (reads only; a POST to carry the policy text)",
+       policies=string("the policies as TOML [[policy]] tables, as `cairn retention plan` reads them", required=True))
+def retention_plan(cairn: Cairn, a: Args) -> Mapping[str, Any]:
+    return cairn.retention_plan(a["policies"])
+
+
+@route("POST", "/api/retention/apply", wire.PlanAppliedDoc,
+       "Retire the records of a retention plan as one undoable event (never deletes; changed records are skipped)",
+       plan=document("the plan POST /api/retention/plan answered, less the matches you want to keep", required=True))
+def apply_retention(cairn: Cairn, a: Args) -> Mapping[str, Any]:
+    return cairn.apply_retention(a["plan"]).to_dict()
 
 
 # -- OpenAPI ---------------------------------------------------------------------------------

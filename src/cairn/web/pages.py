@@ -7,23 +7,44 @@ purged record shows that it was purged and nothing of its content. Writes are bu
 that ``static/app.js`` turns into API calls carrying the session's CSRF token.
 
 Pages: ``/`` records (search and filters), ``/records/ID`` one record (evidence, quality,
-relations, history with undo, correct / pin / feedback / forget), ``/conflicted`` the
-quarantined records to keep, replace or dismiss, ``/recall`` the digest an agent would
-get beside the explain numbers, ``/history`` the space's events with undo.
+confidence, relations, its subject's timeline, history with undo, correct / pin / feedback
+/ forget), ``/conflicted`` the quarantined records to keep, replace or dismiss, ``/recall``
+the digest an agent would get beside the explain numbers, ``/review`` the maintenance
+recommendations to select and apply, ``/retention`` what each retention policy would
+retire and why, to apply; ``/history`` the space's events with undo.
+
+A plan page carries the plan it shows (``data-plan``, the API's own document, escaped as
+an attribute): what a person applies is what they read, less what they deselected, never a
+plan recomputed behind their back.
 """
 
 from __future__ import annotations
 
 import html
+import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 from urllib.parse import quote, unquote, urlencode
 
-from ..errors import NotFound
+from ..errors import InvalidInput, NotFound
 from ..model import Kind, Status, Verdict
 
 Fetch = Callable[[str, str, Mapping[str, Any]], Mapping[str, Any]]
 EXCERPT = 160  # characters of a record's text in a list row
+PLAN_ROWS = 300  # rows of a plan shown on a page; the rest is counted, and `cairn maintain` / `retention` show all
+TIMELINE_ROWS = 20  # states of a record's subject shown on its page
+
+# The rule behind each maintenance recommendation, in the words of docs/trust.md
+# (cairn.policy.maintenance); a test checks every op the engine can plan has one.
+RULES = {
+    "review_memory": "1+ explicit corrections: a person should look again",
+    "decrease_stability": "1+ explicit corrections: one stability level down",
+    "mark_contested_suggestion": "2+ explicit corrections: quarantine it (status conflicted)",
+    "increase_stability": "2+ explicit reinforcements and no correction: one stability level up",
+    "flag_for_review": "5+ implicit successes and no correction: worth a look (capped at semi-stable)",
+    "review_due": "overdue for review at its stability's cadence (30 / 90 / 180 days)",
+    "confidence_decay": "overdue for review: confidence decays per overdue cycle",
+}
 
 
 def esc(value: Any) -> str:
@@ -40,7 +61,8 @@ def _link(memory_id: str, label: str | None = None) -> str:
 
 
 def layout(title: str, body: str, csrf: str, *, active: str = "") -> str:
-    tabs = [("/", "Records"), ("/conflicted", "Conflicted"), ("/recall", "Recall"), ("/history", "History")]
+    tabs = [("/", "Records"), ("/conflicted", "Conflicted"), ("/recall", "Recall"), ("/review", "Review"),
+            ("/retention", "Retention"), ("/history", "History")]
     nav = "".join(
         f'<a href="{href}"{" aria-current=page" if href == active else ""}>{label}</a>' for href, label in tabs)
     return f"""<!doctype html>
@@ -158,6 +180,7 @@ def record_page(memory_id: str, fetch: Fetch, csrf: str) -> str:
         f"<li>{end(r['from'])} <strong>{esc(r['role'])}</strong> {end(r['to'])}"
         f" <span class=muted>({esc(r['status'])}, {esc((r['created_at'] or '')[:10])})</span></li>"
         for r in doc["relations"]) or "<li>none</li>"
+    confidence = _confidence(doc.get("confidence"))
     pin = "unpin" if m["layer"] == "pinned" else "pin"
     verdicts = "".join(f'<button type="button" data-action="feedback" data-id="{esc(m["id"])}" data-verdict="{v.value}">'
                        f"{v.value}</button>" for v in Verdict)
@@ -173,10 +196,42 @@ def record_page(memory_id: str, fetch: Fetch, csrf: str) -> str:
 <button type="button" data-action="forget" data-id="{esc(m['id'])}">Forget</button>
 </div>{correct}
 <div class="columns"><section><h2>Record</h2><dl class="grid">{grid}</dl><h2>Evidence</h2>{_evidence(m['evidence'])}</section>
-<section><h2>Quality</h2><dl class="grid">{quality}</dl></section></div>
+<section><h2>Confidence</h2>{confidence}<h2>Quality</h2><dl class="grid">{quality}</dl></section></div>
 <h2>Relations</h2><ul class="relations">{relations}</ul>
+<h2>Timeline</h2>{_timeline(m, fetch)}
 <h2>History</h2>{_history(history['events'])}"""
     return layout(title, body, csrf)
+
+
+def _confidence(doc: Mapping[str, Any] | None) -> str:
+    if not doc:
+        return "<p class=muted>Not computed for this kind of record.</p>"
+    grounds = "".join(f"<tr><td>{esc(g['name'])}</td><td>{g['contribution']:+.2f}</td><td>{esc(g['detail'])}</td></tr>"
+                      for g in doc["grounds"])
+    return (f'<p class="confidence"><strong>{esc(doc["level"])}</strong> ({doc["score"]:.2f}); never a ranking input</p>'
+            f"<table class=grounds><thead><tr><th>Ground</th><th>Moved it</th><th>Why</th></tr></thead>"
+            f"<tbody>{grounds}</tbody></table>")
+
+
+def _timeline(m: Mapping[str, Any], fetch: Fetch) -> str:
+    """The successive states of this record's subject (what replaced what, each valid interval):
+    the API's timeline for the record's own words, which always finds the record itself."""
+    try:
+        doc = fetch("GET", "/api/timeline", {"query": m["content"][:800], "limit": TIMELINE_ROWS})
+    except InvalidInput:  # a text of stopwords names no subject
+        return "<p class=muted>No subject to follow in this text.</p>"
+    rows = []
+    for st in doc["states"]:
+        here = st["id"] == m["id"]
+        replaced = " ".join(_link(i) for i in st["replaced_by"]) or "—"
+        rows.append(f'<tr{" class=here" if here else ""}><td>{_link(st["id"]) if not here else "<em>this record</em>"}</td>'
+                    f'<td>{esc(st["valid_from"] or "…")} → {esc(st["valid_to"] or "open")}</td><td>{esc(st["status"])}'
+                    f'{" · current" if st["current"] else ""}</td><td class="text">{esc(_excerpt(st["content"]))}</td>'
+                    f"<td>{replaced}</td></tr>")
+    if len(rows) <= 1:
+        return "<p class=muted>Nothing replaced this record and it replaced nothing.</p>"
+    return ("<table class=timeline><thead><tr><th>State</th><th>Valid</th><th>Now</th><th>Text</th>"
+            f"<th>Replaced by</th></tr></thead><tbody>{''.join(rows)}</tbody></table>")
 
 
 def conflicted_page(query: Mapping[str, str], fetch: Fetch, csrf: str) -> str:
@@ -211,13 +266,115 @@ score and why it was kept or left out. A recall writes a trace, like the agent's
     return layout("Recall", body, csrf, active="/recall")
 
 
+def _records_by_id(ids: Sequence[str], fetch: Fetch) -> dict[str, Mapping[str, Any]]:
+    """The records a plan names, read through the API in one call (a plan page shows at most
+    :data:`PLAN_ROWS` rows). A record gone since the plan is left out."""
+    wanted = list(dict.fromkeys(ids))
+    if not wanted:
+        return {}
+    doc = fetch("GET", "/api/records", {"ids": ",".join(wanted), "per_page": len(wanted)})
+    return {m["id"]: m for m in doc["memories"]}
+
+
+def _plan_record(i: str, records: Mapping[str, Mapping[str, Any]]) -> str:
+    m = records.get(i)
+    if m is None:
+        return f"<code>{esc(i[:10])}</code> <em>gone</em>"
+    text = "<em>purged</em>" if m["purged_at"] else esc(_excerpt(m["content"]))
+    return f'{_link(i)} <span class="muted">{esc(m["kind"])}, {esc(m["status"])}</span><br><span class="text">{text}</span>'
+
+
+def _plan_form(kind: str, plan: Mapping[str, Any], inner: str, buttons: str) -> str:
+    data = esc(json.dumps(plan, ensure_ascii=False))
+    return (f'<form class="plan" id="plan-form" data-kind="{kind}" data-plan="{data}">{inner}'
+            f'<div class="actions">{buttons}</div></form>')
+
+
+def _more(total: int) -> str:
+    return (f"<p class=muted>Showing {PLAN_ROWS} of {total}: apply these first, or see all with the CLI.</p>"
+            if total > PLAN_ROWS else "")
+
+
+def review_page(fetch: Fetch, csrf: str) -> str:
+    plan = fetch("GET", "/api/maintenance/plan", {})
+    ops = plan["ops"][:PLAN_ROWS]
+    intro = (f"<p>{len(plan['ops'])} recommendation(s) over {plan['records']} active claim(s), from their"
+             " reinforcements and review cadence. Select the ones you agree with and apply them: one event,"
+             " undoable. <strong>Apply the low-risk ones</strong> applies only confidence decay and stability"
+             " increases, as <code>cairn maintain --apply --auto</code>.</p>")
+    if not ops:
+        return layout("Review maintenance", intro + "<p>No recommendations.</p>", csrf, active="/review")
+    records = _records_by_id([o["id"] for o in ops], fetch)
+    rows, previous = [], None
+    for n, o in enumerate(ops):
+        change = f"{o.get('from')} → {o.get('to')}" if o.get("to") else (f"−{o['decay']}" if o.get("decay") else "")
+        label = f"{o['op']} for {o['id'][:10]}"
+        rows.append(f'<tr data-id="{esc(o["id"])}" data-op="{esc(o["op"])}">'
+                    f'<td><input type="checkbox" name="select" value="{n}" aria-label="select {esc(label)}"></td>'
+                    f'<td>{_plan_record(o["id"], records) if o["id"] != previous else ""}</td>'
+                    f'<td><strong>{esc(o["op"])}</strong> {esc(change)}</td><td>{esc(RULES.get(o["op"], "—"))}</td>'
+                    f'<td>{esc(o["reason"])}</td><td class="risk-{esc(o["risk"])}">{esc(o["risk"])}</td></tr>')
+        previous = o["id"]
+    table = ("<table><thead><tr><th>Apply</th><th>Record</th><th>Recommendation</th><th>Rule</th><th>Grounds</th>"
+             f"<th>Risk</th></tr></thead><tbody>{''.join(rows)}</tbody></table>{_more(len(plan['ops']))}")
+    buttons = ('<button type="submit">Apply selected</button>'
+               '<button type="button" data-action="apply-auto">Apply the low-risk ones (auto)</button>')
+    return layout("Review maintenance", intro + _plan_form("maintenance", plan, table, buttons), csrf, active="/review")
+
+
+POLICY_EXAMPLE = """[[policy]]
+name = "stale project state"
+kind = "project_state"
+older_than_days = 30
+no_use_report = true"""
+
+
+def retention_page(query: Mapping[str, str], fetch: Fetch, csrf: str, declared: str | None) -> str:
+    text = query["policies"] if "policies" in query else (declared or "")
+    source = ("the policies this server was started with (<code>--retention</code>); edit them here to try others"
+              if declared is not None and "policies" not in query else "TOML, as <code>cairn retention plan</code> reads")
+    form = f"""<form method="get" action="/retention" class="policies">
+<label for="policies">Retention policies: {source}</label>
+<textarea id="policies" name="policies" rows="7" cols="72" spellcheck="false"
+ placeholder="{esc(POLICY_EXAMPLE)}">{esc(text)}</textarea>
+<div><button type="submit">Plan</button></div></form>"""
+    intro = ("<p>What each policy would retire, and why. Retired is not deleted: a retired record leaves recall and"
+             " comes back under search. Pinned, forgotten and purged records are outside every policy. Applying is"
+             " one event, undoable; a record changed since the plan is skipped.</p>")
+    if not text.strip():
+        return layout("Retention", intro + form, csrf, active="/retention")
+    try:
+        plan = fetch("POST", "/api/retention/plan", {"policies": text})
+    except InvalidInput as err:
+        return layout("Retention", intro + form + f'<p role="alert" class="error">{esc(err)}</p>', csrf,
+                      active="/retention")
+    matches = plan["matches"][:PLAN_ROWS]
+    records = _records_by_id([r["id"] for r in matches], fetch)
+    sections = []
+    for name in plan["policies"]:
+        rows = [f'<tr data-id="{esc(r["id"])}"><td><input type="checkbox" name="select" value="{n}"'
+                f' aria-label="select {esc(r["id"][:10])} under {esc(name)}"></td>'
+                f'<td>{_plan_record(r["id"], records)}</td><td>{esc(r["reason"])}</td></tr>'
+                for n, r in enumerate(matches) if r["policy"] == name]
+        body = (f"<table><thead><tr><th>Retire</th><th>Record</th><th>Why it matches</th></tr></thead>"
+                f"<tbody>{''.join(rows)}</tbody></table>" if rows else "<p>No records match.</p>")
+        sections.append(f'<section class="policy"><h2>{esc(name)}: {len(rows)} match(es)</h2>{body}</section>')
+    summary = f"<p class=count>{len(plan['matches'])} of {plan['records']} record(s) match.</p>"
+    buttons = ('<button type="submit">Retire selected</button>'
+               f'<button type="button" data-action="apply-all">Retire all {len(plan["matches"])}</button>'
+               if plan["matches"] else "")
+    inner = summary + "".join(sections) + _more(len(plan["matches"]))
+    return layout("Retention", intro + form + _plan_form("retention", plan, inner, buttons), csrf, active="/retention")
+
+
 def history_page(fetch: Fetch, csrf: str) -> str:
     doc = fetch("GET", "/api/history", {"limit": 100})
     return layout("History", _history(doc["events"]), csrf, active="/history")
 
 
-def render(path: str, query: Mapping[str, list[str]], fetch: Fetch, csrf: str) -> str:
-    """The page at ``path``; :class:`~cairn.errors.NotFound` for no page there."""
+def render(path: str, query: Mapping[str, list[str]], fetch: Fetch, csrf: str, *, policies: str | None = None) -> str:
+    """The page at ``path``; :class:`~cairn.errors.NotFound` for no page there. ``policies``:
+    the retention policies the server was started with, if any."""
     q = {k: v[-1] for k, v in query.items()}
     if path == "/":
         return records_page(q, fetch, csrf)
@@ -227,6 +384,10 @@ def render(path: str, query: Mapping[str, list[str]], fetch: Fetch, csrf: str) -
         return conflicted_page(q, fetch, csrf)
     if path == "/recall":
         return recall_page(q, csrf)
+    if path == "/review":
+        return review_page(fetch, csrf)
+    if path == "/retention":
+        return retention_page(q, fetch, csrf, policies)
     if path == "/history":
         return history_page(fetch, csrf)
     raise NotFound("page", path)

@@ -68,11 +68,12 @@ class UIServer(ThreadingHTTPServer):
     daemon_threads = True
 
     def __init__(self, host: str, port: int, worker: Worker, *, token: str | None = None,
-                 allow_hosts: tuple[str, ...] = (), version: str = "") -> None:
+                 allow_hosts: tuple[str, ...] = (), version: str = "", policies: str | None = None) -> None:
         check_address(host, token)
         super().__init__((host, port), Handler)
         self.worker = worker
         self.version = version
+        self.policies = policies  # --retention's policies (TOML): what the Retention page plans first
         self.gate = Gate(host, self.server_address[1], token=token, allow_hosts=allow_hosts)
 
     @property
@@ -159,7 +160,7 @@ class Handler(BaseHTTPRequestHandler):
         if method != "GET":
             raise api.HttpError(405, "method_not_allowed", "pages are read with GET; writes go through /api/")
         csrf = session.csrf if session is not None else ""
-        html = pages.render(path, query, self._fetch, csrf)
+        html = pages.render(path, query, self._fetch, csrf, policies=self.server.policies)
         self._send(200, html.encode(), "text/html; charset=utf-8")
 
     def _fetch(self, method: str, path: str, arguments: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -241,9 +242,10 @@ def _json_object(body: bytes) -> dict[str, Any]:
 
 
 def start(worker: Worker, host: str = "127.0.0.1", port: int = 0, *, token: str | None = None,
-          allow_hosts: tuple[str, ...] = (), version: str = "") -> tuple[UIServer, threading.Thread]:
+          allow_hosts: tuple[str, ...] = (), version: str = "", policies: str | None = None,
+          ) -> tuple[UIServer, threading.Thread]:
     """A running server on a background thread (tests, embedding); ``port=0`` picks a free one."""
-    server = UIServer(host, port, worker, token=token, allow_hosts=allow_hosts, version=version)
+    server = UIServer(host, port, worker, token=token, allow_hosts=allow_hosts, version=version, policies=policies)
     thread = threading.Thread(target=server.serve_forever, name="cairn-ui", daemon=True)
     thread.start()
     return server, thread

@@ -25,10 +25,33 @@ async function api(method, path, body) {
   return doc;
 }
 
-// After a write, reload to show the store as it now is, with a line saying what happened.
-function done(text) {
+// After a write, reload to show the store as it now is, with a line saying what happened
+// (and, for a plan applied, an Undo button for its one event).
+function done(text, undoEvent) {
   sessionStorage.setItem("cairn-message", text);
+  if (undoEvent) sessionStorage.setItem("cairn-undo", undoEvent);
   location.reload();
+}
+
+// A plan page carries the plan it shows; what is applied is that plan, less the rows not selected.
+const ENDPOINTS = { maintenance: "/api/maintenance/apply", retention: "/api/retention/apply" };
+const ROWS = { maintenance: "ops", retention: "matches" };
+
+function applyPlan(form, { selectedOnly, auto }) {
+  const plan = JSON.parse(form.dataset.plan);
+  const kind = form.dataset.kind;
+  if (selectedOnly) {
+    const chosen = new Set([...form.querySelectorAll('input[name="select"]:checked')].map((box) => Number(box.value)));
+    if (chosen.size === 0) { say("Select at least one row first (Space ticks the focused box).", true); return; }
+    plan[ROWS[kind]] = plan[ROWS[kind]].filter((_, n) => chosen.has(n));
+  }
+  const body = kind === "maintenance" ? { plan, auto: Boolean(auto) } : { plan };
+  return api("POST", ENDPOINTS[kind], body).then((d) => {
+    const verb = kind === "maintenance" ? "Applied " + d.applied + " operation(s)" : "Retired " + d.applied + " record(s)";
+    const skipped = d.skipped ? ", skipped " + d.skipped + (kind === "retention" ? " changed since the plan" : "") : "";
+    if (!d.event) { say("Nothing applied" + skipped + ".", true); return; }
+    done(verb + skipped + " in event " + d.event + ".", d.event);
+  });
 }
 
 const record = (id) => "/api/records/" + encodeURIComponent(id);
@@ -57,6 +80,8 @@ const actions = {
     done("Replaced the text of " + d.id.slice(0, 10) + " in event " + d.event);
   },
   dismiss: (el) => api("POST", record(el.dataset.id) + "/forget").then((d) => done("Dismissed in event " + d.event)),
+  "apply-auto": (el) => applyPlan(el.form, { selectedOnly: false, auto: true }),
+  "apply-all": (el) => applyPlan(el.form, { selectedOnly: false }),
 };
 
 function run(promise) {
@@ -78,6 +103,9 @@ document.addEventListener("submit", (event) => {
   } else if (form.matches("form[data-logout]")) {
     event.preventDefault();
     fetch("/logout", { method: "POST", headers: { "X-CSRF-Token": csrf() } }).then(() => location.assign("/login"));
+  } else if (form.id === "plan-form") {
+    event.preventDefault();
+    run(applyPlan(form, { selectedOnly: true }));
   } else if (form.id === "recall-form") {
     event.preventDefault();
     run(recall(form));
@@ -138,7 +166,20 @@ document.addEventListener("keydown", (event) => {
 
 document.addEventListener("DOMContentLoaded", () => {
   const text = sessionStorage.getItem("cairn-message");
-  if (text) { sessionStorage.removeItem("cairn-message"); say(text, false); }
+  const undo = sessionStorage.getItem("cairn-undo");
+  sessionStorage.removeItem("cairn-undo");
+  if (text) {
+    sessionStorage.removeItem("cairn-message");
+    say(text, false);
+    if (undo) {  // the event just written, one keystroke away from being reverted
+      const button = document.createElement("button");
+      button.type = "button";
+      button.dataset.action = "undo";
+      button.dataset.event = undo;
+      button.textContent = "Undo";
+      document.getElementById("message").append(" ", button);
+    }
+  }
   const form = document.getElementById("recall-form");
   if (form && form.elements.query.value) run(recall(form));
 });
