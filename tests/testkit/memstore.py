@@ -224,14 +224,15 @@ class MemStore:
         keys = sorted((r.key for r in self._indexed() if term in r.content or term in r.aliases), reverse=True)
         return list(keys[:limit])
 
-    def load_ranked(self, space: str, keys: Sequence[Hashable], *, claims_only: bool, limit: int) -> list[Memory]:
+    def load_ranked(self, space: str, keys: Sequence[Hashable], *, claims_only: bool, limit: int,
+                    skip_retired: bool = False) -> list[Memory]:
         out: list[Memory] = []
         for key in keys:
             place = self._s.by_key.get(key)  # type: ignore[call-overload]
             if place is None or place[0] != space:
                 continue
             memory = self._s.rows[place].memory
-            if not (claims_only and memory.kind.value == "episode"):
+            if not (claims_only and memory.kind.value == "episode") and not (skip_retired and memory.status.value == "retired"):
                 out.append(memory)
             if len(out) >= limit:
                 break
@@ -273,8 +274,10 @@ class MemStore:
     def names_speaker(self, space: str, word: str) -> bool:
         return any(word in r.aliases for r in self._episodes(space))
 
-    def episode_matches(self, space: str, words: Sequence[tuple[str, bool]], cap: int) -> list[EpisodeTurn]:
-        hits = [(r, _matches(r.content, words)) for r in self._episodes(space)]
+    def episode_matches(self, space: str, words: Sequence[tuple[str, bool]], cap: int,
+                        skip_retired: bool = False) -> list[EpisodeTurn]:
+        hits = [(r, _matches(r.content, words)) for r in self._episodes(space)
+                if not (skip_retired and r.memory.status.value == "retired")]
         hits = [h for h in hits if h[1]]
         hits.sort(key=lambda h: (-h[1], h[0].key))
         return [self._turn(r) for r, _ in hits[:cap]]

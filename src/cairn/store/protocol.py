@@ -119,10 +119,13 @@ class ReadView(Protocol):
     def term_postings(self, term: str, limit: int) -> list[Key]:
         """Keys of records (every space) holding ``term``, newest first, at most ``limit``."""
         ...
-    def load_ranked(self, space: str, keys: Sequence[Key], *, claims_only: bool, limit: int) -> list[Memory]:
+    def load_ranked(self, space: str, keys: Sequence[Key], *, claims_only: bool, limit: int,
+                    skip_retired: bool = False) -> list[Memory]:
         """The first ``limit`` readable records of ``space`` among ``keys``, in the order
-        of ``keys`` (claims only: no episodes). Loads in chunks and stops once it has
-        ``limit``: the keys are usually many more than the records wanted."""
+        of ``keys`` (claims only: no episodes; ``skip_retired``: no record a retention
+        policy retired, judged on the stored status without decoding the record). Loads
+        in chunks and stops once it has ``limit``: the keys are usually many more than
+        the records wanted."""
         ...
     def phrase_texts(self, space: str, words: Sequence[str], limit: int) -> list[tuple[str, list[str]]]:
         """(content, aliases) of at most ``limit`` records of ``space`` whose index holds
@@ -145,9 +148,11 @@ class ReadView(Protocol):
         """Whether ``word`` is among the indexed speaker names of an episode of ``space``
         (checked over a bounded number of index hits)."""
         ...
-    def episode_matches(self, space: str, words: Sequence[tuple[str, bool]], cap: int) -> list[EpisodeTurn]:
+    def episode_matches(self, space: str, words: Sequence[tuple[str, bool]], cap: int,
+                        skip_retired: bool = False) -> list[EpisodeTurn]:
         """Episodes of ``space`` whose content holds any ``(word, prefix)`` (prefix: any
-        term starting with it), best backend relevance first, at most ``cap``."""
+        term starting with it), best backend relevance first, at most ``cap``
+        (``skip_retired``: leaving out the episodes a retention policy retired)."""
         ...
     def speaker_turns(self, space: str, word: str, cap: int) -> list[EpisodeTurn]:
         """Episodes of ``space`` whose speaker (aliases) holds the indexed term ``word``,

@@ -401,7 +401,8 @@ class _Reads:
                           (q_anywhere([term]), limit))
         return [r[0] for r in rows]
 
-    def load_ranked(self, space: str, keys: Sequence[Key], *, claims_only: bool, limit: int) -> list[Memory]:
+    def load_ranked(self, space: str, keys: Sequence[Key], *, claims_only: bool, limit: int,
+                    skip_retired: bool = False) -> list[Memory]:
         out: list[Memory] = []
         if limit < 1:
             return out
@@ -409,7 +410,8 @@ class _Reads:
         for start in range(0, len(keys), step):
             chunk = list(keys[start : start + step])
             rows = {key: data for key, kind, data in self._rows(
-                "SELECT key, kind, data FROM memories WHERE key = ANY(%s) AND space = %s", (chunk, space))
+                "SELECT key, kind, data FROM memories WHERE key = ANY(%s) AND space = %s"
+                + (" AND status <> 'retired'" if skip_retired else ""), (chunk, space))
                 if not (claims_only and kind == "episode")}
             for key in chunk:
                 memory = _decoded(rows[key], memory_from_dict) if key in rows else None
@@ -498,13 +500,15 @@ class _Reads:
                           (q_alias(word),))
         return any(s == space and k == "episode" for _, s, k in rows)
 
-    def episode_matches(self, space: str, words: Sequence[tuple[str, bool]], cap: int) -> list[EpisodeTurn]:
+    def episode_matches(self, space: str, words: Sequence[tuple[str, bool]], cap: int,
+                        skip_retired: bool = False) -> list[EpisodeTurn]:
         phrases = list(dict.fromkeys(words))
         if not phrases:
             return []
         rows = self._rows(
             f"SELECT {_TURN_COLUMNS} FROM memory_index i JOIN memories m ON m.key = i.key"
-            " WHERE i.space = %s AND i.kind = 'episode' AND i.lexemes @@ %s::tsquery", (space, q_content(phrases)))
+            " WHERE i.space = %s AND i.kind = 'episode' AND i.lexemes @@ %s::tsquery"
+            + (" AND m.status <> 'retired'" if skip_retired else ""), (space, q_content(phrases)))
         if not rows:
             return []
         hits = [self._content_hits(w, p) for w, p in phrases]

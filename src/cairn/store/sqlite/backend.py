@@ -495,7 +495,8 @@ class _Reads(vectors.VectorReads):
         ).fetchall()
         return [r[0] for r in rows]
 
-    def load_ranked(self, space: str, keys: Sequence[Key], *, claims_only: bool, limit: int) -> list[Memory]:
+    def load_ranked(self, space: str, keys: Sequence[Key], *, claims_only: bool, limit: int,
+                    skip_retired: bool = False) -> list[Memory]:
         out: list[Memory] = []
         if limit < 1:
             return out
@@ -503,14 +504,16 @@ class _Reads(vectors.VectorReads):
         for start in range(0, len(keys), step):
             chunk = list(keys[start : start + step])
             marks = ",".join("?" * len(chunk))
-            # Filter space and kind here, not in SQL: with them in the WHERE clause the
-            # planner may scan the space's index instead of looking the rowids up.
+            # Filter space, kind and status here, not in SQL: with them in the WHERE clause
+            # the planner may scan the space's index instead of looking the rowids up.
+            # A retired row is skipped on its status column, before its data is decoded.
             rows = {
                 rowid: data
-                for rowid, row_space, kind, data in self.conn.execute(
-                    f"SELECT rowid, space, kind, data FROM memories WHERE rowid IN ({marks})", chunk
+                for rowid, row_space, kind, status, data in self.conn.execute(
+                    f"SELECT rowid, space, kind, status, data FROM memories WHERE rowid IN ({marks})", chunk
                 )
                 if row_space == space and not (claims_only and kind == "episode")
+                and not (skip_retired and status == "retired")
             }
             for key in chunk:
                 memory = _memory(rows[key]) if key in rows else None
@@ -576,13 +579,15 @@ class _Reads(vectors.VectorReads):
             f"SELECT 1 FROM memories WHERE rowid IN ({marks}) AND +space = ? AND +kind = 'episode' LIMIT 1", (*rows, space)
         ).fetchone() is not None
 
-    def episode_matches(self, space: str, words: Sequence[tuple[str, bool]], cap: int) -> list[EpisodeTurn]:
+    def episode_matches(self, space: str, words: Sequence[tuple[str, bool]], cap: int,
+                        skip_retired: bool = False) -> list[EpisodeTurn]:
         if not words or self._without_episodes(space):
             return []
+        live = " AND m.status <> 'retired'" if skip_retired else ""
         rows = self.conn.execute(
             f"SELECT f.rowid, m.id, m.origin, m.turn, f.content, f.aliases, {_json('m.data', '$.evidence.at')}"
             " FROM memories_fts f JOIN memories m ON m.rowid = f.rowid"
-            " WHERE memories_fts MATCH ? AND m.space = ? AND m.kind = 'episode' ORDER BY f.rank LIMIT ?",
+            f" WHERE memories_fts MATCH ? AND m.space = ? AND m.kind = 'episode'{live} ORDER BY f.rank LIMIT ?",
             (fts.in_column("content", fts.words_or_prefixes(words)), space, cap),
         )
         return [_episode_turn(r) for r in rows]
