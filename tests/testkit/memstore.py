@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from cairn.model import Event, Memory, Relation, format_time, parse_time
-from cairn.store import SCHEMA_VERSION, EpisodeTurn, content_hash
+from cairn.store import SCHEMA_VERSION, EpisodeTurn, RecordFacts, content_hash
+from cairn.store.protocol import facts_of
 from cairn.store.sqlite.vectors import vector_text
 from cairn.text import index_text
 
@@ -163,6 +164,13 @@ class MemStore:
 
     def count_events(self, space: str) -> int:
         return sum(1 for _, e in self._s.events if e.space == space)
+
+    def events_by_reason(self, space: str, prefixes: Sequence[str]) -> list[Event]:
+        return [e for e in self.events(space, newest_first=False) if any(e.reason.startswith(p) for p in prefixes)]
+
+    def record_facts(self, space: str, *, kinds=None, statuses=None) -> list[RecordFacts]:
+        return sorted((facts_of(m) for m in self.iter_memories(space, statuses=statuses, kinds=kinds)
+                       if m.status.value not in ("retired", "forgotten")), key=lambda f: (f.kind, f.status, f.id))
 
     def get_relation(self, space: str, relation_id: str) -> Relation | None:
         return self._s.relations.get((space, relation_id))

@@ -26,7 +26,7 @@ def _crowded(cairn: Cairn, clock) -> tuple[list[str], list[str]]:
     states = [cairn.remember(f"The billing port of service {i} is being moved", kind="project_state").memory.id
               for i in range(48)]
     clock.at += timedelta(days=40)
-    applied = cairn.apply_retention(cairn.retention_plan(POLICY))
+    applied = cairn.apply_retention(dict(cairn.retention_plan(POLICY)))
     assert applied.applied == 48
     return facts, states
 

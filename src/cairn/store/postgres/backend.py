@@ -48,7 +48,7 @@ from ...model import (
     relation_to_dict,
 )
 from ...text import index_text
-from ..protocol import EpisodeTurn, Key
+from ..protocol import EpisodeTurn, Key, RecordFacts, facts_of
 from ..sqlite.backend import _as_stored, _decoded, _shown, _time_or_none, content_hash, dumps, read_row
 from . import rank
 from .schema import TABLES, WRITE_LOCK, check_version, migrate
@@ -301,6 +301,23 @@ class _Reads:
             args.append(limit)
         found = (_decoded(data, event_from_dict) for (data,) in self._rows(sql, args))
         return [e for e in found if e is not None]
+
+    def events_by_reason(self, space: str, prefixes: Sequence[str]) -> list[Event]:
+        if not prefixes:
+            return []
+        clauses = " OR ".join("left(reason, %s) = %s" for _ in prefixes)
+        args: list[object] = [space]
+        for prefix in prefixes:
+            args += [len(prefix), prefix]
+        rows = self._rows(f"SELECT data FROM events WHERE space = %s AND ({clauses}) ORDER BY seq", args)
+        found = (_decoded(data, event_from_dict) for (data,) in rows)
+        return [e for e in found if e is not None]
+
+    def record_facts(self, space: str, *, kinds: tuple[str, ...] | None = None,
+                     statuses: tuple[str, ...] | None = None) -> list[RecordFacts]:
+        # Decoded here; an index holding these facts (as SQLite's memories_by_trust) is to come.
+        return sorted((facts_of(m) for m in self.iter_memories(space, statuses=statuses, kinds=kinds)
+                       if m.status.value not in ("retired", "forgotten")), key=lambda f: (f.kind, f.status, f.id))
 
     def count_events(self, space: str) -> int:
         row = self._one("SELECT count(*) FROM events WHERE space = %s", (space,))

@@ -63,7 +63,7 @@ from ...model import (
 )
 from ...text import index_text, normalize
 from ..migrations import MIGRATIONS, check_version, migrate
-from ..protocol import EpisodeTurn, Key
+from ..protocol import EpisodeTurn, Key, RecordFacts, facts_of
 from . import fts, vectors
 
 T = TypeVar("T")
@@ -317,6 +317,44 @@ class _Reads(vectors.VectorReads):
             args += list(kinds)
         return " AND ".join(clauses), args
 
+    def record_facts(self, space: str, *, kinds: tuple[str, ...] | None = None,
+                     statuses: tuple[str, ...] | None = None) -> list[RecordFacts]:
+        # Every column read is in the partial index memories_by_trust (migration
+        # 0015): the planner answers from the index alone, without the JSON bodies.
+        # A file opened read-only before that migration has no such index: decode.
+        sql, args = self._filter(space, statuses, kinds)
+        if not self._has_trust_index():
+            out_of_policy = ("retired", "forgotten")
+            return sorted((facts_of(m) for m in self.iter_memories(space, statuses=statuses, kinds=kinds)
+                           if m.status.value not in out_of_policy), key=lambda f: (f.kind, f.status, f.id))
+        # Flags and times are computed in SQL (unixepoch: whole seconds, NULL when not a
+        # time), so Python converts three short texts per row and nothing else; those
+        # are columns Cairn writes, read as str unless one is not UTF-8.
+        sql = ("SELECT id, kind, status, revision, layer = 'pinned', purged_at IS NOT NULL, 1.0 * unixepoch(created_at),"
+               " 1.0 * unixepoch(evidence_at), 1.0 * unixepoch(reinforced_at), 1.0 * unixepoch(last_confirmed_at)"
+               f" FROM memories INDEXED BY memories_by_trust WHERE {sql} AND status NOT IN ('retired', 'forgotten')"
+               " ORDER BY space, kind, status, id")
+        self.conn.text_factory = str
+        try:
+            rows = self.conn.execute(sql, args).fetchall()
+        except sqlite3.OperationalError:
+            self.conn.text_factory = _text  # a column that is not UTF-8: read it the careful way
+            rows = self.conn.execute(sql, args).fetchall()
+        finally:
+            self.conn.text_factory = _text
+        out = []
+        for memory_id, kind, status, revision, pinned, purged, created, at, reinforced, confirmed in rows:
+            if not isinstance(revision, int):
+                SKIPPED[0] += 1  # a body that is not JSON (or has no revision): every read skips it
+                continue
+            out.append(RecordFacts(_str(memory_id), kind, status, revision, pinned == 1, purged == 1,
+                                   created, at, reinforced, confirmed))
+        return out
+
+    def _has_trust_index(self) -> bool:
+        return self.conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'memories_by_trust'").fetchone() is not None
+
     def memories_with_hash(self, space: str, origin: str, digest: str) -> list[Memory]:
         rows = self.conn.execute(
             "SELECT data FROM memories WHERE space = ? AND origin = ? AND content_hash = ? ORDER BY created_at, id",
@@ -390,6 +428,19 @@ class _Reads(vectors.VectorReads):
         rows = self.conn.execute("SELECT data FROM events WHERE space = ? AND at >= ? ORDER BY seq", (space, floor))
         found = (_decoded(data, event_from_dict) for (data,) in rows)
         return [event for event in found if event is not None and event.at > at]
+
+    def events_by_reason(self, space: str, prefixes: Sequence[str]) -> list[Event]:
+        if not prefixes:
+            return []
+        # substr compares exactly (LIKE would fold case and read % and _ as wildcards);
+        # the reason column comes before data, so a row that does not match is not decoded.
+        clauses = " OR ".join("substr(reason, 1, ?) = ?" for _ in prefixes)
+        args: list = [space]
+        for prefix in prefixes:
+            args += [len(prefix), prefix]
+        rows = self.conn.execute(f"SELECT data FROM events WHERE space = ? AND ({clauses}) ORDER BY seq", args)
+        found = (_decoded(data, event_from_dict) for (data,) in rows)
+        return [event for event in found if event is not None]
 
     def count_events(self, space: str) -> int:
         return int(self.conn.execute("SELECT COUNT(*) FROM events WHERE space = ?", (space,)).fetchone()[0])
