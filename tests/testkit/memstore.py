@@ -290,8 +290,9 @@ class MemStore:
         hits.sort(key=lambda h: (-h[1], h[0].key))
         return [self._turn(r) for r, _ in hits[:cap]]
 
-    def speaker_turns(self, space: str, word: str, cap: int) -> list[EpisodeTurn]:
-        hits = [r for r in self._episodes(space) if word in r.aliases]
+    def speaker_turns(self, space: str, word: str, cap: int, skip_retired: bool = False) -> list[EpisodeTurn]:
+        hits = [r for r in self._episodes(space) if word in r.aliases
+                and not (skip_retired and r.memory.status.value == "retired")]
         hits.sort(key=lambda r: r.key, reverse=True)
         return [self._turn(r) for r in hits[:cap]]
 

@@ -67,9 +67,13 @@ def test_retired_episodes_leave_the_episode_lane_and_come_back_under_search(cair
     assert len(episodes) == 3
     before = cairn.recall("ferry island", lane="episodes", trace=False)
     assert set(before.ids) & episodes
+    by_speaker = cairn.recall("what did Ana say", lane="episodes", trace=False)  # the speaker's turns fill the list
+    assert {c.id for c in by_speaker.outcome.candidates} & episodes
     cairn.apply_retention(plan)
     after = cairn.recall("ferry island", lane="episodes", trace=False)
     assert after.ids == [] and not {c.id for c in after.outcome.candidates} & episodes
+    by_speaker = cairn.recall("what did Ana say", lane="episodes", trace=False)
+    assert not {c.id for c in by_speaker.outcome.candidates} & episodes
     assert set(cairn.search("ferry island", lane="episodes", trace=False).ids) & episodes
     assert set(cairn.recall("ferry island", lane="episodes", include_retired=True, trace=False).ids) & episodes
 

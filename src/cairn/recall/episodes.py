@@ -230,7 +230,8 @@ def rank_episodes(view: ReadView, space: str, query: str, *, limit: int, profile
     if about is not None and matched < limit:
         # The question's words do not fill the list: the turns of the speaker it names do.
         have = {t.id for t in turns}
-        turns += [_Turn.of(row) for row in view.speaker_turns(space, about, limit - matched + len(have)) if row.id not in have][
+        turns += [_Turn.of(row) for row in view.speaker_turns(space, about, limit - matched + len(have),
+                                                           skip_retired=not include_retired) if row.id not in have][
             : limit - matched]
     if not turns:
         return []

@@ -193,9 +193,9 @@ class ReadView(Protocol):
         term starting with it), best backend relevance first, at most ``cap``
         (``skip_retired``: leaving out the episodes a retention policy retired)."""
         ...
-    def speaker_turns(self, space: str, word: str, cap: int) -> list[EpisodeTurn]:
+    def speaker_turns(self, space: str, word: str, cap: int, skip_retired: bool = False) -> list[EpisodeTurn]:
         """Episodes of ``space`` whose speaker (aliases) holds the indexed term ``word``,
-        newest first, at most ``cap``."""
+        newest first, at most ``cap`` (``skip_retired``: as :meth:`episode_matches`)."""
         ...
     def count_matching(self, words: Sequence[tuple[str, bool]], bound: int) -> int:
         """Records (every space) whose content holds any of ``words``, counted up to ``bound``."""

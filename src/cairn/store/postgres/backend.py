@@ -533,10 +533,11 @@ class _Reads:
         scored = self._ranked(rows, phrases, hits, True, 0.0, texts=(4, 5))
         return [_episode_turn(row) for _, row in scored[:cap]]
 
-    def speaker_turns(self, space: str, word: str, cap: int) -> list[EpisodeTurn]:
+    def speaker_turns(self, space: str, word: str, cap: int, skip_retired: bool = False) -> list[EpisodeTurn]:
         rows = self._rows(
             f"SELECT {_TURN_COLUMNS} FROM memory_index i JOIN memories m ON m.key = i.key"
-            " WHERE i.space = %s AND i.kind = 'episode' AND i.lexemes @@ %s::tsquery ORDER BY i.key DESC LIMIT %s",
+            " WHERE i.space = %s AND i.kind = 'episode' AND i.lexemes @@ %s::tsquery"
+            + (" AND m.status <> 'retired'" if skip_retired else "") + " ORDER BY i.key DESC LIMIT %s",
             (space, q_alias(word), cap))
         return [_episode_turn(r) for r in rows]
 

@@ -643,11 +643,12 @@ class _Reads(vectors.VectorReads):
         )
         return [_episode_turn(r) for r in rows]
 
-    def speaker_turns(self, space: str, word: str, cap: int) -> list[EpisodeTurn]:
+    def speaker_turns(self, space: str, word: str, cap: int, skip_retired: bool = False) -> list[EpisodeTurn]:
+        live = " AND m.status <> 'retired'" if skip_retired else ""
         rows = self.conn.execute(
             f"SELECT f.rowid, m.id, m.origin, m.turn, f.content, f.aliases, {_json('m.data', '$.evidence.at')}"
             " FROM memories_fts f JOIN memories m ON m.rowid = f.rowid"
-            " WHERE memories_fts MATCH ? AND m.space = ? AND m.kind = 'episode' ORDER BY f.rowid DESC LIMIT ?",
+            f" WHERE memories_fts MATCH ? AND m.space = ? AND m.kind = 'episode'{live} ORDER BY f.rowid DESC LIMIT ?",
             (fts.in_column("aliases", fts.quote_fts(word)), space, cap),
         )
         return [_episode_turn(r) for r in rows]
