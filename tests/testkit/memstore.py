@@ -309,6 +309,9 @@ class MemStore:
 
     # -- writes ------------------------------------------------------------------------
 
+    def put_lifecycle(self, memory: Memory) -> None:
+        self.put_memory(memory)
+
     def put_memory(self, memory: Memory) -> None:
         place = (memory.space, memory.id)
         old = self._s.rows.get(place)

@@ -86,3 +86,21 @@ def test_silence_still_says_a_retired_record_matched(cairn, clock):
     assert outcome.ids == [] and outcome.outcome.candidates == []  # not a candidate ...
     assert "1 matching memory is retired" in (outcome.note or "")  # ... yet silence says so
     assert cairn.recall("which printer", trace=False).note == "nothing matched the query"  # control
+
+
+def test_a_lifecycle_write_keeps_the_index_and_a_changed_text_gets_the_full_write(cairn, clock):
+    from dataclasses import replace
+
+    from cairn.model import Status
+
+    rec = cairn.remember("The zeppelin hangar opens at dawn", kind="project_state").memory
+    word, other = terms("zeppelin")[0], terms("airship")[0]
+    df = cairn.store.space_document_frequencies(cairn.space, [word])
+    with cairn.store.write() as tx:
+        tx.put_lifecycle(replace(rec, status=Status.RETIRED, revision=rec.revision + 1))
+    assert cairn.store.get_memory(cairn.space, rec.id).status is Status.RETIRED
+    assert cairn.store.space_document_frequencies(cairn.space, [word]) == df  # the index is as it was
+    assert len(cairn.store.term_postings(word, 10)) == 1
+    with cairn.store.write() as tx:  # a changed text is never left stale in the index
+        tx.put_lifecycle(replace(rec, content="The airship hangar opens at dawn", revision=rec.revision + 2))
+    assert cairn.store.term_postings(word, 10) == [] and len(cairn.store.term_postings(other, 10)) == 1

@@ -113,7 +113,8 @@ class Maintaining(Part):
                 memory = found.get(r["id"])
                 if memory is None or memory.revision != r["revision"] or not retention.eligible(memory):
                     continue
-                m.put(memory, replace(memory, status=Status.RETIRED, revision=memory.revision + 1, updated_at=self.now()))
+                m.put_lifecycle(memory, replace(memory, status=Status.RETIRED, revision=memory.revision + 1,
+                                                updated_at=self.now()))
                 applied += 1
             m.data["retention"] = {"policies": doc.get("policies", []), "retired": applied}
         return PlanApplied(applied, len(rows) - applied, m.event)

@@ -658,6 +658,9 @@ class PgTx(_Reads):
         with self.conn.cursor() as cur:
             cur.execute(sql, args)
 
+    def put_lifecycle(self, memory: Memory) -> None:
+        self.put_memory(memory)  # the full write; a lighter one is to come
+
     def put_memory(self, memory: Memory) -> None:
         # One round trip (cairn_put_memory, see .schema): the row, its key and turn, its
         # index entry; the term statistics are adjusted here and applied by _flush.
