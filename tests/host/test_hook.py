@@ -191,3 +191,47 @@ def test_the_projects_own_memories_come_first(tmp_path):
         run = hook(db, "user-prompt-submit", {**asked, "cwd": f"/home/dev/{project}"})
         lines = json.loads(run.stdout)["hookSpecificOutput"]["additionalContext"].splitlines()
         assert first in lines[1], (project, lines)
+
+
+def reinforcements(db: Path, needle: str) -> list[str]:
+    with Cairn(db, read_only=True) as cairn:
+        [memory] = [r.memory for r in cairn.search(needle).results if needle in r.memory.content]
+        return [r.outcome for r in cairn.reinforcements(memory.id)]
+
+
+def test_a_reaction_to_an_answer_becomes_a_reinforcement_of_what_was_recalled_for_it(db, tmp_path):
+    from testkit.claude_code import assistant, user
+
+    ask = "Set up the staging deploy for the new API endpoint"
+    session = {**PAYLOAD, "prompt": ask, "session_id": "5f0c1b2e-sess"}
+    assert "deploy-staging" in hook(db, "user-prompt-submit", session).stdout  # recalled and injected
+    ledger = json.loads(next((db.with_name(db.name + ".hooks") / "sessions").glob("*.json")).read_text())
+    assert ask not in json.dumps(ledger) and len(ledger["turns"]) == 1  # a hash of the prompt, never its words
+    transcript = tmp_path / "session.jsonl"
+    lines = [user(0, ask, at=SAID), assistant(1, "Added a deploy-staging workflow job for it.", at=SAID)]
+    transcript.write_text("\n".join(lines) + "\n")
+    assert hook(db, "stop", session_payload(transcript)).returncode == 0  # after the answer
+    assert reinforcements(db, "deploy-staging") == []
+    with transcript.open("a") as grown:  # the user's reaction comes in a later run, after the prompt was read
+        grown.write(user(2, "great, it passes now", at=SAID) + "\n" + assistant(3, "Good.", at=SAID) + "\n")
+    hook(db, "stop", session_payload(transcript))
+    assert reinforcements(db, "deploy-staging") == ["implicit_success"]
+    state = next((db.with_name(db.name + ".hooks") / "transcripts").glob("*.json"))
+    transcript.write_text(transcript.read_text() + "")  # the same file again: nothing new, nothing twice
+    hook(db, "session-end", session_payload(transcript))
+    assert reinforcements(db, "deploy-staging") == ["implicit_success"]
+    assert json.loads(state.read_text())["offset"] == transcript.stat().st_size
+    assert reinforcements(db, "eggs poached") == []  # not recalled: not concerned
+
+
+def test_thanks_after_a_prompt_that_recalled_nothing_records_nothing(db, tmp_path):
+    from testkit.claude_code import assistant, user
+
+    ask = "rename the helper function in utils"
+    session = {**PAYLOAD, "prompt": ask, "session_id": "5f0c1b2e-sess"}
+    assert hook(db, "user-prompt-submit", session).stdout == ""
+    transcript = tmp_path / "session.jsonl"
+    transcript.write_text("\n".join([user(0, ask, at=SAID), assistant(1, "Renamed.", at=SAID),
+                                     user(2, "Perfect, thanks!", at=SAID)]) + "\n")
+    hook(db, "session-end", session_payload(transcript))
+    assert reinforcements(db, "deploy-staging") == [] and reinforcements(db, "eggs poached") == []

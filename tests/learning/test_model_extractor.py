@@ -218,7 +218,9 @@ def test_a_correction_may_name_an_offered_candidate(engine, fake, tmp_path):
     result = learn(engine, str(second), url)
     offered = json.loads(server.requests[-1]["body"]["messages"][1]["content"])["candidates"]
     assert [c["id"] for c in offered] == [old.id]
-    assert result.counts["replaced"] == 1 and engine.get(old.id).content == "I prefer aisle seats on trains"
+    assert result.counts["replaced"] == 1 and engine.get(old.id).content == "I prefer window seats on trains"
+    top = engine.recall("which seats do I prefer on trains").results[0]
+    assert engine.get(top.id).content == "I prefer aisle seats on trains" and top.corrects == (old.id,)
 
 
 def test_without_an_endpoint_the_model_extractor_says_what_it_needs(engine, transcript, monkeypatch):

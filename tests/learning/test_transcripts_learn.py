@@ -130,16 +130,66 @@ def test_without_the_correction_the_first_preference_stands_unmarked(engine, tmp
     assert engine.get(top.id).content == "I prefer tabs over spaces for indentation" and "corrected" not in top.markers
 
 
-def test_a_correction_in_a_later_session_replaces_the_stored_record_and_is_a_reinforcement_event(engine, tmp_path):
+def test_a_correction_in_a_later_session_corrects_the_stored_record_and_is_a_reinforcement_event(engine, tmp_path):
     first = write(tmp_path / "a.jsonl", [user(0, "I prefer tabs over spaces for indentation.", session="s1")])
     engine.learn(first)
     [old] = records(engine, Kind.PREFERENCE)
     second = write(tmp_path / "b.jsonl", [user(10, "No, I prefer spaces, not tabs.", session="s1",
                                                at=START + timedelta(hours=1))])
     result = engine.learn(second)
-    assert result.counts["replaced"] == 1 and result.claims[0].replaces == old.id
-    assert engine.get(old.id).content == "I prefer spaces"
+    assert result.counts["replaced"] == 1 and result.counts["added"] == 0 and result.claims[0].replaces == old.id
+    # The stored record keeps its text; a new record corrects it (one event with the apply).
+    assert engine.get(old.id).content == "I prefer tabs over spaces for indentation"
+    [apply_event] = [e for e in result.events if e.reason.startswith("apply ")]
+    newer = [m for m in records(engine, Kind.PREFERENCE) if m.id != old.id]
+    assert [m.content for m in newer] == ["I prefer spaces"]
+    assert apply_event.data["corrects"] == [[newer[0].id, old.id]]
+    recalled = engine.recall("which indentation do I prefer")
+    top = recalled.results[0]
+    assert top.id == newer[0].id and "corrected" in top.markers and old.id in top.corrects
+    current = [r.id for r in recalled.results if "historical-rationale" not in r.markers]
+    assert old.id not in current
     assert [(r.outcome, r.weight) for r in engine.reinforcements(old.id)] == [("explicit_correction", -1.0)]
+    engine.undo(apply_event.id)  # undo removes the newer record and its relation: the old one is current again
+    top = engine.recall("which indentation do I prefer").results[0]
+    assert top.id == old.id and "corrected" not in top.markers
+
+
+def test_two_separate_learn_runs_on_the_command_line_show_the_correction_marked(cli, tmp_path):
+    first = write(tmp_path / "a.jsonl", [user(0, "I prefer tabs over spaces for indentation.", session="s1")])
+    second = write(tmp_path / "b.jsonl", [user(10, "No, I prefer spaces, not tabs.", session="s1",
+                                               at=START + timedelta(hours=1)),
+                                          user(12, "Which indentation do I prefer?", session="s1",
+                                               at=START + timedelta(hours=2))])
+    assert cli("--now", LATER.isoformat(), "learn", first).code == 0
+    before = cli("--now", LATER.isoformat(), "recall", "which indentation do I prefer").out
+    assert '"I prefer tabs over spaces for indentation"' in before and "corrected" not in before  # control
+    learned = cli("--now", LATER.isoformat(), "learn", second)
+    assert learned.code == 0 and "replaced 1" in learned.out
+    recalled = cli("--now", LATER.isoformat(), "recall", "which indentation do I prefer")
+    assert '| corrected] "I prefer spaces"' in recalled.out
+    assert "I prefer tabs over spaces for indentation" not in recalled.out
+
+
+def test_a_third_session_corrects_the_current_record_not_the_one_already_corrected(engine, tmp_path):
+    turns = ["I prefer tabs over spaces for indentation.", "No, I prefer spaces, not tabs.", "Actually, I prefer tabs again."]
+    for n, text in enumerate(turns):
+        engine.learn(write(tmp_path / f"{n}.jsonl", [user(10 * n, text, session="s1", at=START + timedelta(hours=n))]))
+    recalled = engine.recall("which indentation do I prefer")
+    top = recalled.results[0]
+    assert engine.get(top.id).content == "I prefer tabs again" and len(top.corrects) == 2
+    current = [engine.get(r.id).content for r in recalled.results if "historical-rationale" not in r.markers]
+    assert current == ["I prefer tabs again"]
+
+
+def test_a_weaker_correction_of_a_stronger_record_is_withheld_not_related(engine, tmp_path):
+    pinned = engine.remember("I prefer tabs over spaces for indentation", kind="preference", origin="s1").memory
+    engine.pin(pinned.id)
+    result = engine.learn(write(tmp_path / "b.jsonl", [user(10, "No, I prefer spaces, not tabs.", session="s1")]))
+    assert result.counts["withheld"] == 1 and result.counts["replaced"] == 0
+    top = engine.recall("which indentation do I prefer").results[0]
+    assert top.id == pinned.id and "corrected" not in top.markers  # the pinned record stands
+    assert [r.outcome for r in engine.reinforcements(pinned.id)] == ["explicit_correction"]
 
 
 def test_restating_a_stored_preference_is_an_explicit_reinforcement(engine, tmp_path):
@@ -216,11 +266,11 @@ def test_a_run_that_failed_part_way_is_completed_by_running_it_again(engine, tmp
     real = Learning.apply
     calls = []
 
-    def failing_second(self, batch):
+    def failing_second(self, batch, **options):
         calls.append(batch.source.id)
         if len(calls) == 2:
             raise Refused("simulated failure")
-        return real(self, batch)
+        return real(self, batch, **options)
 
     monkeypatch.setattr(Learning, "apply", failing_second)
     with pytest.raises(Refused):
@@ -401,3 +451,17 @@ def test_two_corrections_of_one_record_in_a_batch_become_a_chain(engine, tmp_pat
     assert [c.replaces for c in result.claims] == [old.id, "#0"]
     top = engine.recall("where is the staging database").results[0]
     assert engine.get(top.id).content == "the staging database is on db-stage-04" and "corrected" in top.markers
+
+
+def test_mentioning_a_corrected_record_does_not_confirm_the_one_that_corrected_it(engine, tmp_path):
+    engine.learn(write(tmp_path / "a.jsonl", [user(0, "I prefer tabs over spaces for indentation.", session="s1")]))
+    engine.learn(write(tmp_path / "b.jsonl", [user(10, "No, I prefer spaces, not tabs.", session="s1",
+                                                   at=START + timedelta(hours=1))]))
+    [newer] = [m for m in records(engine, Kind.PREFERENCE) if m.content == "I prefer spaces"]
+    debate = "We decided to end the tabs over spaces for indentation debate."
+    mention = write(tmp_path / "c.jsonl", [user(20, debate, session="s1", at=START + timedelta(hours=2))])
+    assert engine.learn(mention).counts["confirmed"] == 0
+    assert engine.get(newer.id).reinforced_at == newer.reinforced_at
+    says_it = write(tmp_path / "d.jsonl", [user(30, "Spaces: I prefer spaces, as I said.", session="s1",
+                                                at=START + timedelta(hours=3))])
+    assert engine.learn(says_it).counts["confirmed"] == 1  # control: a source repeating it confirms it

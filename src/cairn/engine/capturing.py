@@ -39,7 +39,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -50,6 +50,7 @@ from ..errors import InvalidInput, Refused
 from ..learn.batch import MAX_CLAIMS, MAX_SOURCE_TEXT, Batch, ClaimSpec, SourceSpec
 from ..learn.ingest import Conversation, Turn, TurnError
 from ..learn.ingest import _digest as turns_digest
+from ..learn.signals import prompt_key
 from ..model import Actor, Basis, Event, Kind, Memory, Method, Role, SourceKind, format_time
 from .ingesting import Ingesting
 from .learning import Applied, Learning, applied_and_standing, undone_ids
@@ -69,6 +70,7 @@ OUTCOMES: dict[str, float] = {
     "explicit_correction": -1.0,
 }
 LEARN_COUNTS = wire.LEARN_COUNTS
+__all__ = ["Capturing", "Learned", "ReinforceResult", "Reinforcement", "prompt_key", "reinforcements"]
 
 Progress = Callable[[str, int, int], None]
 
@@ -138,8 +140,11 @@ class Capturing(Part):
         progress: Progress | bool | None = None,
         model_settings: dict | None = None,
         data: dict | None = None,
+        injected: Mapping[str, Sequence[str]] | None = None,
     ) -> Learned:
         # ``data`` is kept in the episodes' event beside the learn note (the archive's link).
+        # ``injected``: a host's ledger, prompt_key(prompt) -> ids of the memories recalled
+        # for that prompt; with it, a user turn's reaction to the answer is linked to them.
         model = self._extractor(extractor_name, model_settings)
         transcript = _storable(self._read(path, format))
         place = clean_origin(origin if origin is not None else (transcript.name or Path(path).stem or "transcript"))
@@ -175,7 +180,7 @@ class Capturing(Part):
         marks = [{"sources": [b.source.id for b in plan.batches if _part_of(b.source.id, source.id)],
                   "turns": [t.id for t in chunk]} for (source, _), chunk in zip(groups[len(again):], fresh, strict=True)]
         return self._write(transcript, new, place, model.name, plan, counts, claims, rejected, report,
-                           {**(data or {}), "learn": {"origin": place, "chunks": marks}})
+                           {**(data or {}), "learn": {"origin": place, "chunks": marks}}, injected or {})
 
     def _undone_chunks(self, view, place: str) -> list[list[str]]:
         """Turn ids of every chunk an earlier learn of ``place`` read whose batch was
@@ -201,7 +206,8 @@ class Capturing(Part):
         return found
 
     def _write(self, transcript: Transcript, new: list[Turn], place: str, name: str, plan: _Plan, counts: dict,
-               claims: tuple[ClaimSpec, ...], rejected: list[str], report: Progress | None, note: dict) -> Learned:
+               claims: tuple[ClaimSpec, ...], rejected: list[str], report: Progress | None, note: dict,
+               injected: Mapping[str, Sequence[str]]) -> Learned:
         """Claims first, then episodes. Each batch's source id is derived from the turns it
         was read from, so a run that failed part-way is finished by running it again: a
         batch that already stands is not applied twice, and the turns whose episodes were
@@ -209,13 +215,15 @@ class Capturing(Part):
         events: list[Event] = []
         applied: list[Applied] = []
         landed: list[tuple[str, str, str]] = []  # per claim, in order: (outcome, record id, reason)
+        sources: list[str] = []  # per claim, in order: the batch source it was applied from
         for batch in plan.batches:
             if not batch.claims:
                 continue
+            sources += [batch.source.id] * len(batch.claims)
             if self._standing(batch.source.id):
                 landed += [("already-applied", "", "")] * len(batch.claims)
                 continue
-            result = self._learning.apply(batch)
+            result = self._learning.apply(batch, succession=True)
             applied.append(result)
             for key in counts:
                 if key in result.counts:
@@ -235,7 +243,10 @@ class Capturing(Part):
         link_event = self._link(plan.links, landed)
         if link_event is not None:
             events.append(link_event)
-        reinforced = self._reinforcements(claims, landed, created, transcript.name or place)
+        session = transcript.name or place
+        reinforced, corrected = self._reinforcements(claims, landed, created, sources, session)
+        if injected:
+            reinforced += self._signals(transcript, {t.id for t in new}, injected, session, corrected)
         counts["reinforcements"] = len(reinforced)
         events += reinforced
         if report:
@@ -290,7 +301,8 @@ class Capturing(Part):
         rejected: list[str] = []
         for chunk in chunks:
             source = _source(chunk, place, method)
-            candidates = [Candidate(m.id, m.kind, m.content) for m in self._learning.mentioned_by(_wire(source))]
+            mentioned = self._learning.mentioned_by(_wire(source), succession=True)
+            candidates = [Candidate(m.id, m.kind, m.content) for m in mentioned]
             proposal = extract_turns(model, source, [t.text for t in chunk], candidates)
             rejected += proposal.rejected
             kinds = {c.ref: c.kind for c in candidates}
@@ -317,21 +329,89 @@ class Capturing(Part):
                 m.put_relation(None, self._relations.checked_relation(m.tx, newer_record, Role.CORRECTS, old_id))
         return m.event
 
-    def _reinforcements(self, claims: Sequence[ClaimSpec], landed, created: set[str], session: str) -> list[Event]:
-        """Explicit user signals on records held before this run."""
+    def _reinforcements(self, claims: Sequence[ClaimSpec], landed, created: set[str], sources: Sequence[str],
+                        session: str) -> tuple[list[Event], set[str]]:
+        """Explicit user signals on records held before this run, and the records an
+        explicit correction was recorded on. Keyed by the batch they were applied from:
+        a batch applied again after an undo records nothing twice."""
         out = []
-        for claim, (outcome, record, _) in zip(claims, landed, strict=False):
+        corrected: set[str] = set()
+        for claim, (outcome, record, _), source in zip(claims, landed, sources, strict=False):
             if record in created:
                 continue
             if claim.replaces and not claim.replaces.startswith("#") and outcome in ("replaced", "withheld"):
-                out.append(self.reinforce(claim.replaces, "explicit_correction", session=session, actor=Actor.SYSTEM,
-                                          note="corrected in a learned transcript").event)
+                corrected.add(claim.replaces)
+                out.append(self._reinforce_once(claim.replaces, "explicit_correction", source, session,
+                                                "corrected in a learned transcript"))
             elif outcome in ("duplicate", "reaffirmed") and not claim.replaces:
                 target = self.store.get_memory(self.space, record)
                 if target is not None and target.active:
-                    out.append(self.reinforce(record, "explicit_reinforcement", session=session, actor=Actor.SYSTEM,
-                                              note="stated again in a learned transcript").event)
-        return [e for e in out if e is not None]
+                    out.append(self._reinforce_once(record, "explicit_reinforcement", source, session,
+                                                    "stated again in a learned transcript"))
+        return [e for e in out if e is not None], corrected
+
+    def _signals(self, transcript: Transcript, new: set[str], injected: Mapping[str, Sequence[str]], session: str,
+                 corrected: set[str]) -> list[Event]:
+        """Reinforcement events from the user's reactions to an answer (see docs/learning.md).
+
+        For each new user turn, the memories recalled for the user turn just before it (the
+        host's ledger, by prompt key) are what the answer in between stood on. The turn
+        says it worked (+0.2), approves it (+1.0), or corrects one of them (-1.0); each is
+        recorded on the one memory it concerns, or on none. Keyed by the session and the
+        turn id: a replay, even under another origin, records nothing twice."""
+        out: list[Event] = []
+        previous: Turn | None = None
+        replies: list[str] = []  # the assistant's words since the previous user turn
+        for turn in transcript.turns:
+            if turn.speaker.lower() not in USER_SPEAKERS:
+                replies.append(turn.text)
+                continue
+            ids = injected.get(prompt_key(previous.text), ()) if previous is not None else ()
+            if turn.id in new and ids:
+                event = self._signal(turn, list(ids), replies, f"{session}/{turn.id}", session, corrected)
+                if event is not None:
+                    out.append(event)
+            previous, replies = turn, []
+        return out
+
+    def _signal(self, turn: Turn, ids: list[str], replies: list[str], key: str, session: str,
+                corrected: set[str]) -> Event | None:
+        from ..learn.extractors import Candidate
+        from ..learn.extractors.rules import correction_target, read_turn
+        from ..learn.signals import read_signal
+
+        found = self.store.get_memories(self.space, ids)
+        held = [found[i] for i in dict.fromkeys(ids) if i in found and found[i].active and found[i].kind is not Kind.EPISODE]
+        candidates = [Candidate(m.id, m.kind, m.content) for m in held]
+        if not candidates:
+            return None
+        outcome = read_signal(turn.text)
+        if outcome is not None:
+            # Seed 003: one memory linked to the outcome. One recalled: that one; several:
+            # the one the answer (and the reaction) clearly repeats, else none.
+            target = candidates[0].ref if len(candidates) == 1 else correction_target(
+                "\n".join([*replies, turn.text]), None, candidates)
+            note = "the answer it stood on worked" if outcome == "implicit_success" else "the user approved the answer"
+            return self._reinforce_once(target, outcome, key, session, note, at=turn.time) if target else None
+        for statement in read_turn(turn.text):
+            if not statement.correction:
+                continue
+            # A correction of what was recalled: the one memory whose terms it repeats.
+            target = correction_target(turn.text, statement.kind, candidates)
+            if target is not None and target not in corrected:
+                corrected.add(target)
+                return self._reinforce_once(target, "explicit_correction", key, session,
+                                            "the user corrected what was recalled", at=turn.time)
+        return None
+
+    def _reinforce_once(self, memory_id: str, outcome: str, source: str, session: str, note: str,
+                        at: datetime | None = None) -> Event | None:
+        """:meth:`reinforce`, unless the same outcome from the same source is already on the record."""
+        held = self.reinforcements(memory_id)
+        if any(r.outcome == outcome and r.source == source for r in held):
+            return None
+        return self.reinforce(memory_id, outcome, source=source, session=session, note=note, at=at,
+                              actor=Actor.SYSTEM).event
 
     # -- reinforcement ---------------------------------------------------------------
 

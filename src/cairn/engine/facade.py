@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import builtins
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from types import TracebackType
 from typing import IO, Any
@@ -471,14 +471,17 @@ class Cairn:
         dry_run: bool = False,
         progress: Any = None,
         model_settings: dict[str, Any] | None = None,
+        injected: Mapping[str, Sequence[str]] | None = None,
     ) -> Learned:
         """Learn from a transcript (claude-code, openai, jsonl or auto): the new turns as
         episodes, the user's explicit statements as one consolidation batch through the
         write policy. Re-running adds nothing; a grown file adds only its new turns.
         ``dry_run`` reads and extracts but writes nothing. ``model_settings`` (url, model,
-        key_env, timeout) configure the ``model`` extractor."""
+        key_env, timeout) configure the ``model`` extractor. ``injected`` (a host's ledger:
+        ``prompt_key(prompt)`` -> ids recalled for it) links the user's reactions to the
+        memories an answer stood on (reinforcement events)."""
         return self._capturing.learn(path, format=format, extractor_name=extractor, origin=origin, dry_run=dry_run,
-                                     progress=progress, model_settings=model_settings)
+                                     progress=progress, model_settings=model_settings, injected=injected)
 
     def reinforce(
         self,

@@ -30,6 +30,8 @@ from ..model import (
     Kind,
     Memory,
     Method,
+    Relation,
+    Role,
     Source,
     Status,
     Verdict,
@@ -97,8 +99,12 @@ class FeedbackResult:
 class Learning(Part):
     # -- batches -------------------------------------------------------------------------
 
-    def apply(self, batch: Batch | dict | str) -> Applied:
+    def apply(self, batch: Batch | dict | str, *, succession: bool = False) -> Applied:
         """Apply one consolidation batch (a :class:`Batch`, its wire dict, or JSON text).
+
+        With ``succession`` (``cairn learn``), a replacement the authority policy allows is
+        written as a new record declared to correct the old one, in the same event (see
+        :mod:`cairn.learn.consolidate`), so that recall marks it ``corrected``.
 
         Refused with :class:`InvalidInput` / :class:`Refused` and nothing written when the
         batch is malformed, a claim breaks a limit, ``replaces`` names a record outside the
@@ -116,11 +122,16 @@ class Learning(Part):
         with self.scope.mutation(ACTOR_OF_METHOD[source.method], reason) as m:
             if m.tx.get_source(self.space, source.id) is not None and applied_and_standing(m.tx, self.space, source.id):
                 raise Refused(f"source {source.id!r} was already applied; a new source needs a new id")
-            mentioned = self._mentioned(m.tx, source)
+            said = self._mentioned(m.tx, source)
+            mentioned = _heads(m.tx, self.space, said) if succession else said
             claims = [self._resolve_target(m.tx, c, mentioned, source.origin) for c in claims]
             incoming = Incoming(Evidence(source.basis, source.method, source.id, source.at), source.kind)
-            ctx = Context(self.space, source.origin, incoming, now, new_id)
+            ctx = Context(self.space, source.origin, incoming, now, new_id, succession)
             plan = plan_batch(claims, mentioned, self._standing(m.tx, claims, source.origin), ctx)
+            if succession:
+                # A chain's head offered for an older record the source mentions is not
+                # confirmed by that mention: only what the source itself repeats is.
+                plan.confirm = [i for i in plan.confirm if i in {s.id for s in said}]
             label_plan(plan, batch)
             counts, confirmed = self._write_plan(m, plan, source)
             m.tx.put_source(self.space, source_to_dict(_source_value(self.space, source, batch.source.text)))
@@ -131,11 +142,17 @@ class Learning(Part):
         changed is confirmed on top of that change), and describe both in the event."""
         for before, after in plan.writes.values():
             m.put(before, after)
+        for newer, older in plan.corrects:
+            # The newer record is this batch's own: no relation of it exists yet, so
+            # neither a duplicate nor a cycle can be declared here.
+            m.put_relation(None, Relation(new_id(), self.space, newer, Role.CORRECTS, older, self.now()))
         assert source.at is not None  # set by _clean_source
         confirmed = self._confirm(m.tx, plan.confirm, source.at)
         counts = {**dict.fromkeys(COUNT_KEYS, 0), **plan.counts, "confirmed": len(confirmed)}
         outcomes = [wire.claim_outcome(o) for o in plan.outcomes]
         m.data.update(counts, source=source.id, withheld_reasons=plan.withheld_reasons, claims=outcomes)
+        if plan.corrects:
+            m.data["corrects"] = [list(pair) for pair in plan.corrects]
         if counts["withheld"]:
             m.reason += f"; weaker replacements withheld={counts['withheld']}"
         return counts, confirmed
@@ -150,15 +167,17 @@ class Learning(Part):
                 standing[key] = [s for s in found if s.kind is claim.kind]
         return standing
 
-    def mentioned_by(self, source: object) -> list[Memory]:
+    def mentioned_by(self, source: object, *, succession: bool = False) -> list[Memory]:
         """The records a source would be offered (read-only): what ``replaces`` may name."""
         spec = self._clean_source(parse_source(source), self.now())
-        return self._mentioned(self.store, spec)
+        said = self._mentioned(self.store, spec)
+        return _heads(self.store, self.space, said) if succession else said
 
     def _mentioned(self, view: ReadView, source: SourceSpec) -> list[Memory]:
         """Prefilter with the full-text index (a mentioned record shares at least one term
         with the source, and its indexed terms bound its containment), then measure
-        containment exactly on the few rows that may qualify."""
+        containment exactly on the few rows that may qualify. (With ``succession``, a
+        mentioned record that a live record corrects stands for the head of its chain.)"""
         terms = sorted(set(content_terms(source.text)))
         source_terms = frozenset(terms)
         rows = view.mentioning(self.space, source.origin, terms)
@@ -335,6 +354,28 @@ class Learning(Part):
         (see :func:`cairn.policy.feedback.parse_message`). Nothing is written."""
         return verdicts.parse_message(text)
 
+
+
+def _heads(view: ReadView, space: str, memories: list[Memory]) -> list[Memory]:
+    """Each record replaced by the live head of its ``corrects``/``supersedes`` chain (in
+    order, once each). Where records are corrected by new records that keep the old ones
+    (succession), a correction names the subject's current state, never an older one:
+    with both offered, the old and the new text would compete and the correction could
+    fork the chain."""
+    out: dict[str, Memory] = {}
+    for memory in memories:
+        head, seen = memory, {memory.id}
+        while True:
+            newer = [r.from_id for r in view.relations(space, record_id=head.id)
+                     if r.to_id == head.id and r.role in (Role.CORRECTS, Role.SUPERSEDES) and r.from_id not in seen]
+            live = [m for m in view.get_memories(space, newer).values() if m.active and m.purged_at is None] if newer else []
+            if not live:
+                break
+            head = max(live, key=lambda m: (m.created_at, m.id))
+            seen.add(head.id)
+        if head.origin == memory.origin and head.kind is not Kind.EPISODE:
+            out.setdefault(head.id, head)
+    return list(out.values())
 
 
 def _with_slot(feedback: Feedback, slot) -> Feedback:

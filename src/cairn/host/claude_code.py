@@ -10,9 +10,12 @@ user's prompt. A memory hook must never do that, so every handler here ends in e
   ``{"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": …}}``
   with the digest; on ASK a one-line hint that the agent may ask for the missing anchor;
   on SKIP, or when nothing new was found, print nothing. Memories already injected into
-  this session, unchanged, are not injected again (a small per-session ledger).
+  this session, unchanged, are not injected again (a small per-session ledger, which also
+  notes which memories were recalled for which prompt: by a hash of the prompt, never its words).
 * **session-end / pre-compact / stop** — read the transcript from where the last run
-  stopped and learn from the new turns (episodes, and claims the capture finds).
+  stopped and learn from the new turns (episodes, and claims the capture finds), with
+  the session's ledger: a user's reaction to an answer ("that worked", "exactly", a
+  correction) becomes a reinforcement event on the memory recalled for the prompt before.
 
 Any error, a missing database, unreadable input or a run over the time budget (default
 1 s) ends the hook silently; the reason goes to ``hook.log`` in the hook folder beside the
@@ -162,7 +165,7 @@ def user_prompt_submit(payload: dict[str, Any], place: HookPlace, *, space: str,
             return _context(hint)
         assert decision.intent is not None
         found = _recall(cairn, _query(prompt, decision.intent), origin)
-    fresh = _unseen(place, session, found)
+    fresh = _unseen(place, session, found, prompt)
     if not fresh:
         return None
     return _context(CONTEXT_HEADER + "\n" + "\n".join(line for _, line in fresh))
@@ -178,9 +181,9 @@ def _query(prompt: str, intent: str) -> str:
     return intent
 
 
-def _recall(cairn: Any, query: str, origin: str | None) -> list[tuple[str, str]]:
-    """(version key, digest line) of each memory the recall put in its digest. This
-    project's memories come first (``prefer_origin``), others are not left out."""
+def _recall(cairn: Any, query: str, origin: str | None) -> list[tuple[str, str, str]]:
+    """(version key, digest line, memory id) of each memory the recall put in its digest.
+    This project's memories come first (``prefer_origin``), others are not left out."""
     recalled = cairn.recall(query, lane="claims", prefer_origin=origin)
     lines = recalled.digest.splitlines()[1:]  # the first line is the digest's own header
     by_prefix = {r.id[:10]: r for r in recalled.results}
@@ -192,28 +195,50 @@ def _recall(cairn: Any, query: str, origin: str | None) -> list[tuple[str, str]]
             continue
         memory = result.memory
         version = _digest("\x1f".join([memory.id, memory.content, str(memory.status), ",".join(result.markers)]))
-        found.append((version, line))
+        found.append((version, line, memory.id))
     return found
 
 
-def _unseen(place: HookPlace, session: str, found: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """The digest lines not injected into this session before, unchanged; records them."""
+def _unseen(place: HookPlace, session: str, found: list[tuple[str, str, str]], prompt: str) -> list[tuple[str, str]]:
+    """The digest lines not injected into this session before, unchanged. Records them,
+    and which memories were recalled for this prompt (injected now or earlier in the
+    session): what the answer to it stood on."""
+    from ..engine.capturing import prompt_key  # the engine is loaded already: recall ran
+
     if not found:
         return []
     place.ensure()
     path = place.ledger(session)
-    seen: list[str] = []
+    seen, turns = _ledger(path)
+    fresh = [(version, line) for version, line, _ in found if version not in seen]
+    turns.append({"prompt": prompt_key(prompt), "ids": [i for _, _, i in found]})
+    doc = {"seen": (seen + [v for v, _ in fresh])[-LEDGER_MAX:], "turns": turns[-LEDGER_MAX:]}
+    _write_atomic(path, json.dumps(doc))
+    _prune_ledgers(path.parent)
+    return fresh
+
+
+def _ledger(path: Path) -> tuple[list[str], list[dict[str, Any]]]:
+    """A session ledger: the versions injected, and per prompt the memories recalled for
+    it. (A ledger of an earlier version is a plain list of versions.)"""
     try:
         loaded = json.loads(path.read_text("utf-8"))
-        if isinstance(loaded, list):
-            seen = [v for v in loaded if isinstance(v, str)]
     except (OSError, ValueError):
-        pass
-    fresh = [(version, line) for version, line in found if version not in seen]
-    if fresh:
-        _write_atomic(path, json.dumps((seen + [v for v, _ in fresh])[-LEDGER_MAX:]))
-        _prune_ledgers(path.parent)
-    return fresh
+        return [], []
+    if isinstance(loaded, list):
+        return [v for v in loaded if isinstance(v, str)], []
+    if not isinstance(loaded, dict):
+        return [], []
+    seen = [v for v in loaded.get("seen") or [] if isinstance(v, str)]
+    turns = [t for t in loaded.get("turns") or [] if isinstance(t, dict) and isinstance(t.get("prompt"), str)
+             and isinstance(t.get("ids"), list)]
+    return seen, turns
+
+
+def injected(place: HookPlace, session: str) -> dict[str, list[str]]:
+    """The session's ledger as ``Cairn.learn`` reads it: prompt key -> ids recalled for
+    it (the latest, for a prompt asked twice)."""
+    return {t["prompt"]: [i for i in t["ids"] if isinstance(i, str)] for t in _ledger(place.ledger(session))[1]}
 
 
 def _prune_ledgers(folder: Path) -> None:
@@ -261,31 +286,60 @@ def learn_from_transcript(payload: dict[str, Any], place: HookPlace, *, space: s
     state = place.folder / "transcripts" / _digest(str(path.resolve()))
     state.parent.mkdir(exist_ok=True, mode=0o700)
     with _locked(state.with_suffix(".lock")):
-        offset = _offset(state, path)
+        offset, context = _offset(state, path)
         with path.open("rb") as source:
-            source.seek(offset)
+            source.seek(context)
+            before = source.read(offset - context)  # the last user prompt already read: context only
             chunk = source.read()
         chunk = chunk[: chunk.rfind(b"\n") + 1]  # a line still being written waits for the next run
         if not chunk.strip():
             return 0
         part = state.with_suffix(".part.jsonl")
-        _write_atomic(part, chunk.decode("utf-8", errors="replace"))
+        _write_atomic(part, (before + chunk).decode("utf-8", errors="replace"))
+        session = _text(payload, "session_id") or "no-session"
         try:
             with Cairn(place.db, space=space, now=now) as cairn:
-                cairn.learn(str(part), format="claude-code", origin=origin)
+                cairn.learn(str(part), format="claude-code", origin=origin, injected=injected(place, session))
         finally:
             part.unlink(missing_ok=True)
-        _write_atomic(state.with_suffix(".json"), json.dumps({"path": str(path), "offset": offset + len(chunk)}))
+        last = _last_prompt(before + chunk)
+        state_doc = {"path": str(path), "offset": offset + len(chunk),
+                     "context": context + last if last is not None else offset + len(chunk)}
+        _write_atomic(state.with_suffix(".json"), json.dumps(state_doc))
         return len(chunk)
 
 
-def _offset(state: Path, path: Path) -> int:
+def _last_prompt(lines: bytes) -> int | None:
+    """Where the last user prompt (a user line with text, not only tool results) starts in
+    ``lines``. The next run reads again from there: a reaction to the answer ("that worked")
+    is linked to the prompt before it, whose turn is already stored (read, not written again)."""
+    end = len(lines)
+    while end > 0:
+        start = lines.rfind(b"\n", 0, end - 1) + 1
+        try:
+            doc = json.loads(lines[start:end])
+        except ValueError:
+            doc = None
+        if isinstance(doc, dict) and doc.get("type") == "user":
+            content = (doc.get("message") or {}).get("content") if isinstance(doc.get("message"), dict) else None
+            if isinstance(content, str) or (isinstance(content, list) and any(
+                    isinstance(p, dict) and p.get("type") == "text" for p in content)):
+                return start
+        end = start
+    return None
+
+
+def _offset(state: Path, path: Path) -> tuple[int, int]:
+    """Where the last run stopped, and where the context it keeps (the last user prompt) starts."""
     try:
         doc = json.loads(state.with_suffix(".json").read_text("utf-8"))
         offset = int(doc.get("offset", 0))
+        context = int(doc.get("context", offset))
     except (OSError, ValueError, TypeError, AttributeError):
-        return 0
-    return offset if 0 <= offset <= path.stat().st_size else 0
+        return 0, 0
+    if not 0 <= offset <= path.stat().st_size:
+        return 0, 0
+    return offset, context if 0 <= context <= offset else offset
 
 
 @contextmanager

@@ -24,6 +24,12 @@ sneak a weaker claim past the guard. A replacement whose value another active re
 the origin already holds attaches its evidence to that record and retires the replaced
 one: one current record, never two copies with different evidence.
 
+**Succession** (``Context.succession``, what ``cairn learn`` asks for): a replacement the
+authority policy lets through is written as a new record that ``corrects`` the old one
+(``Plan.corrects``), instead of new text in the old record's place. The old record keeps
+its text, recall gives way to the new one and marks it ``corrected``: a conversation's
+correction stays visible as one. Withheld and reaffirmed claims are as without it.
+
 **Confirmation**: mentioned records left standing, or named and reaffirmed with identical
 content, are returned in ``confirm``; never for project_state (states go stale silently)
 and never for progress sources (their mentioned records are nominated by kind, not
@@ -125,6 +131,7 @@ class Plan:
         default_factory=lambda: dict.fromkeys(("added", "replaced", "withheld", "conflicted", "reaffirmed", "unchanged"), 0)
     )
     withheld_reasons: dict[str, int] = field(default_factory=dict)
+    corrects: list[tuple[str, str]] = field(default_factory=list)  # (newer id, older id): relations to declare
 
     def write(self, before: Memory | None, after: Memory) -> Memory:
         """Record a change; a record touched twice by one batch is still one change of
@@ -146,6 +153,7 @@ class Context:
     incoming: Incoming
     now: datetime
     new_id: Callable[[], str]
+    succession: bool = False  # a replacement adds a record that corrects the old one
 
 
 Standing = dict[tuple[Kind, str], list[Memory]]  # (kind, fingerprint) -> records holding that text
@@ -253,6 +261,13 @@ def _replacement(
             if holder is not None:
                 _merge(plan, claim, target, old, holder, ctx, reaffirmed)
                 return
+            if ctx.succession:
+                # The correction gets a record of its own and declares that it corrects
+                # the old one, which keeps its text: recall shows the new one `corrected`.
+                newer = _create(plan, claim, ctx, Status.PROVISIONAL, standing, counted=False)
+                plan.corrects.append((newer.id, target.id))
+                _done(plan, claim, "replaced", newer.id, reason)
+                return
             after = plan.write(target, _replaced(old, claim, ctx))
             # The record now holds the new text: a later claim of it finds it here.
             standing.setdefault((claim.kind, value), []).append(after)
@@ -347,7 +362,8 @@ def _done(plan: Plan, claim: ClaimSpec, outcome: str, memory_id: str, reason: st
     plan.outcomes.append(ClaimOutcome(claim.index, outcome, memory_id, reason))
 
 
-def _create(plan: Plan, claim: ClaimSpec, ctx: Context, status: Status, standing: Standing) -> Memory:
+def _create(plan: Plan, claim: ClaimSpec, ctx: Context, status: Status, standing: Standing, *,
+            counted: bool = True) -> Memory:
     memory = Memory(
         id=ctx.new_id(),
         space=ctx.space,
@@ -361,7 +377,8 @@ def _create(plan: Plan, claim: ClaimSpec, ctx: Context, status: Status, standing
         updated_at=ctx.incoming.at,
     )
     plan.write(None, memory)
-    plan.counts["conflicted" if status is Status.CONFLICTED else "added"] += 1
+    if counted:
+        plan.counts["conflicted" if status is Status.CONFLICTED else "added"] += 1
     standing.setdefault((claim.kind, fingerprint(claim.content)), []).append(memory)
     return memory
 

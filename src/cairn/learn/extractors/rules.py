@@ -268,15 +268,15 @@ def read_turn(text: str) -> list[Found]:
     return found
 
 
-def correction_target(turn: str, kind: Kind, candidates: Sequence[Candidate]) -> str | None:
-    """The one candidate of ``kind`` that the correcting turn clearly names: the best share
-    of its terms repeated by the turn (at least :data:`MIN_CORRECTION_OVERLAP`), strictly
-    better than the runner-up. Ambiguity proposes nothing: a wrong ``replaces`` would
-    overwrite a record the user did not mean."""
+def correction_target(turn: str, kind: Kind | None, candidates: Sequence[Candidate]) -> str | None:
+    """The one candidate of ``kind`` (any kind when None) that the correcting turn clearly
+    names: the best share of its terms repeated by the turn (at least
+    :data:`MIN_CORRECTION_OVERLAP`), strictly better than the runner-up. Ambiguity proposes
+    nothing: a wrong ``replaces`` would overwrite a record the user did not mean."""
     said = set(content_terms(turn))
     scored = []
     for candidate in candidates:
-        if candidate.kind is not kind:
+        if kind is not None and candidate.kind is not kind:
             continue
         own = set(content_terms(candidate.content))
         if own:
