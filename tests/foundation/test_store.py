@@ -187,6 +187,9 @@ def _downgrade_to_initial(path) -> None:
     conn = sqlite3.connect(path)
     conn.execute("DROP INDEX memories_by_turn")
     conn.execute("ALTER TABLE memories DROP COLUMN turn")
+    conn.execute("DROP INDEX memories_by_trust")
+    for column in ("evidence_at", "layer", "revision", "purged_at", "reinforced_at", "last_confirmed_at"):
+        conn.execute(f"ALTER TABLE memories DROP COLUMN {column}")
     conn.execute("DELETE FROM schema_migrations WHERE seq > 1")
     conn.commit()
     conn.close()

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from cairn.model import Event, Memory, Relation, format_time, parse_time
-from cairn.store import SCHEMA_VERSION, EpisodeTurn, content_hash
+from cairn.store import SCHEMA_VERSION, EpisodeTurn, RecordFacts, content_hash
+from cairn.store.protocol import facts_of
 from cairn.store.sqlite.vectors import vector_text
 from cairn.text import index_text
 
@@ -164,6 +165,13 @@ class MemStore:
     def count_events(self, space: str) -> int:
         return sum(1 for _, e in self._s.events if e.space == space)
 
+    def events_by_reason(self, space: str, prefixes: Sequence[str]) -> list[Event]:
+        return [e for e in self.events(space, newest_first=False) if any(e.reason.startswith(p) for p in prefixes)]
+
+    def record_facts(self, space: str, *, kinds=None, statuses=None) -> list[RecordFacts]:
+        return sorted((facts_of(m) for m in self.iter_memories(space, statuses=statuses, kinds=kinds)
+                       if m.status.value not in ("retired", "forgotten")), key=lambda f: (f.kind, f.status, f.id))
+
     def get_relation(self, space: str, relation_id: str) -> Relation | None:
         return self._s.relations.get((space, relation_id))
 
@@ -224,14 +232,15 @@ class MemStore:
         keys = sorted((r.key for r in self._indexed() if term in r.content or term in r.aliases), reverse=True)
         return list(keys[:limit])
 
-    def load_ranked(self, space: str, keys: Sequence[Hashable], *, claims_only: bool, limit: int) -> list[Memory]:
+    def load_ranked(self, space: str, keys: Sequence[Hashable], *, claims_only: bool, limit: int,
+                    skip_retired: bool = False) -> list[Memory]:
         out: list[Memory] = []
         for key in keys:
             place = self._s.by_key.get(key)  # type: ignore[call-overload]
             if place is None or place[0] != space:
                 continue
             memory = self._s.rows[place].memory
-            if not (claims_only and memory.kind.value == "episode"):
+            if not (claims_only and memory.kind.value == "episode") and not (skip_retired and memory.status.value == "retired"):
                 out.append(memory)
             if len(out) >= limit:
                 break
@@ -273,14 +282,17 @@ class MemStore:
     def names_speaker(self, space: str, word: str) -> bool:
         return any(word in r.aliases for r in self._episodes(space))
 
-    def episode_matches(self, space: str, words: Sequence[tuple[str, bool]], cap: int) -> list[EpisodeTurn]:
-        hits = [(r, _matches(r.content, words)) for r in self._episodes(space)]
+    def episode_matches(self, space: str, words: Sequence[tuple[str, bool]], cap: int,
+                        skip_retired: bool = False) -> list[EpisodeTurn]:
+        hits = [(r, _matches(r.content, words)) for r in self._episodes(space)
+                if not (skip_retired and r.memory.status.value == "retired")]
         hits = [h for h in hits if h[1]]
         hits.sort(key=lambda h: (-h[1], h[0].key))
         return [self._turn(r) for r, _ in hits[:cap]]
 
-    def speaker_turns(self, space: str, word: str, cap: int) -> list[EpisodeTurn]:
-        hits = [r for r in self._episodes(space) if word in r.aliases]
+    def speaker_turns(self, space: str, word: str, cap: int, skip_retired: bool = False) -> list[EpisodeTurn]:
+        hits = [r for r in self._episodes(space) if word in r.aliases
+                and not (skip_retired and r.memory.status.value == "retired")]
         hits.sort(key=lambda r: r.key, reverse=True)
         return [self._turn(r) for r in hits[:cap]]
 
@@ -296,6 +308,9 @@ class MemStore:
                 if r.memory.origin == origin and r.memory.kind.value == "episode" and r.memory.evidence.source_id}
 
     # -- writes ------------------------------------------------------------------------
+
+    def put_lifecycle(self, memory: Memory) -> None:
+        self.put_memory(memory)
 
     def put_memory(self, memory: Memory) -> None:
         place = (memory.space, memory.id)

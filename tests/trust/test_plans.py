@@ -128,3 +128,18 @@ def test_maintain_cli_writes_a_plan_file_and_report_writes_nothing(cli, cairn, t
     assert report.code == 0 and not out.exists() and report.json()["ops"]
     assert cli("maintain", "--out", str(out)).code == 0 and json.loads(out.read_text())["ops"]
     assert cli("maintain", "--auto").code == 1
+
+
+def test_a_long_plan_prints_its_head_and_the_file_holds_every_op(cli, cairn, clock, tmp_path, monkeypatch):
+    import cairn.cli.trust as trust_cli
+
+    monkeypatch.setattr(trust_cli, "SHOWN", 2)
+    for i in range(3):
+        cairn.remember(f"Fact number {i} about the build", kind="fact")
+    clock.at += timedelta(days=91)
+    out = tmp_path / "plan.json"
+    text = cli("--now", clock.at.isoformat(), "maintain", "--out", str(out))
+    assert text.code == 0 and "... and 4 more" in text.out
+    assert sum(1 for line in text.out.splitlines() if "review_due" in line or "confidence_decay" in line) == 2
+    doc = json.loads(out.read_text())  # one op per line, still one JSON document
+    assert len(doc["ops"]) == 6 and doc == cli("--now", clock.at.isoformat(), "--json", "maintain", "--report").json()

@@ -66,7 +66,9 @@ def register(sub) -> None:
                                 "neutral_exposure (0; recorded only with --neutral, once per session). The event\n"
                                 "feeds maintenance; it changes no confidence or ranking by itself.")
     p.add_argument("id", help="memory id or unique prefix")
-    p.add_argument("outcome", help="explicit_reinforcement | implicit_success | explicit_correction | neutral_exposure")
+    p.add_argument("outcome", nargs="?", help="the outcome, as --outcome gives it (either form, not both)")
+    p.add_argument("--outcome", dest="outcome_option", metavar="OUTCOME",
+                   help="explicit_reinforcement | implicit_success | explicit_correction | neutral_exposure")
     p.add_argument("--session", help="the session the signal came from")
     p.add_argument("--note", help="a short note")
     p.add_argument("--neutral", action="store_true", help="record neutral_exposure (off by default)")
@@ -177,7 +179,13 @@ def cmd_learn(cairn: Cairn, args) -> Output:
 
 
 def cmd_reinforce(cairn: Cairn, args) -> Output:
-    result = cairn.reinforce(args.id, args.outcome, session=args.session, note=args.note, neutral=args.neutral)
+    if args.outcome and args.outcome_option and args.outcome != args.outcome_option:
+        raise InvalidInput("outcome", f"given twice, as {args.outcome!r} and --outcome {args.outcome_option!r}")
+    outcome = args.outcome_option or args.outcome
+    if not outcome:
+        raise InvalidInput("outcome", "give --outcome explicit_reinforcement | implicit_success | explicit_correction"
+                                      " | neutral_exposure")
+    result = cairn.reinforce(args.id, outcome, session=args.session, note=args.note, neutral=args.neutral)
     doc = result.to_dict()
-    text = f"{args.outcome} recorded in event {doc['event']}" if result.recorded else f"not recorded: {result.reason}"
+    text = f"{outcome} recorded in event {doc['event']}" if result.recorded else f"not recorded: {result.reason}"
     return Output(doc, text)

@@ -8,7 +8,9 @@ only read.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any, cast
 
 from ..engine import Cairn
 from ..errors import InvalidInput
@@ -68,9 +70,24 @@ def _read(path: str, what: str) -> str:
         raise InvalidInput(what, f"cannot read {path!r}: {err.__class__.__name__}") from None
 
 
-def _write(path: str, doc: object) -> None:
+SHOWN = 200  # lines of a plan printed as text; the plan file and --json hold every one
+
+
+def plan_text(doc: Mapping[str, Any], items: str) -> str:
+    """A plan as JSON a person can review: its header indented, then one item per line.
+    (``json.dumps(indent=...)`` encodes in pure Python: 127k items took seconds.)"""
+    head = json.dumps({k: v for k, v in doc.items() if k != items}, indent=1, ensure_ascii=False)
+    rows = ",\n  ".join(json.dumps(x, ensure_ascii=False) for x in doc[items])
+    return f'{head[:-2]},\n "{items}": [\n  {rows}\n ]\n}}\n'
+
+
+def _more(total: int, where: str) -> list[str]:
+    return [f"  ... and {total - SHOWN} more ({where})"] if total > SHOWN else []
+
+
+def _write(path: str, doc: Mapping[str, Any], items: str) -> None:
     try:
-        Path(path).write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        Path(path).write_text(plan_text(doc, items), encoding="utf-8")
     except OSError as err:
         raise InvalidInput("out", f"cannot write {path!r}: {err.__class__.__name__}") from None
 
@@ -111,12 +128,13 @@ def cmd_maintain(cairn: Cairn, args) -> Output:
         raise InvalidInput("auto", "only with --apply PLAN")
     plan = cairn.maintenance_plan()
     lines = [f"{len(plan['ops'])} recommendation(s) over {plan['records']} active claim(s)"]
-    for op in plan["ops"]:
+    for op in plan["ops"][:SHOWN]:
         extra = f" {op.get('from')} -> {op.get('to')}" if op.get("to") else ""
         extra += f" -{op.get('decay')}" if op.get("decay") else ""
         lines.append(f"  {short(op['id'])}  {op['op']}{extra}  [{op['risk']}]  {op['reason']}")
+    lines += _more(len(plan["ops"]), "--json lists every one" if args.report else f"all in {args.out}")
     if not args.report:
-        _write(args.out, plan)
+        _write(args.out, cast(Mapping[str, Any], plan), "ops")
         lines.append(f"plan written to {args.out}; review it, then `cairn maintain --apply {args.out}`")
     return Output(plan, "\n".join(lines))
 
@@ -130,7 +148,8 @@ def cmd_retention(cairn: Cairn, args) -> Output:
         return Output(doc, text)
     plan = cairn.retention_plan(_read(args.file, "policies"))
     lines = [f"{len(plan['matches'])} of {plan['records']} record(s) match"]
-    lines += [f"  {short(m['id'])}  {m['policy']}: {m['reason']}" for m in plan["matches"][:200]]
-    _write(args.out, plan)
+    lines += [f"  {short(m['id'])}  {m['policy']}: {m['reason']}" for m in plan["matches"][:SHOWN]]
+    lines += _more(len(plan["matches"]), f"all in {args.out}")
+    _write(args.out, cast(Mapping[str, Any], plan), "matches")
     lines.append(f"plan written to {args.out}; review it, then `cairn retention apply {args.out}`")
     return Output(plan, "\n".join(lines))

@@ -422,6 +422,9 @@ class Capturing(Part):
             raise InvalidInput("outcome", f"{outcome!r} (one of: {', '.join(OUTCOMES)})")
         if outcome == "neutral_exposure" and not neutral:
             return ReinforceResult(False, "neutral-exposure-off")
+        if outcome == "neutral_exposure" and not session:
+            # Counted at most once per record per session: without a session it cannot be.
+            raise InvalidInput("session", "neutral_exposure needs the session it was seen in (once per record per session)")
         when = as_time(at, "at") or self.now()
         if when > self.now():
             raise InvalidInput("at", "a reinforcement cannot come from the future")
@@ -435,7 +438,7 @@ class Capturing(Part):
                 raise Refused(f"memory {memory_id} is purged or unreadable")
             if memory.kind is Kind.EPISODE:
                 raise Refused(f"memory {memory_id} is an episode: reinforcement concerns claims")
-            if outcome == "neutral_exposure" and session and _exposed(m.tx.events(self.space, record_id=memory_id), session):
+            if outcome == "neutral_exposure" and _exposed(m.tx.events(self.space, record_id=memory_id), session):
                 return ReinforceResult(False, "neutral-exposure-once-per-session")
             # The event belongs to the record's history: its snapshot, unchanged.
             m.changes.append(_unchanged(memory))
@@ -478,9 +481,12 @@ def reinforcements(events: Sequence[Event], memory_id: str | None = None) -> lis
     return out
 
 
-def _exposed(events: Sequence[Event], session: str) -> bool:
+def _exposed(events: Sequence[Event], session: str | None) -> bool:
+    """Whether a standing (not undone) neutral exposure of this session is recorded."""
+    undone = {e.data.get("undoes") for e in events}
     return any((e.data.get("reinforcement") or {}).get("outcome") == "neutral_exposure"
-               and (e.data.get("reinforcement") or {}).get("session") == session for e in events)
+               and (e.data.get("reinforcement") or {}).get("session") == redact_text(session or "")
+               and e.id not in undone for e in events)
 
 
 def _unchanged(memory: Memory):

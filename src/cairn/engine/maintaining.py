@@ -24,13 +24,16 @@ from typing import Any, cast
 
 from .. import wire
 from ..errors import InvalidInput, Refused
-from ..model import Actor, Event, Memory, Status
+from ..model import Actor, Event, Status
 from ..policy import maintenance, retention
+from ..store import RecordFacts
 from .scope import Part
-from .trust import Ledger, record_state, unchanged
+from .trust import LEDGER_REASONS, Ledger, record_state, unchanged
 
 MAINTENANCE_PLAN = "cairn-maintenance-plan"
 RETENTION_PLAN = "cairn-retention-plan"
+ACTIVE = (Status.PROVISIONAL.value, Status.CONFIRMED.value)
+CLAIMS = ("fact", "preference", "decision", "project_state")  # maintenance concerns claims, not episodes
 OP_NAMES = frozenset({"review_memory", "decrease_stability", "mark_contested_suggestion", "increase_stability",
                       "flag_for_review", "review_due", "confidence_decay"})
 
@@ -52,8 +55,10 @@ class Maintaining(Part):
     def maintenance_plan(self) -> wire.MaintenancePlanDoc:
         """Every recommendation for this space's active claims, as a plan document."""
         with self.store.snapshot() as view:
-            ledger = Ledger(view.events(self.space, newest_first=False))
-            states = [record_state(m, ledger.state(m.id)) for m in self._claims(view)]
+            ledger = Ledger(view.events_by_reason(self.space, LEDGER_REASONS))
+            facts = view.record_facts(self.space, statuses=ACTIVE, kinds=CLAIMS)
+        found = (record_state(f, ledger.state(f.id)) for f in facts)
+        states = [s for s in found if s is not None]
         now = self.now()
         ops = maintenance.plan(states, now)
         return cast(wire.MaintenancePlanDoc, {"kind": MAINTENANCE_PLAN, "space": self.space, "created_at": now.isoformat(),
@@ -86,14 +91,16 @@ class Maintaining(Part):
             policies = retention.parse_policies(policies_text)
         except retention.PolicyError as err:
             raise InvalidInput("policies", str(err)) from None
+        kinds, statuses = retention.scope(policies)
         with self.store.snapshot() as view:
-            events = view.events(self.space, newest_first=False)
-            used = {i for i, s in Ledger(events).states.items() if "used" in s.reports}
-            memories = list(view.iter_memories(self.space))
+            ledger = Ledger(view.events_by_reason(self.space, LEDGER_REASONS))
+            facts = view.record_facts(self.space, kinds=kinds, statuses=statuses)
+        used = {i for i, s in ledger.states.items() if "used" in s.reports}
+        records = [r for r in map(_retention_record, facts) if r is not None]
         now = self.now()
-        found = retention.matches(policies, memories, now, used)
+        found = retention.matches(policies, records, now, used)
         return {"kind": RETENTION_PLAN, "space": self.space, "created_at": now.isoformat(),
-                "policies": [p.name for p in policies], "records": len(memories),
+                "policies": [p.name for p in policies], "records": len(records),
                 "matches": [{"id": f.id, "policy": f.policy, "reason": f.reason, "revision": f.revision} for f in found]}
 
     def apply_retention(self, plan: object) -> PlanApplied:
@@ -106,17 +113,13 @@ class Maintaining(Part):
                 memory = found.get(r["id"])
                 if memory is None or memory.revision != r["revision"] or not retention.eligible(memory):
                     continue
-                m.put(memory, replace(memory, status=Status.RETIRED, revision=memory.revision + 1, updated_at=self.now()))
+                m.put_lifecycle(memory, replace(memory, status=Status.RETIRED, revision=memory.revision + 1,
+                                                updated_at=self.now()))
                 applied += 1
             m.data["retention"] = {"policies": doc.get("policies", []), "retired": applied}
         return PlanApplied(applied, len(rows) - applied, m.event)
 
     # -- helpers -----------------------------------------------------------------------
-
-    def _claims(self, view) -> list[Memory]:
-        active = (Status.PROVISIONAL.value, Status.CONFIRMED.value)
-        kinds = ("fact", "preference", "decision", "project_state")
-        return list(view.iter_memories(self.space, statuses=active, kinds=kinds))
 
     def _plan(self, plan: object, kind: str) -> Mapping[str, Any]:
         if isinstance(plan, str):
@@ -132,6 +135,13 @@ class Maintaining(Part):
         if not isinstance(plan.get("ops" if kind == MAINTENANCE_PLAN else "matches"), list):
             raise InvalidInput("plan", "its list of operations is missing")
         return plan
+
+
+def _retention_record(f: RecordFacts) -> retention.Record | None:
+    at = f.evidence_at if f.evidence_at is not None else f.created_at
+    if at is None:
+        return None  # no readable time: no age to judge, so no policy retires it
+    return retention.Record(f.id, f.kind, f.status, f.revision, f.pinned, f.purged, at)
 
 
 def _op(o: object) -> dict:

@@ -50,6 +50,15 @@ class Mutation:
         )
         return after
 
+    def put_lifecycle(self, before: Memory, after: Memory) -> Memory:
+        """As :meth:`put` for a change of lifecycle only (status, revision, clocks): the
+        record's text is not re-indexed (``WriteTx.put_lifecycle``)."""
+        if after.space != self.space or (after.id, after.content, after.aliases) != (before.id, before.content, before.aliases):
+            raise ValueError("a lifecycle change keeps the record's space, id and text")
+        self.tx.put_lifecycle(after)
+        self.changes.append(Change("memory", after.id, memory_to_dict(before), memory_to_dict(after)))
+        return after
+
     def put_relation(self, before: Relation | None, after: Relation) -> Relation:
         if after.space != self.space:
             raise ValueError("a mutation never crosses spaces")

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 
 from ..model import Change, Event, Memory, Relation, memory_to_dict
 from ..policy.confidence import Confidence, Support, compose
 from ..policy.maintenance import DEFAULT_STABILITY, RecordState
-from ..store import ReadView
+from ..store import ReadView, RecordFacts
 from .scope import Part
 
 
@@ -79,10 +79,25 @@ class Ledger:
         state.reviewed_at = at
 
 
-def record_state(memory: Memory, state: TrustState) -> RecordState:
-    anchors = [memory.created_at, memory.last_confirmed_at, state.reviewed_at]
-    return RecordState(memory.id, state.stability, max(a for a in anchors if a is not None),
-                       tuple(s.outcome for s in state.supports))
+# The reasons of the events a ledger folds (reinforcement, use reports, applied
+# maintenance) and of undos, which may cancel them: a space-wide ledger reads only these
+# events (``ReadView.events_by_reason``), not the whole log. Each writer of such an event
+# uses one of them (tests/trust/test_ledger.py holds them to it).
+LEDGER_REASONS = ("reinforce ", "use report ", "maintain ", "undo ")
+
+
+def record_state(facts: RecordFacts, state: TrustState) -> RecordState | None:
+    """What the maintenance rules read of a record: its stability, outcomes and the
+    anchor of its review cadence — the latest of its creation, its last confirmation
+    (``cairn confirm`` or an accurate verdict) and its last applied maintenance op.
+    None when its creation time cannot be read (such a row is skipped)."""
+    if facts.created_at is None:
+        return None
+    seconds = max(t for t in (facts.created_at, facts.reinforced_at, facts.last_confirmed_at) if t is not None)
+    anchor = datetime.fromtimestamp(seconds, UTC)
+    if state.reviewed_at is not None and state.reviewed_at > anchor:
+        anchor = state.reviewed_at
+    return RecordState(facts.id, state.stability, anchor, tuple(s.outcome for s in state.supports))
 
 
 def unchanged(memory: Memory) -> Change:
@@ -95,8 +110,8 @@ class Trust(Part):
     """Confidence of records, read from their events and relations."""
 
     def ledger(self, view: ReadView | None = None) -> Ledger:
-        """The whole space's ledger (one pass over its events)."""
-        return Ledger((view or self.store).events(self.space, newest_first=False))
+        """The whole space's ledger (one pass over the events it folds)."""
+        return Ledger((view or self.store).events_by_reason(self.space, LEDGER_REASONS))
 
     def confidence(self, memory: Memory, view: ReadView | None = None) -> Confidence:
         view = view or self.store

@@ -30,6 +30,7 @@ STABILITIES = ("low", "semi-stable", "stable")
 DEFAULT_STABILITY = "semi-stable"
 CADENCE_DAYS = {"low": 30, "semi-stable": 90, "stable": 180}
 DECAY = {"low": 0.15, "semi-stable": 0.15, "stable": 0.05}
+CADENCE = {name: timedelta(days=days) for name, days in CADENCE_DAYS.items()}
 LOW_RISK = frozenset({"confidence_decay", "increase_stability"})
 
 
@@ -64,13 +65,16 @@ class Op:
         return doc
 
 
+_NONE: Counter[str] = Counter()  # read only
+
+
 def _step(stability: str, by: int, cap: str = "stable") -> str:
     i = max(0, min(STABILITIES.index(cap), STABILITIES.index(stability) + by))
     return STABILITIES[i]
 
 
 def overdue_cycles(state: RecordState, now: datetime) -> int:
-    cadence = timedelta(days=CADENCE_DAYS[state.stability])
+    cadence = CADENCE[state.stability]
     if now <= state.anchor + cadence:
         return 0
     return int((now - state.anchor) / cadence)
@@ -78,7 +82,9 @@ def overdue_cycles(state: RecordState, now: datetime) -> int:
 
 def recommend(state: RecordState, now: datetime) -> list[Op]:
     """The recommendations for one record, in table order."""
-    n = Counter(state.outcomes)
+    if not state.outcomes and now <= state.anchor + CADENCE[state.stability]:
+        return []  # the common case, decided without counting anything
+    n: Counter[str] = Counter(state.outcomes) if state.outcomes else _NONE
     ops: list[Op] = []
     corrections = n["explicit_correction"]
     if corrections >= 1:

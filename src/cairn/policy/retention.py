@@ -83,37 +83,63 @@ def _policy(i: int, row: object) -> Policy:
     return Policy(name, float(days), kind, status, no_use)
 
 
-def eligible(memory: Memory) -> bool:
+@dataclass(frozen=True, slots=True)
+class Record:
+    """What a policy reads of a record (the store reads these without decoding records)."""
+
+    id: str
+    kind: str
+    status: str
+    revision: int
+    pinned: bool
+    purged: bool
+    at: float  # evidence time, else creation time, in POSIX seconds
+
+    @classmethod
+    def of(cls, m: Memory) -> Record:
+        return cls(m.id, m.kind.value, m.status.value, m.revision, m.pinned, m.purged_at is not None,
+                   (m.evidence.at or m.created_at).timestamp())
+
+
+OUTSIDE = frozenset({Status.RETIRED.value, Status.FORGOTTEN.value})
+
+
+def eligible(memory: Memory | Record) -> bool:
     """Pinned, forgotten, purged and already retired records are outside every policy."""
-    return not (memory.pinned or memory.purged_at is not None or memory.status in (Status.RETIRED, Status.FORGOTTEN))
+    r = memory if isinstance(memory, Record) else Record.of(memory)
+    return not (r.pinned or r.purged or r.status in OUTSIDE)
 
 
-def matches(policies: Iterable[Policy], memories: Iterable[Memory], now: datetime, used: set[str]) -> list[Match]:
-    """Each eligible record the first matching policy retires, with the reason."""
+def scope(policies: Iterable[Policy]) -> tuple[tuple[str, ...] | None, tuple[str, ...] | None]:
+    """The kinds and the statuses any of ``policies`` can match (None: any), so that only
+    those records are read."""
     policies = list(policies)
+    kinds = None if any(p.kind is None for p in policies) else tuple(sorted({p.kind.value for p in policies if p.kind}))
+    statuses = (None if any(p.status is None for p in policies)
+                else tuple(sorted({p.status.value for p in policies if p.status})))
+    return kinds, statuses
+
+
+def matches(policies: Iterable[Policy], records: Iterable[Record], now: datetime, used: set[str]) -> list[Match]:
+    """Each eligible record the first matching policy retires, with the reason."""
+    rules = [(p, p.kind.value if p.kind else None, p.status.value if p.status else None,
+              (now - timedelta(days=p.older_than_days)).timestamp()) for p in policies]
     out = []
-    for m in memories:
-        if not eligible(m):
+    for r in records:
+        if not eligible(r):
             continue
-        for p in policies:
-            reason = _why(p, m, now, used)
-            if reason is not None:
-                out.append(Match(m.id, p.name, reason, m.revision))
-                break
+        for p, kind, status, cutoff in rules:
+            if (kind is not None and r.kind != kind) or (status is not None and r.status != status) or r.at > cutoff:
+                continue
+            if p.no_use_report and r.id in used:
+                continue
+            out.append(Match(r.id, p.name, _why(p, r, now), r.revision))
+            break
     return out
 
 
-def _why(p: Policy, m: Memory, now: datetime, used: set[str]) -> str | None:
-    if p.kind is not None and m.kind is not p.kind:
-        return None
-    if p.status is not None and m.status is not p.status:
-        return None
-    when = m.evidence.at or m.created_at
-    if when > now - timedelta(days=p.older_than_days):
-        return None
-    if p.no_use_report and m.id in used:
-        return None
-    parts = [m.kind.value, m.status.value, f"{(now - when).days} days old (> {p.older_than_days:g})"]
+def _why(p: Policy, r: Record, now: datetime) -> str:
+    parts = [r.kind, r.status, f"{int((now.timestamp() - r.at) // 86400)} days old (> {p.older_than_days:g})"]
     if p.no_use_report:
         parts.append("never reported used")
     return ", ".join(parts)

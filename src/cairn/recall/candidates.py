@@ -74,8 +74,11 @@ class Fetched:
         return {"postings": self.postings, "bounded_terms": list(self.bounded)}
 
 
-def fetch(view: ReadView, space: str, query: ParsedQuery, stats: IndexStats, *, claims: bool, pool: int = POOL) -> Fetched:
-    """The ``pool`` records of ``space`` with the highest IDF-weighted overlap."""
+def fetch(view: ReadView, space: str, query: ParsedQuery, stats: IndexStats, *, claims: bool, pool: int = POOL,
+          include_retired: bool = False) -> Fetched:
+    """The ``pool`` records of ``space`` with the highest IDF-weighted overlap. Records a
+    retention policy retired are not candidates unless ``include_retired``: the store
+    skips them on their status, so they take no place in the pool."""
     overlap: dict[Hashable, float] = {}
     postings, bounded = 0, []
     stats.prefetch(t for f in query.features for t in (f.term, *f.variants))
@@ -96,12 +99,13 @@ def fetch(view: ReadView, space: str, query: ParsedQuery, stats: IndexStats, *, 
     # Higher overlap first; equal overlaps keep posting order (each term's newest first),
     # which both nlargest and sorted preserve, so the order is deterministic.
     head = heapq.nlargest(pool * 4, overlap, key=overlap.__getitem__)
-    loaded = view.load_ranked(space, head, claims_only=claims, limit=pool)
+    skip = not include_retired
+    loaded = view.load_ranked(space, head, claims_only=claims, limit=pool, skip_retired=skip)
     if len(loaded) < pool and len(overlap) > len(head):
-        # Other spaces (or episodes) filled the head: read on down the full order.
+        # Other spaces (or episodes, or retired records) filled the head: read on down the full order.
         seen = set(head)
         rest = [r for r in sorted(overlap, key=overlap.__getitem__, reverse=True) if r not in seen]
-        loaded += view.load_ranked(space, rest, claims_only=claims, limit=pool - len(loaded))
+        loaded += view.load_ranked(space, rest, claims_only=claims, limit=pool - len(loaded), skip_retired=skip)
     return Fetched(loaded, postings, tuple(bounded))
 
 

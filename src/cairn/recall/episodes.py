@@ -2,12 +2,14 @@
 
 The recall pipeline calls it for ``--lane episodes|all``. The contract:
 
-    rank_episodes(view, space, query, *, limit, as_of=None) -> list[EpisodeScore]
+    rank_episodes(view, space, query, *, limit, as_of=None, include_retired=True) -> list[EpisodeScore]
 
 ``view`` is a store read view (:class:`cairn.store.ReadView`), ``query`` the raw query
 text. Returns at most ``limit`` episode ids, best first, with a relevance score (higher
 is better) and named factors for ``explain``. It never writes. Exclusions (forgotten,
-other space, ...) are applied by the pipeline afterwards.
+other space, ...) are applied by the pipeline afterwards; ``include_retired=False`` (the
+recall lane's default) leaves retired turns out of the index matches themselves, so they
+take no candidate place.
 
 How a turn is scored (every weight lives in :data:`PROFILE`, tuned on LoCoMo
 conversations 0-4 only; model-free and deterministic):
@@ -238,13 +240,14 @@ class _Turn:
         return cls(row.key, row.id, row.origin, row.turn, row.terms.split(), row.speaker, row.at)
 
 
-def candidates(view: ReadView, space: str, words: list[tuple[str, bool]], cap: int) -> list[_Turn]:
+def candidates(view: ReadView, space: str, words: list[tuple[str, bool]], cap: int,
+               include_retired: bool = True) -> list[_Turn]:
     """Episodes matching any of ``words`` (best store relevance first when over the cap)."""
-    return [_Turn.of(row) for row in view.episode_matches(space, words, cap)]
+    return [_Turn.of(row) for row in view.episode_matches(space, words, cap, skip_retired=not include_retired)]
 
 
 def rank_episodes(view: ReadView, space: str, query: str, *, limit: int, profile: EpisodeProfile = PROFILE,
-                  as_of: datetime | None = None) -> list[EpisodeScore]:
+                  as_of: datetime | None = None, include_retired: bool = True) -> list[EpisodeScore]:
     """The ``limit`` best episodes for ``query``, best first (see the module docstring).
     ``as_of``: the question asks what had been said by then (later turns rank behind)."""
     parsed = parse_episode_query(query)
@@ -252,13 +255,14 @@ def rank_episodes(view: ReadView, space: str, query: str, *, limit: int, profile
         return []
     named = speaker_terms(view, space, parsed.terms)
     words = match_words(parsed, profile.prefix_min, named)
-    turns = candidates(view, space, words, profile.candidate_cap) if words else []
+    turns = candidates(view, space, words, profile.candidate_cap, include_retired) if words else []
     matched = len(turns)
     about = subject(parsed, named)
     if about is not None and matched < limit:
         # The question's words do not fill the list: the turns of the speaker it names do.
         have = {t.id for t in turns}
-        turns += [_Turn.of(row) for row in view.speaker_turns(space, about, limit - matched + len(have)) if row.id not in have][
+        turns += [_Turn.of(row) for row in view.speaker_turns(space, about, limit - matched + len(have),
+                                                           skip_retired=not include_retired) if row.id not in have][
             : limit - matched]
     if not turns:
         return []

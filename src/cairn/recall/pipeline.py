@@ -18,12 +18,12 @@ module that needs it) and re-exported here.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from .. import plugins
 from ..errors import InvalidInput
-from ..model import Kind, Marker, Memory
+from ..model import Kind, Marker, Memory, Status
 from ..policy.aging import freshness
 from ..policy.temporal import temporal_status
 from ..store import ReadView
@@ -237,7 +237,7 @@ def run(view: ReadView, request: Request) -> Outcome:
     withheld: dict[str, int] = {}
     turns = 0
     if not results:
-        withheld = _withheld(view, request.space, query, candidates)
+        withheld = _withheld(view, request.space, query, candidates + _retired_matches(view, request, query))
         if request.lane in ("claims", "hybrid"):
             turns = _turns_found(view, request, query)
         note = _silence_note(request, withheld, turns, any(matched(c) for c in candidates))
@@ -272,6 +272,21 @@ def _withheld(view: ReadView, space: str, query: ParsedQuery, candidates: list[C
         if relevance_gate(query, c.memory, c.lexical, anchored=_anchored(c)) is None:
             counts[c.reason.value] = counts.get(c.reason.value, 0) + 1
     return counts
+
+
+def _retired_matches(view: ReadView, request: Request, query: ParsedQuery) -> list[Candidate]:
+    """Retired records are no candidates (the store skips them, so they take no place in
+    the pool). When a claims recall finds nothing, the claims lane is asked once more with
+    them, so that silence can say a retired record matched (only then: it costs a lane)."""
+    if request.include_retired or request.known_at is not None:
+        return []
+    if "claims" not in COMPOSITIONS.get(request.lane, FUSIONS.get(request.lane, (request.lane,))):
+        return []
+    found = _lane_candidates(lane("claims"), view, replace(request, include_retired=True), query, {})
+    retired = [c for c in found if c.memory is not None and c.memory.status is Status.RETIRED]
+    for c in retired:
+        c.reason = Reason.RETIRED
+    return retired
 
 
 def _anchored(c: Candidate) -> bool:

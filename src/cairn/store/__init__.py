@@ -13,7 +13,7 @@ from datetime import datetime
 
 from ..errors import StoreUnavailable
 from .migrations import MIGRATIONS, SCHEMA_VERSION
-from .protocol import Backend, EpisodeTurn, ReadView, WriteTx
+from .protocol import Backend, EpisodeTurn, ReadView, RecordFacts, WriteTx
 from .sqlite import Store, Tx, content_hash, sqlite_version
 from .sqlite.backend import SKIPPED, discard_if_empty
 
@@ -60,6 +60,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "Backend",
     "EpisodeTurn",
+    "RecordFacts",
     "ReadView",
     "Store",
     "Tx",

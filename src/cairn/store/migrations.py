@@ -226,6 +226,37 @@ def _space_term_stats(conn: sqlite3.Connection) -> None:
     conn.executemany("INSERT INTO space_stats (space, docs) VALUES (?, ?)", docs.items())
 
 
+# Columns generated from a record's JSON body (NULL when the body is not JSON), read by
+# retention and maintenance through one covering index instead of decoding every record.
+_TRUST_COLUMNS = {
+    "evidence_at": "$.evidence.at",
+    "layer": "$.layer",
+    "revision": "$.revision",
+    "purged_at": "$.purged_at",
+    "reinforced_at": "$.reinforced_at",
+    "last_confirmed_at": "$.last_confirmed_at",
+}
+
+
+def _trust_index(conn: sqlite3.Connection) -> None:
+    """What retention policies and maintenance rules read of a record (its kind, status,
+    revision, layer, evidence time and confirmation clocks) in one covering index over
+    the records they can touch (not retired, not forgotten): planning over 100k records
+    reads the index, not 100k JSON bodies. The columns are virtual (computed from
+    ``data``), so no write path changes; the index keeps their values."""
+    have = {row[1] for row in conn.execute("PRAGMA table_xinfo(memories)")}
+    for name, path in _TRUST_COLUMNS.items():
+        if name not in have:  # idempotent, as the other migrations
+            conn.execute(
+                f"ALTER TABLE memories ADD COLUMN {name} GENERATED ALWAYS AS (CASE WHEN typeof(data) = 'text'"
+                f" AND json_valid(data) THEN json_extract(data, '{path}') END) VIRTUAL"
+            )
+    conn.execute(
+        "CREATE INDEX IF NOT EXISTS memories_by_trust ON memories (space, kind, status, id, created_at, "
+        + ", ".join(_TRUST_COLUMNS) + ") WHERE status NOT IN ('retired', 'forgotten')"
+    )
+
+
 MIGRATIONS: list[Migration] = [
     ("0001_initial", _initial),
     ("0002_episode_turns", _episode_turns),
@@ -233,6 +264,7 @@ MIGRATIONS: list[Migration] = [
     ("0004_vectors", _vectors),
     ("0008_normalised_dedup_key", _normalised_dedup_key),
     ("0010_space_term_stats", _space_term_stats),
+    ("0015_trust_index", _trust_index),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

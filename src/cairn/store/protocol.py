@@ -33,6 +33,7 @@ share the file safely) or funnels every call of that engine through one worker t
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -57,6 +58,34 @@ class EpisodeTurn:
     at: str  # evidence time as stored (ISO-8601), "" when absent
 
 
+@dataclass(frozen=True, slots=True)
+class RecordFacts:
+    """What retention policies and maintenance rules read of one record, without its
+    body: read from columns and an index, never by decoding the whole record. Times are
+    POSIX seconds (whole seconds), None when absent or unreadable."""
+
+    id: str
+    kind: str
+    status: str
+    revision: int
+    pinned: bool
+    purged: bool
+    created_at: float | None
+    evidence_at: float | None
+    reinforced_at: float | None
+    last_confirmed_at: float | None
+
+
+def facts_of(memory: Memory) -> RecordFacts:
+    """A decoded record's facts (for a backend without an index holding them)."""
+    def t(value: datetime | None) -> float | None:
+        return None if value is None else float(math.floor(value.timestamp()))
+
+    return RecordFacts(memory.id, memory.kind.value, memory.status.value, memory.revision, memory.pinned,
+                       memory.purged_at is not None, t(memory.created_at), t(memory.evidence.at),
+                       t(memory.reinforced_at), t(memory.last_confirmed_at))
+
+
 class ReadView(Protocol):
     """Reads. Rows that do not parse into the model are skipped (see ``problems``)."""
 
@@ -68,6 +97,12 @@ class ReadView(Protocol):
                       offset: int = 0) -> Iterator[Memory]: ...
     def count_memories(self, space: str, *, statuses: tuple[str, ...] | None = None,
                        kinds: tuple[str, ...] | None = None) -> int: ...
+    def record_facts(self, space: str, *, kinds: tuple[str, ...] | None = None,
+                     statuses: tuple[str, ...] | None = None) -> list[RecordFacts]:
+        """The facts of every record of ``space`` that is neither retired nor forgotten
+        (of ``kinds`` and ``statuses`` when given), by id. A row whose body does not
+        parse is skipped, as every read skips it."""
+        ...
     def memories_with_hash(self, space: str, origin: str, digest: str) -> list[Memory]: ...
     def ids_with_prefix(self, table: str, space: str, prefix: str, limit: int = 20) -> list[str]: ...
     def spaces_holding(self, prefix: str, *, besides: str, limit: int = 5) -> list[str]:
@@ -79,6 +114,10 @@ class ReadView(Protocol):
     def events(self, space: str, *, record_id: str | None = None, limit: int | None = None,
                newest_first: bool = True) -> list[Event]: ...
     def count_events(self, space: str) -> int: ...
+    def events_by_reason(self, space: str, prefixes: Sequence[str]) -> list[Event]:
+        """The events of ``space`` whose reason starts with one of ``prefixes``, in log
+        order; the other events are not decoded."""
+        ...
     def events_after(self, space: str, at: datetime) -> list[Event]:
         """The events of ``space`` recorded strictly after ``at``, in log order (read
         through an index by time: the cost grows with those events, not the history)."""
@@ -119,10 +158,13 @@ class ReadView(Protocol):
     def term_postings(self, term: str, limit: int) -> list[Key]:
         """Keys of records (every space) holding ``term``, newest first, at most ``limit``."""
         ...
-    def load_ranked(self, space: str, keys: Sequence[Key], *, claims_only: bool, limit: int) -> list[Memory]:
+    def load_ranked(self, space: str, keys: Sequence[Key], *, claims_only: bool, limit: int,
+                    skip_retired: bool = False) -> list[Memory]:
         """The first ``limit`` readable records of ``space`` among ``keys``, in the order
-        of ``keys`` (claims only: no episodes). Loads in chunks and stops once it has
-        ``limit``: the keys are usually many more than the records wanted."""
+        of ``keys`` (claims only: no episodes; ``skip_retired``: no record a retention
+        policy retired, judged on the stored status without decoding the record). Loads
+        in chunks and stops once it has ``limit``: the keys are usually many more than
+        the records wanted."""
         ...
     def phrase_texts(self, space: str, words: Sequence[str], limit: int) -> list[tuple[str, list[str]]]:
         """(content, aliases) of at most ``limit`` records of ``space`` whose index holds
@@ -145,13 +187,15 @@ class ReadView(Protocol):
         """Whether ``word`` is among the indexed speaker names of an episode of ``space``
         (checked over a bounded number of index hits)."""
         ...
-    def episode_matches(self, space: str, words: Sequence[tuple[str, bool]], cap: int) -> list[EpisodeTurn]:
+    def episode_matches(self, space: str, words: Sequence[tuple[str, bool]], cap: int,
+                        skip_retired: bool = False) -> list[EpisodeTurn]:
         """Episodes of ``space`` whose content holds any ``(word, prefix)`` (prefix: any
-        term starting with it), best backend relevance first, at most ``cap``."""
+        term starting with it), best backend relevance first, at most ``cap``
+        (``skip_retired``: leaving out the episodes a retention policy retired)."""
         ...
-    def speaker_turns(self, space: str, word: str, cap: int) -> list[EpisodeTurn]:
+    def speaker_turns(self, space: str, word: str, cap: int, skip_retired: bool = False) -> list[EpisodeTurn]:
         """Episodes of ``space`` whose speaker (aliases) holds the indexed term ``word``,
-        newest first, at most ``cap``."""
+        newest first, at most ``cap`` (``skip_retired``: as :meth:`episode_matches`)."""
         ...
     def count_matching(self, words: Sequence[tuple[str, bool]], bound: int) -> int:
         """Records (every space) whose content holds any of ``words``, counted up to ``bound``."""
@@ -168,6 +212,12 @@ class WriteTx(ReadView, Protocol):
     """An open write transaction: everything written commits together or not at all."""
 
     def put_memory(self, memory: Memory) -> None: ...
+    def put_lifecycle(self, memory: Memory) -> None:
+        """Rewrite a stored record whose indexed text, kind and origin are unchanged (a
+        lifecycle change: its status, revision, clocks): the full-text index, its
+        statistics and the vectors stay as they are. A backend may treat it as
+        :meth:`put_memory`; one that finds the stored text different must."""
+        ...
     def append_event(self, event: Event) -> None: ...
     def rewrite_event(self, event: Event) -> None: ...
     def put_relation(self, relation: Relation) -> None: ...

@@ -36,13 +36,14 @@ class ClaimsLane:
             known = {m.id for m in records}
             wanted = {t for f in query.features for t in (f.term, *f.variants)}
             matched = [m for m in records if wanted & (set(field_terms(m.content)) | set(field_terms(" ".join(m.aliases))))]
-            fetched = fetch(view, request.space, query, IndexStats(view, request.space), claims=True)
+            fetched = fetch(view, request.space, query, IndexStats(view, request.space), claims=True,
+                            include_retired=request.include_retired)
             later = [m for m in fetched.memories if m.id not in known]
             frequency = list_frequency(records)
         else:
             index = IndexStats(view, request.space)
             query = expand(query, index)
-            fetched = fetch(view, request.space, query, index, claims=True)
+            fetched = fetch(view, request.space, query, index, claims=True, include_retired=request.include_retired)
             stats = index
             matched, later = fetched.memories, []
             frequency = index_frequency(view, request.space)

@@ -30,7 +30,8 @@ class EpisodesLane:
     def candidates(self, view: ReadView, request: Request, query: ParsedQuery, scan: dict) -> list[Candidate]:
         """The episode ranker's pool (at least :data:`POOL_MIN`), excluded, with lexical evidence."""
         pool = max(POOL_MIN, request.limit * 4)
-        scored = rank_episodes(view, request.space, request.query, limit=pool, as_of=request.as_of)
+        scored = rank_episodes(view, request.space, request.query, limit=pool, as_of=request.as_of,
+                               include_retired=request.include_retired)
         memories = view.get_memories(request.space, [s.id for s in scored])
         stats = IndexStats(view, request.space)
         candidates: list[Candidate] = []

@@ -48,7 +48,7 @@ from ...model import (
     relation_to_dict,
 )
 from ...text import index_text
-from ..protocol import EpisodeTurn, Key
+from ..protocol import EpisodeTurn, Key, RecordFacts, facts_of
 from ..sqlite.backend import _as_stored, _decoded, _shown, _time_or_none, content_hash, dumps, read_row
 from . import rank
 from .schema import TABLES, WRITE_LOCK, check_version, migrate
@@ -302,6 +302,23 @@ class _Reads:
         found = (_decoded(data, event_from_dict) for (data,) in self._rows(sql, args))
         return [e for e in found if e is not None]
 
+    def events_by_reason(self, space: str, prefixes: Sequence[str]) -> list[Event]:
+        if not prefixes:
+            return []
+        clauses = " OR ".join("left(reason, %s) = %s" for _ in prefixes)
+        args: list[object] = [space]
+        for prefix in prefixes:
+            args += [len(prefix), prefix]
+        rows = self._rows(f"SELECT data FROM events WHERE space = %s AND ({clauses}) ORDER BY seq", args)
+        found = (_decoded(data, event_from_dict) for (data,) in rows)
+        return [e for e in found if e is not None]
+
+    def record_facts(self, space: str, *, kinds: tuple[str, ...] | None = None,
+                     statuses: tuple[str, ...] | None = None) -> list[RecordFacts]:
+        # Decoded here; an index holding these facts (as SQLite's memories_by_trust) is to come.
+        return sorted((facts_of(m) for m in self.iter_memories(space, statuses=statuses, kinds=kinds)
+                       if m.status.value not in ("retired", "forgotten")), key=lambda f: (f.kind, f.status, f.id))
+
     def count_events(self, space: str) -> int:
         row = self._one("SELECT count(*) FROM events WHERE space = %s", (space,))
         return int(row[0]) if row else 0
@@ -401,7 +418,8 @@ class _Reads:
                           (q_anywhere([term]), limit))
         return [r[0] for r in rows]
 
-    def load_ranked(self, space: str, keys: Sequence[Key], *, claims_only: bool, limit: int) -> list[Memory]:
+    def load_ranked(self, space: str, keys: Sequence[Key], *, claims_only: bool, limit: int,
+                    skip_retired: bool = False) -> list[Memory]:
         out: list[Memory] = []
         if limit < 1:
             return out
@@ -409,7 +427,8 @@ class _Reads:
         for start in range(0, len(keys), step):
             chunk = list(keys[start : start + step])
             rows = {key: data for key, kind, data in self._rows(
-                "SELECT key, kind, data FROM memories WHERE key = ANY(%s) AND space = %s", (chunk, space))
+                "SELECT key, kind, data FROM memories WHERE key = ANY(%s) AND space = %s"
+                + (" AND status <> 'retired'" if skip_retired else ""), (chunk, space))
                 if not (claims_only and kind == "episode")}
             for key in chunk:
                 memory = _decoded(rows[key], memory_from_dict) if key in rows else None
@@ -498,13 +517,15 @@ class _Reads:
                           (q_alias(word),))
         return any(s == space and k == "episode" for _, s, k in rows)
 
-    def episode_matches(self, space: str, words: Sequence[tuple[str, bool]], cap: int) -> list[EpisodeTurn]:
+    def episode_matches(self, space: str, words: Sequence[tuple[str, bool]], cap: int,
+                        skip_retired: bool = False) -> list[EpisodeTurn]:
         phrases = list(dict.fromkeys(words))
         if not phrases:
             return []
         rows = self._rows(
             f"SELECT {_TURN_COLUMNS} FROM memory_index i JOIN memories m ON m.key = i.key"
-            " WHERE i.space = %s AND i.kind = 'episode' AND i.lexemes @@ %s::tsquery", (space, q_content(phrases)))
+            " WHERE i.space = %s AND i.kind = 'episode' AND i.lexemes @@ %s::tsquery"
+            + (" AND m.status <> 'retired'" if skip_retired else ""), (space, q_content(phrases)))
         if not rows:
             return []
         hits = [self._content_hits(w, p) for w, p in phrases]
@@ -512,10 +533,11 @@ class _Reads:
         scored = self._ranked(rows, phrases, hits, True, 0.0, texts=(4, 5))
         return [_episode_turn(row) for _, row in scored[:cap]]
 
-    def speaker_turns(self, space: str, word: str, cap: int) -> list[EpisodeTurn]:
+    def speaker_turns(self, space: str, word: str, cap: int, skip_retired: bool = False) -> list[EpisodeTurn]:
         rows = self._rows(
             f"SELECT {_TURN_COLUMNS} FROM memory_index i JOIN memories m ON m.key = i.key"
-            " WHERE i.space = %s AND i.kind = 'episode' AND i.lexemes @@ %s::tsquery ORDER BY i.key DESC LIMIT %s",
+            " WHERE i.space = %s AND i.kind = 'episode' AND i.lexemes @@ %s::tsquery"
+            + (" AND m.status <> 'retired'" if skip_retired else "") + " ORDER BY i.key DESC LIMIT %s",
             (space, q_alias(word), cap))
         return [_episode_turn(r) for r in rows]
 
@@ -635,6 +657,9 @@ class PgTx(_Reads):
     def _execute(self, sql: str, args: Sequence[object] = ()) -> None:
         with self.conn.cursor() as cur:
             cur.execute(sql, args)
+
+    def put_lifecycle(self, memory: Memory) -> None:
+        self.put_memory(memory)  # the full write; a lighter one is to come
 
     def put_memory(self, memory: Memory) -> None:
         # One round trip (cairn_put_memory, see .schema): the row, its key and turn, its

@@ -63,7 +63,7 @@ from ...model import (
 )
 from ...text import index_text, normalize
 from ..migrations import MIGRATIONS, check_version, migrate
-from ..protocol import EpisodeTurn, Key
+from ..protocol import EpisodeTurn, Key, RecordFacts, facts_of
 from . import fts, vectors
 
 T = TypeVar("T")
@@ -317,6 +317,44 @@ class _Reads(vectors.VectorReads):
             args += list(kinds)
         return " AND ".join(clauses), args
 
+    def record_facts(self, space: str, *, kinds: tuple[str, ...] | None = None,
+                     statuses: tuple[str, ...] | None = None) -> list[RecordFacts]:
+        # Every column read is in the partial index memories_by_trust (migration
+        # 0015): the planner answers from the index alone, without the JSON bodies.
+        # A file opened read-only before that migration has no such index: decode.
+        sql, args = self._filter(space, statuses, kinds)
+        if not self._has_trust_index():
+            out_of_policy = ("retired", "forgotten")
+            return sorted((facts_of(m) for m in self.iter_memories(space, statuses=statuses, kinds=kinds)
+                           if m.status.value not in out_of_policy), key=lambda f: (f.kind, f.status, f.id))
+        # Flags and times are computed in SQL (unixepoch: whole seconds, NULL when not a
+        # time), so Python converts three short texts per row and nothing else; those
+        # are columns Cairn writes, read as str unless one is not UTF-8.
+        sql = ("SELECT id, kind, status, revision, layer = 'pinned', purged_at IS NOT NULL, 1.0 * unixepoch(created_at),"
+               " 1.0 * unixepoch(evidence_at), 1.0 * unixepoch(reinforced_at), 1.0 * unixepoch(last_confirmed_at)"
+               f" FROM memories INDEXED BY memories_by_trust WHERE {sql} AND status NOT IN ('retired', 'forgotten')"
+               " ORDER BY space, kind, status, id")
+        self.conn.text_factory = str
+        try:
+            rows = self.conn.execute(sql, args).fetchall()
+        except sqlite3.OperationalError:
+            self.conn.text_factory = _text  # a column that is not UTF-8: read it the careful way
+            rows = self.conn.execute(sql, args).fetchall()
+        finally:
+            self.conn.text_factory = _text
+        out = []
+        for memory_id, kind, status, revision, pinned, purged, created, at, reinforced, confirmed in rows:
+            if not isinstance(revision, int):
+                SKIPPED[0] += 1  # a body that is not JSON (or has no revision): every read skips it
+                continue
+            out.append(RecordFacts(_str(memory_id), kind, status, revision, pinned == 1, purged == 1,
+                                   created, at, reinforced, confirmed))
+        return out
+
+    def _has_trust_index(self) -> bool:
+        return self.conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'memories_by_trust'").fetchone() is not None
+
     def memories_with_hash(self, space: str, origin: str, digest: str) -> list[Memory]:
         rows = self.conn.execute(
             "SELECT data FROM memories WHERE space = ? AND origin = ? AND content_hash = ? ORDER BY created_at, id",
@@ -390,6 +428,19 @@ class _Reads(vectors.VectorReads):
         rows = self.conn.execute("SELECT data FROM events WHERE space = ? AND at >= ? ORDER BY seq", (space, floor))
         found = (_decoded(data, event_from_dict) for (data,) in rows)
         return [event for event in found if event is not None and event.at > at]
+
+    def events_by_reason(self, space: str, prefixes: Sequence[str]) -> list[Event]:
+        if not prefixes:
+            return []
+        # substr compares exactly (LIKE would fold case and read % and _ as wildcards);
+        # the reason column comes before data, so a row that does not match is not decoded.
+        clauses = " OR ".join("substr(reason, 1, ?) = ?" for _ in prefixes)
+        args: list = [space]
+        for prefix in prefixes:
+            args += [len(prefix), prefix]
+        rows = self.conn.execute(f"SELECT data FROM events WHERE space = ? AND ({clauses}) ORDER BY seq", args)
+        found = (_decoded(data, event_from_dict) for (data,) in rows)
+        return [event for event in found if event is not None]
 
     def count_events(self, space: str) -> int:
         return int(self.conn.execute("SELECT COUNT(*) FROM events WHERE space = ?", (space,)).fetchone()[0])
@@ -495,7 +546,8 @@ class _Reads(vectors.VectorReads):
         ).fetchall()
         return [r[0] for r in rows]
 
-    def load_ranked(self, space: str, keys: Sequence[Key], *, claims_only: bool, limit: int) -> list[Memory]:
+    def load_ranked(self, space: str, keys: Sequence[Key], *, claims_only: bool, limit: int,
+                    skip_retired: bool = False) -> list[Memory]:
         out: list[Memory] = []
         if limit < 1:
             return out
@@ -503,14 +555,16 @@ class _Reads(vectors.VectorReads):
         for start in range(0, len(keys), step):
             chunk = list(keys[start : start + step])
             marks = ",".join("?" * len(chunk))
-            # Filter space and kind here, not in SQL: with them in the WHERE clause the
-            # planner may scan the space's index instead of looking the rowids up.
+            # Filter space, kind and status here, not in SQL: with them in the WHERE clause
+            # the planner may scan the space's index instead of looking the rowids up.
+            # A retired row is skipped on its status column, before its data is decoded.
             rows = {
                 rowid: data
-                for rowid, row_space, kind, data in self.conn.execute(
-                    f"SELECT rowid, space, kind, data FROM memories WHERE rowid IN ({marks})", chunk
+                for rowid, row_space, kind, status, data in self.conn.execute(
+                    f"SELECT rowid, space, kind, status, data FROM memories WHERE rowid IN ({marks})", chunk
                 )
                 if row_space == space and not (claims_only and kind == "episode")
+                and not (skip_retired and status == "retired")
             }
             for key in chunk:
                 memory = _memory(rows[key]) if key in rows else None
@@ -576,22 +630,25 @@ class _Reads(vectors.VectorReads):
             f"SELECT 1 FROM memories WHERE rowid IN ({marks}) AND +space = ? AND +kind = 'episode' LIMIT 1", (*rows, space)
         ).fetchone() is not None
 
-    def episode_matches(self, space: str, words: Sequence[tuple[str, bool]], cap: int) -> list[EpisodeTurn]:
+    def episode_matches(self, space: str, words: Sequence[tuple[str, bool]], cap: int,
+                        skip_retired: bool = False) -> list[EpisodeTurn]:
         if not words or self._without_episodes(space):
             return []
+        live = " AND m.status <> 'retired'" if skip_retired else ""
         rows = self.conn.execute(
             f"SELECT f.rowid, m.id, m.origin, m.turn, f.content, f.aliases, {_json('m.data', '$.evidence.at')}"
             " FROM memories_fts f JOIN memories m ON m.rowid = f.rowid"
-            " WHERE memories_fts MATCH ? AND m.space = ? AND m.kind = 'episode' ORDER BY f.rank LIMIT ?",
+            f" WHERE memories_fts MATCH ? AND m.space = ? AND m.kind = 'episode'{live} ORDER BY f.rank LIMIT ?",
             (fts.in_column("content", fts.words_or_prefixes(words)), space, cap),
         )
         return [_episode_turn(r) for r in rows]
 
-    def speaker_turns(self, space: str, word: str, cap: int) -> list[EpisodeTurn]:
+    def speaker_turns(self, space: str, word: str, cap: int, skip_retired: bool = False) -> list[EpisodeTurn]:
+        live = " AND m.status <> 'retired'" if skip_retired else ""
         rows = self.conn.execute(
             f"SELECT f.rowid, m.id, m.origin, m.turn, f.content, f.aliases, {_json('m.data', '$.evidence.at')}"
             " FROM memories_fts f JOIN memories m ON m.rowid = f.rowid"
-            " WHERE memories_fts MATCH ? AND m.space = ? AND m.kind = 'episode' ORDER BY f.rowid DESC LIMIT ?",
+            f" WHERE memories_fts MATCH ? AND m.space = ? AND m.kind = 'episode'{live} ORDER BY f.rowid DESC LIMIT ?",
             (fts.in_column("aliases", fts.quote_fts(word)), space, cap),
         )
         return [_episode_turn(r) for r in rows]
@@ -723,6 +780,17 @@ class Tx(_Reads, vectors.VectorWrites):
             vectors.drop_unheld(self.conn, memory.space, (row[1], values[5]))  # a vector outlives no record's text
         if live:
             self.written.append((memory.space, values[5], memory.kind.value == "episode", vectors.vector_text(memory)))
+
+    def put_lifecycle(self, memory: Memory) -> None:
+        # Retiring 16k records of a 100k store spent most of its time deleting and
+        # re-adding their unchanged text in the full-text index; the row alone changes.
+        cur = self.conn.execute(
+            "UPDATE memories SET status = ?, updated_at = ?, data = ? WHERE space = ? AND id = ? AND content_hash = ?"
+            " AND kind = ? AND origin = ? AND json_extract(data, '$.aliases') = json(?)",
+            (memory.status.value, format_time(memory.updated_at), dumps(memory_to_dict(memory)), memory.space, memory.id,
+             content_hash(memory.content), memory.kind.value, memory.origin, dumps(list(memory.aliases))))
+        if cur.rowcount != 1 or memory.purged_at is not None or memory.status.value == "forgotten":
+            self.put_memory(memory)  # its text changed (or it leaves the index): the full write
 
     def append_event(self, event: Event) -> None:
         cur = self.conn.execute(
