@@ -7,7 +7,9 @@ how to install it, and nothing else changes.
 Candidates are the :data:`~cairn.recall.fusion.SEMANTIC` ``pool`` stored texts of the
 space nearest to the query by cosine (exact search over the space's vectors,
 :class:`cairn.embed.vectors.VectorIndex`), mapped back to the records holding them, with
-the same exclusions as every lane. ``lane_score`` and ``raw`` are the cosine.
+the same exclusions as every lane. ``lane_score`` and ``raw`` are the cosine. A record
+a retention policy retired takes no place in the pool unless the request includes retired
+records, as in the lexical lanes.
 
 * ``semantic`` (claims, episodes left out) gates its candidates itself
   (:func:`cairn.recall.fusion.semantic_gate`): a strong similarity passes alone, a
@@ -30,7 +32,7 @@ from typing import Any, cast
 from ...embed import Embedder
 from ...embed.vectors import VectorIndex, embed_texts, require
 from ...errors import StoreError
-from ...model import Kind
+from ...model import Kind, Status
 from ...store import ReadView, content_hash
 from ...store.protocol import VectorView
 from ...store.timetravel import records_known_at
@@ -111,7 +113,10 @@ class SemanticLane:
             out = []
             for h, _ in hits:
                 for i in holders.get(h, []):
-                    c = Candidate(i, self.name, memories.get(i), lane_score=score[h], raw=score[h])
+                    m = memories.get(i)
+                    if m is not None and m.status is Status.RETIRED and not request.include_retired:
+                        continue  # as in the lexical lanes: a retired record takes no place in the pool
+                    c = Candidate(i, self.name, m, lane_score=score[h], raw=score[h])
                     if c.memory is None:
                         c.reason = Reason.OTHER_SPACE
                     out.append(c)
