@@ -247,6 +247,18 @@ def _aliases(value: object) -> list[str]:
     return [a for a in found if isinstance(a, str)] if isinstance(found, list) else []
 
 
+def _touched(event: Event) -> list[str]:
+    """The records whose history ``event`` belongs to: those it changed and, for a
+    relation, both records the relation links."""
+    touched: list[object] = list(event.changed_ids)
+    for change in event.changes:
+        if change.table == "relation":
+            for snap in (change.before, change.after):
+                if snap:
+                    touched += [snap.get("from"), snap.get("to")]
+    return list(dict.fromkeys(t for t in touched if isinstance(t, str)))
+
+
 def _episode_turn(row) -> EpisodeTurn:
     key, memory_id, origin, turn, content, aliases, at = row
     turn = turn if isinstance(turn, int) else 0
@@ -677,7 +689,9 @@ class Tx(_Reads, vectors.VectorWrites):
         return {term: df + self._df.get((space, term), 0) for term, df in found.items()}
 
     def put_memory(self, memory: Memory) -> None:
-        data = memory_to_dict(memory)
+        self._put_one(memory, dumps(memory_to_dict(memory)))
+
+    def _put_one(self, memory: Memory, data: str) -> None:
         row = self.conn.execute(
             "SELECT rowid, content_hash FROM memories WHERE space = ? AND id = ?", (memory.space, memory.id)).fetchone()
         values = (
@@ -687,7 +701,7 @@ class Tx(_Reads, vectors.VectorWrites):
             format_time(memory.created_at),
             format_time(memory.updated_at),
             content_hash(memory.content),
-            dumps(data),
+            data,
         )
         if row is None:
             turn = None
@@ -724,19 +738,104 @@ class Tx(_Reads, vectors.VectorWrites):
         if live:
             self.written.append((memory.space, values[5], memory.kind.value == "episode", vectors.vector_text(memory)))
 
+    def put_memories(self, memories: Sequence[Memory]) -> None:
+        """:meth:`put_memory` for each of ``memories``, in order, as a few ``executemany``."""
+        self.put_stored([(memory, dumps(memory_to_dict(memory))) for memory in memories])
+
+    def put_stored(self, rows: Sequence[tuple[Memory, str]]) -> None:
+        """:meth:`put_memories` for records whose stored form (the JSON text of
+        ``memory_to_dict``) the caller already holds — an import line written by export —
+        so that nothing is encoded twice. Not part of the store protocol (a SQLite bulk
+        shape): the text must be exactly ``dumps(memory_to_dict(memory))``.
+
+        New records (absent from the store and not repeated in ``rows``) are inserted with
+        explicit rowids from ``MAX(rowid) + 1`` — the rowids SQLite would have chosen,
+        since rows are never deleted and the write lock is held — so that the records,
+        their index rows and their turn positions go in one ``executemany`` each. A record
+        already stored, or met a second time, goes through :meth:`put_memory` in its place
+        in the order, after everything before it."""
+        pending: list[tuple[Memory, str]] = []
+        present = self._present_ids(rows)
+        seen: set[tuple[str, str]] = set()
+        for memory, data in rows:
+            key = (memory.space, memory.id)
+            if key in present or key in seen:
+                self._insert_new(pending)
+                pending = []
+                self._put_one(memory, data)
+            else:
+                pending.append((memory, data))
+            seen.add(key)
+        self._insert_new(pending)
+
+    def _present_ids(self, rows: Sequence[tuple[Memory, str]]) -> set[tuple[str, str]]:
+        by_space: dict[str, list[str]] = {}
+        for memory, _ in rows:
+            by_space.setdefault(memory.space, []).append(memory.id)
+        found: set[tuple[str, str]] = set()
+        for space, ids in by_space.items():
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                found.update((space, str(r[0])) for r in self.conn.execute(
+                    f"SELECT id FROM memories WHERE space = ? AND id IN ({marks})", (space, *chunk)))
+        return found
+
+    def _insert_new(self, rows: Sequence[tuple[Memory, str]]) -> None:
+        if not rows:
+            return
+        rowid = int(self.conn.execute("SELECT COALESCE(MAX(rowid), 0) FROM memories").fetchone()[0])
+        turns: dict[tuple[str, str], int] = {}
+        records, index = [], []
+        for memory, data in rows:
+            rowid += 1
+            turn = None
+            if memory.kind.value == "episode":
+                place = (memory.space, memory.origin)
+                if place not in turns:
+                    turns[place] = int(self.conn.execute(
+                        "SELECT COALESCE(MAX(turn), 0) FROM memories WHERE space = ? AND origin = ? AND turn IS NOT NULL",
+                        place).fetchone()[0])
+                turns[place] += 1
+                turn = turns[place]
+            digest = content_hash(memory.content)
+            records.append((rowid, memory.space, memory.id, memory.origin, memory.kind.value, memory.status.value,
+                            format_time(memory.created_at), format_time(memory.updated_at), digest, data, turn))
+            if memory.purged_at is None:
+                content, aliases = index_text(memory.content), index_text(" ".join(memory.aliases))
+                index.append((rowid, content, aliases))
+                self._count_terms(memory.space, content, aliases, +1)
+            if memory.purged_at is None and memory.status.value != "forgotten":
+                self.written.append((memory.space, digest, memory.kind.value == "episode", vectors.vector_text(memory)))
+        self.conn.executemany(
+            "INSERT INTO memories (rowid, space, id, origin, kind, status, created_at, updated_at, content_hash, data, turn)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", records)
+        self.conn.executemany("INSERT INTO memories_fts (rowid, content, aliases) VALUES (?, ?, ?)", index)
+
+    def append_events(self, events: Sequence[Event]) -> None:
+        """:meth:`append_event` for each of ``events``, in order, as two ``executemany``:
+        sequence numbers are given explicitly from the AUTOINCREMENT counter (what SQLite
+        would have chosen), so the links by record need no read-back."""
+        if not events:
+            return
+        row = self.conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'events'").fetchone()
+        top = self.conn.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0]
+        seq = max(int(row[0]) if row else 0, int(top))
+        rows, links = [], []
+        for event in events:
+            seq += 1
+            rows.append((seq, event.space, event.id, format_time(event.at), event.actor.value, event.reason,
+                         dumps(event_to_dict(event))))
+            links += [(event.space, record_id, seq) for record_id in _touched(event)]
+        self.conn.executemany("INSERT INTO events (seq, space, id, at, actor, reason, data) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+        self.conn.executemany("INSERT OR IGNORE INTO event_records (space, record_id, event_seq) VALUES (?, ?, ?)", links)
+
     def append_event(self, event: Event) -> None:
         cur = self.conn.execute(
             "INSERT INTO events (space, id, at, actor, reason, data) VALUES (?, ?, ?, ?, ?, ?)",
             (event.space, event.id, format_time(event.at), event.actor.value, event.reason, dumps(event_to_dict(event))),
         )
-        touched: list[object] = list(event.changed_ids)
-        for change in event.changes:
-            if change.table == "relation":
-                # A relation event belongs to the history of both records it links.
-                for snap in (change.before, change.after):
-                    if snap:
-                        touched += [snap.get("from"), snap.get("to")]
-        for record_id in dict.fromkeys(t for t in touched if isinstance(t, str)):
+        for record_id in _touched(event):
             self.conn.execute(
                 "INSERT OR IGNORE INTO event_records (space, record_id, event_seq) VALUES (?, ?, ?)",
                 (event.space, record_id, cur.lastrowid),
