@@ -107,6 +107,11 @@ class RememberedMany:
         """Records written by this call."""
         return sum(1 for r in self.results if not r.deduplicated)
 
+    def to_dict(self) -> dict[str, object]:
+        """The wire form: each claim's ``remember`` document, the count written, the event."""
+        return {"results": [r.to_dict() for r in self.results], "added": self.added,
+                "event": None if self.event is None else self.event.id}
+
 
 @dataclass(frozen=True, slots=True)
 class TextChange:

@@ -156,6 +156,28 @@ def _memory(data: object) -> Memory | None:
     return memory
 
 
+_EVENTS: dict[str, Event] = {}
+EVENT_CHANGES_MAX = 20_000  # changes held by the events kept decoded per process (bounded)
+_EVENT_CHANGES = [0]
+
+
+def _event(data: object) -> Event | None:
+    """The event a stored JSON row holds (None when malformed), decoded once per process
+    for the recently read events, as :func:`_memory` does for records. An ingest writes
+    one event holding every turn it stored, and each recalled episode's confidence reads
+    its history: without this, every recall decoded that whole event once per result.
+    Bounded by the changes the kept events hold, so memory stays flat in N."""
+    if isinstance(data, str) and data in _EVENTS:
+        return _EVENTS[data]
+    event = _decoded(data, event_from_dict)
+    if event is not None and isinstance(data, str) and len(event.changes) <= EVENT_CHANGES_MAX:
+        while _EVENTS and _EVENT_CHANGES[0] + len(event.changes) > EVENT_CHANGES_MAX:
+            _EVENT_CHANGES[0] -= len(_EVENTS.pop(next(iter(_EVENTS))).changes)  # the oldest entry
+        _EVENTS[data] = event
+        _EVENT_CHANGES[0] += len(event.changes)
+    return event
+
+
 def _as_stored(value: Any) -> Any:
     """A row kept as the JSON it was written as (sources, traces): no model to parse into."""
     return value
@@ -391,7 +413,7 @@ class _Reads(vectors.VectorReads):
         if limit is not None:
             sql += " LIMIT ?"
             args.append(limit)
-        found = (_decoded(data, event_from_dict) for (data,) in self.conn.execute(sql, args))
+        found = (_event(data) for (data,) in self.conn.execute(sql, args))
         return [event for event in found if event is not None]
 
     def events_after(self, space: str, at: datetime) -> list[Event]:
