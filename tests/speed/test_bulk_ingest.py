@@ -13,6 +13,7 @@ import sqlite3
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -172,7 +173,7 @@ def test_import_of_the_same_record_twice_keeps_the_first_line(tmp_path):
 # -- remember_many ------------------------------------------------------------------
 
 
-CLAIMS = [
+CLAIMS: list[dict[str, Any]] = [
     {"text": "Billing runs on PostgreSQL 16 in Frankfurt", "kind": "fact", "origin": "ops"},
     {"text": "Ana prefers tea over coffee", "kind": "preference", "aliases": ["Ana"]},
     {"text": "The deploy key is sk-live-1234567890abcdefghijklmnop", "kind": "fact", "origin": "ops"},
@@ -249,3 +250,44 @@ def test_ingest_in_bulk_numbers_turns_and_keeps_the_stats_exact(tmp_path):
     conn.close()
     assert order == [(i + 1, f"t{i}") for i in range(30)]
     assert kept[("default", "hik")] == 30 and kept[("default", "ana")] == 15
+
+
+# -- the decoded-event cache ----------------------------------------------------------
+
+
+def _history_contents(c: Cairn, ref: str) -> list[str]:
+    return [str((ch.after or {}).get("content")) for e in c.store.events(c.space, record_id=ref, newest_first=False)
+            for ch in e.changes if ch.id == ref]
+
+
+def test_a_record_history_read_twice_is_the_same_and_a_purge_is_seen(tmp_path):
+    with Cairn(tmp_path / "x.db", now=NOW) as c:
+        done = c.remember_many(["The vault code is 1234 for the shed", "Ana likes tea"], kind="fact")
+        ref = done.ids[0]
+        first = _history_contents(c, ref)
+        assert first == _history_contents(c, ref) == ["The vault code is 1234 for the shed"]
+        c.forget(ref, purge=True)  # rewrites the events in place, through this store
+        assert "vault" not in " ".join(_history_contents(c, ref))
+
+
+def test_a_purge_by_another_process_is_seen(tmp_path):
+    path = tmp_path / "x.db"
+    with Cairn(path, now=NOW) as reader:
+        ref = reader.remember("The vault code is 1234 for the shed", kind="fact").id
+        assert "vault" in " ".join(_history_contents(reader, ref))  # now kept decoded
+        with Cairn(path, now=NOW) as other:
+            other.forget(ref, purge=True)
+        assert "vault" not in " ".join(_history_contents(reader, ref))
+
+
+def test_a_rolled_back_event_is_never_served(tmp_path):
+    path = tmp_path / "x.db"
+    with Cairn(path, now=NOW) as c:
+        ref = c.remember("Ana likes tea", kind="fact").id
+        with pytest.raises(RuntimeError), c.store.write() as tx:
+            tx.append_event(_events([c.get(ref)], "rolled")[0])
+            assert len(c.store.events(c.space, record_id=ref)) == 2  # seen inside the transaction
+            raise RuntimeError("roll back")
+        c.pin(ref)  # the next event takes the rolled-back sequence number
+        reasons = [e.reason for e in c.store.events(c.space, record_id=ref, newest_first=False)]
+        assert reasons == ["remember fact", "pin"]

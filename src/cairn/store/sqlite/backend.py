@@ -156,26 +156,44 @@ def _memory(data: object) -> Memory | None:
     return memory
 
 
-_EVENTS: dict[str, Event] = {}
-EVENT_CHANGES_MAX = 20_000  # changes held by the events kept decoded per process (bounded)
-_EVENT_CHANGES = [0]
+EVENT_CHANGES_MAX = 20_000  # changes held by the events a store keeps decoded (bounded)
 
 
-def _event(data: object) -> Event | None:
-    """The event a stored JSON row holds (None when malformed), decoded once per process
-    for the recently read events, as :func:`_memory` does for records. An ingest writes
-    one event holding every turn it stored, and each recalled episode's confidence reads
-    its history: without this, every recall decoded that whole event once per result.
-    Bounded by the changes the kept events hold, so memory stays flat in N."""
-    if isinstance(data, str) and data in _EVENTS:
-        return _EVENTS[data]
-    event = _decoded(data, event_from_dict)
-    if event is not None and isinstance(data, str) and len(event.changes) <= EVENT_CHANGES_MAX:
-        while _EVENTS and _EVENT_CHANGES[0] + len(event.changes) > EVENT_CHANGES_MAX:
-            _EVENT_CHANGES[0] -= len(_EVENTS.pop(next(iter(_EVENTS))).changes)  # the oldest entry
-        _EVENTS[data] = event
-        _EVENT_CHANGES[0] += len(event.changes)
-    return event
+class EventCache:
+    """Decoded events of one open store by sequence number, for the reads of a record's
+    history. An ingest writes one event holding every turn it stored, and each recalled
+    episode's confidence reads its history: without this, every recall read and decoded
+    that whole event once per result.
+
+    Valid only for committed events: it is filled by reads outside a write transaction,
+    emptied when another connection has committed (``PRAGMA data_version`` moved) and
+    after a write that rewrote an event (``forget --purge``). Bounded by the changes the
+    kept events hold, so memory stays flat in N."""
+
+    def __init__(self) -> None:
+        self.events: dict[int, Event] = {}
+        self.changes = 0
+        self.version: object = None
+
+    def check(self, conn: sqlite3.Connection) -> None:
+        version = conn.execute("PRAGMA data_version").fetchone()[0]
+        if version != self.version:
+            self.clear()
+            self.version = version
+
+    def clear(self) -> None:
+        self.events.clear()
+        self.changes = 0
+
+    def keep(self, seq: int, event: Event) -> None:
+        size = len(event.changes) or 1
+        if size > EVENT_CHANGES_MAX:
+            return
+        while self.events and self.changes + size > EVENT_CHANGES_MAX:
+            oldest = self.events.pop(next(iter(self.events)))
+            self.changes -= len(oldest.changes) or 1
+        self.events[seq] = event
+        self.changes += size
 
 
 def _as_stored(value: Any) -> Any:
@@ -413,8 +431,30 @@ class _Reads(vectors.VectorReads):
         if limit is not None:
             sql += " LIMIT ?"
             args.append(limit)
-        found = (_event(data) for (data,) in self.conn.execute(sql, args))
+        cache = self._event_cache()
+        if record_id is not None and cache is not None:
+            return self._cached_events(cache, sql.replace("SELECT e.data", "SELECT e.seq", 1), args)
+        found = (_decoded(data, event_from_dict) for (data,) in self.conn.execute(sql, args))
         return [event for event in found if event is not None]
+
+    def _event_cache(self) -> EventCache | None:
+        return None  # a write transaction reads what it may roll back: never cached
+
+    def _cached_events(self, cache: EventCache, seqs_sql: str, args: list) -> list[Event]:
+        """The events ``seqs_sql`` lists, decoded once per store (see :class:`EventCache`)."""
+        cache.check(self.conn)
+        seqs = [int(r[0]) for r in self.conn.execute(seqs_sql, args)]
+        missing = [seq for seq in seqs if seq not in cache.events]
+        found: dict[int, Event] = {}
+        for start in range(0, len(missing), 500):
+            chunk = missing[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for seq, data in self.conn.execute(f"SELECT seq, data FROM events WHERE seq IN ({marks})", chunk):
+                event = _decoded(data, event_from_dict)  # a malformed row is counted on every read
+                if event is not None:
+                    found[seq] = event
+                    cache.keep(seq, event)
+        return [event for seq in seqs if (event := cache.events.get(seq) or found.get(seq)) is not None]
 
     def events_after(self, space: str, at: datetime) -> list[Event]:
         # Stored times are ISO-8601 UTC with or without a fraction, which do not sort as
@@ -680,6 +720,7 @@ class Tx(_Reads, vectors.VectorWrites):
         self._df: dict[tuple[str, str], int] = {}
         self._docs: dict[str, int] = {}
         self.written: list[tuple[str, str, bool, str]] = []  # (space, content hash, is episode, content) put live
+        self.rewrote = False  # an event body was rewritten (the store's event cache is then emptied)
 
     def _count_terms(self, space: str, content: str, aliases: str, sign: int) -> None:
         self._docs[space] = self._docs.get(space, 0) + sign
@@ -865,6 +906,7 @@ class Tx(_Reads, vectors.VectorWrites):
 
     def rewrite_event(self, event: Event) -> None:
         """Replace an event's stored body in place: only for ``forget --purge``."""
+        self.rewrote = True
         self.conn.execute(
             "UPDATE events SET reason = ?, data = ? WHERE space = ? AND id = ?",
             (event.reason, dumps(event_to_dict(event)), event.space, event.id),
@@ -925,6 +967,11 @@ class Store(_Reads):
         # embeds the texts it wrote there, see cairn.embed.writer); None: nothing runs.
         self.before_commit: Callable[[Tx], None] | None = None
         self._claimed = False
+        self._events = EventCache()
+        self._writing = False
+
+    def _event_cache(self) -> EventCache | None:
+        return None if self._writing else self._events
 
     @classmethod
     def open(
@@ -1034,12 +1081,14 @@ class Store(_Reads):
             raise _translate(self.path, err) from None
         if not durable:
             self.conn.execute("PRAGMA synchronous = NORMAL")
+        tx: Tx | None = None
         try:
             try:
                 self.conn.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as err:
                 raise _translate(self.path, err) from None
             tx = Tx(self.conn, self.path)
+            self._writing = True
             try:
                 yield tx
                 try:
@@ -1057,6 +1106,9 @@ class Store(_Reads):
                 _rollback(self.conn)
                 raise _translate(self.path, err) from None
         finally:
+            self._writing = False
+            if tx is not None and tx.rewrote:
+                self._events.clear()  # an event body changed in place (purge), committed or not
             if not durable:
                 self.conn.execute("PRAGMA synchronous = FULL")
 
