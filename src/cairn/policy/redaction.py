@@ -265,6 +265,8 @@ def placeholder(label: str) -> str:
 
 _KEYWORDS = tuple(dict.fromkeys(k for pattern in PATTERNS for k in pattern.keywords))
 _ALWAYS = frozenset(i for i, pattern in enumerate(PATTERNS) if not pattern.keywords)
+# Matches wherever any keyword occurs (an occurrence is a match at its position or earlier).
+_ANY_KEYWORD = re.compile("|".join(re.escape(k) for k in sorted(_KEYWORDS, key=len, reverse=True)))
 _BY_KEYWORD = {k: frozenset(i for i, pattern in enumerate(PATTERNS) if k in pattern.keywords) for k in _KEYWORDS}
 
 
@@ -273,9 +275,10 @@ def _todo(lowered: str, after: int) -> list[int]:
     without keywords and those with a keyword in it. One pass over the keywords instead
     of one per pattern: ingest redacts every turn, and most turns hold none of them."""
     todo = set(_ALWAYS)
-    for k in _KEYWORDS:
-        if k in lowered:
-            todo |= _BY_KEYWORD[k]
+    if _ANY_KEYWORD.search(lowered):  # none found (the common case): no keyword-gated pattern can match
+        for k in _KEYWORDS:
+            if k in lowered:
+                todo |= _BY_KEYWORD[k]
     return sorted(i for i in todo if i > after)
 
 
