@@ -129,7 +129,7 @@ def test_the_migration_counts_an_existing_index(tmp_path: Path):
     with conn:  # a file written before the counts existed
         conn.execute("DROP TABLE term_stats")
         conn.execute("DROP TABLE space_stats")
-        conn.execute("DELETE FROM schema_migrations WHERE name = '0010_space_term_stats'")
+        conn.execute("DELETE FROM schema_migrations WHERE name IN ('0010_space_term_stats', '0014_term_stats_by_term')")
     conn.close()
     with Cairn(path, space="work", now=NOW) as c:
         assert c.recall("billing postgresql", trace=False).results

@@ -553,6 +553,16 @@ class _Reads(vectors.VectorReads):
         return found
 
     def terms_with_prefix(self, prefix: str, limit: int) -> list[str]:
+        # The per-space counts hold every indexed term of every space (kept exact in each
+        # write, rows at zero deleted): a range of their index by term, whatever the
+        # postings of the terms listed.
+        rows = self.conn.execute(
+            "SELECT DISTINCT term FROM term_stats WHERE term > ? AND term < ? ORDER BY term LIMIT ?",
+            (fts.fts_form(prefix), fts.fts_form(prefix) + "\U0010ffff", limit),
+        ).fetchall()
+        return [str(r[0]) for r in rows]
+
+    def _vocab_terms_with_prefix(self, prefix: str, limit: int) -> list[str]:
         self._ensure_vocab()
         rows = self.conn.execute(
             "SELECT term FROM temp.cairn_fts_vocab WHERE term > ? AND term < ? ORDER BY term LIMIT ?",
@@ -746,6 +756,10 @@ class Tx(_Reads, vectors.VectorWrites):
 
     def space_document_count(self, space: str) -> int:
         return super().space_document_count(space) + self._docs.get(space, 0)
+
+    def terms_with_prefix(self, prefix: str, limit: int) -> list[str]:
+        # Inside a write the per-space counts lag until commit: the index's own vocabulary.
+        return self._vocab_terms_with_prefix(prefix, limit)
 
     def space_document_frequencies(self, space: str, terms: Sequence[str]) -> dict[str, int]:
         found = super().space_document_frequencies(space, terms)
