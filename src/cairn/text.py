@@ -165,8 +165,17 @@ def content_terms(text: str) -> list[str]:
 
 def index_text(text: str) -> str:
     """The space-joined terms a store indexes for a text (the SQLite store keeps them in
-    its FTS5 table, tokenizer ``unicode61``)."""
-    return " ".join(terms(text))
+    its FTS5 table, tokenizer ``unicode61``): ``" ".join(terms(text))``, without building
+    a :class:`Token` per word (bulk ingest tokenises every record once, here)."""
+    out: list[str] = []
+    for chunk in _TOKEN_RE.findall(normalize(text)):
+        if chunk.isascii() or not _CJK_RE.match(chunk):
+            out.append(stem(chunk))
+        elif len(chunk) == 1:
+            out.append(chunk)
+        else:
+            out.extend(chunk[i : i + 2] for i in range(len(chunk) - 1))
+    return " ".join(out)
 
 
 _QUOTED_RE = re.compile(r"\"([^\"]{1,200})\"|“([^”]{1,200})”|'([^']{2,200})'")

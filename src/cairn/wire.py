@@ -757,6 +757,13 @@ ScaleRowDoc = TypedDict(
         "db_mb": NotRequired[float],
         "peak_rss_mb": NotRequired[float],
         "process_ms": NotRequired[dict[str, float]],  # one whole `cairn recall` process, wall time
+        # The episode lane on a store of as many conversation turns (see cairn.bench.scale).
+        "turns": NotRequired[int],
+        "episode_ingest_per_s": NotRequired[int],
+        "episode_queries": NotRequired[int],
+        "episode_recall_ms": NotRequired[dict[str, float]],
+        "episode_needle_hit@5": NotRequired[float],
+        "episode_status": NotRequired[str],
     },
 )
 

@@ -125,13 +125,13 @@ def test_empty_or_stopword_queries_return_nothing(cairn, query):
     assert rank_episodes(cairn.store, cairn.space, query, limit=5) == []
 
 
-def test_word_counts_come_from_the_whole_index_when_the_candidates_are_cut(cairn):
+def test_word_counts_come_from_the_space_index_when_the_candidates_are_cut(cairn):
     from cairn.recall.episodes import term_counts
 
     turns = [(f"w{n}", "Ana", f"the weather today, note {n}", DAY) for n in range(60)]
     turn_of = ingest(cairn, *turns, ("k", "Ana", "the weather was fine for the kayak", DAY))
     small = dataclasses.replace(PROFILE, candidate_cap=5, df_bound=40)
-    counts = term_counts(cairn.store, parse_episode_query("weather kayak"), frozenset(), small)
+    counts = term_counts(cairn.store, cairn.space, parse_episode_query("weather kayak"), frozenset(), small)
     assert counts == {strong_stem("weather"): 40, "kayak": 1}  # bounded at df_bound, exact below it
     assert ranked(cairn, turn_of, "weather kayak", profile=small)[0] == "k"
 

@@ -333,6 +333,14 @@ class MemStore:
         if live:
             self.written.append((memory.space, digest, memory.kind.value == "episode", vector_text(memory)))
 
+    def put_memories(self, memories) -> None:
+        for memory in memories:
+            self.put_memory(memory)
+
+    def append_events(self, events) -> None:
+        for event in events:
+            self.append_event(event)
+
     def append_event(self, event: Event) -> None:
         seq = len(self._s.events) + 1
         self._s.events.append((seq, event))

@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from cairn import Cairn
+from cairn.recall.gates import Reason
 from cairn.text import terms
 
 POLICY = """
@@ -83,8 +84,10 @@ def test_silence_still_says_a_retired_record_matched(cairn, clock):
     clock.at += timedelta(days=40)
     cairn.apply_retention(cairn.retention_plan(POLICY))
     outcome = cairn.recall("which VPN gateway", trace=False)
-    assert outcome.ids == [] and outcome.outcome.candidates == []  # not a candidate ...
+    assert outcome.ids == []  # not a result ...
     assert "1 matching memory is retired" in (outcome.note or "")  # ... yet silence says so
+    # and the trace lists it, excluded, with its reason (asked again only once nothing was found)
+    assert [c.reason for c in outcome.outcome.candidates] == [Reason.RETIRED]
     assert cairn.recall("which printer", trace=False).note == "nothing matched the query"  # control
 
 

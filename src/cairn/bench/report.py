@@ -97,8 +97,26 @@ def scale_table(rows: list[dict]) -> list[str]:
             f" | {row['db_mb']:.1f} | {row['peak_rss_mb']:.1f} | {_ms(row, 'median')} | {_ms(row, 'p95')} | {row['status']} |"
         )
     lanes = sorted({row["lane"] for row in rows if "lane" in row})
-    return lines + [""] + [f"Recall measured through: {lane}; FTS lane: FTS5 bm25 + exclusions alone;"
-                           " process: one `python -m cairn recall` per query, wall time, trace on." for lane in lanes]
+    lines += [""] + [f"Recall measured through: {lane}; FTS lane: FTS5 bm25 + exclusions alone;"
+                     " process: one `python -m cairn recall` per query, wall time, trace on." for lane in lanes]
+    return lines + episode_table(rows)
+
+
+EPISODE_HEADER = ["turns", "ingest/s", "episode recall median ms", "p95 ms", "needle hit@5", "status"]
+
+
+def episode_table(rows: list[dict]) -> list[str]:
+    """The episode lane's ladder (rows measured with episodes only)."""
+    done = [row for row in rows if "episode_recall_ms" in row]
+    if not done:
+        return []
+    lines = ["", "| " + " | ".join(EPISODE_HEADER) + " |", "|" + "---:|" * (len(EPISODE_HEADER) - 1) + "---|"]
+    for row in done:
+        ms = row["episode_recall_ms"]
+        lines.append(f"| {row['turns']} | {row['episode_ingest_per_s']} | {ms['median']:.2f} | {ms['p95']:.2f}"
+                     f" | {row['episode_needle_hit@5']:.3f} | {row.get('episode_status', 'ok')} |")
+    return lines + ["", "Episodes: conversations of 600 turns through `Cairn.ingest`, questions through"
+                        " `Cairn.recall(lane=\"episodes\", limit=5)` without traces."]
 
 
 def _ms(row: dict, key: str) -> str:

@@ -184,6 +184,56 @@ class Generator:
         return [" ".join(self.word() for _ in range(self.rng.randint(2, 4))) for _ in range(count)]
 
 
+class Conversations:
+    """Deterministic synthetic conversations for the episode lane: ``size`` turns in
+    conversations of :data:`TURNS_PER_CONVERSATION` between two speakers, one turn a
+    minute, words from the same Zipfian vocabulary as the claims, plus
+    :data:`NEEDLES` planted turns with two rare words that a later question names."""
+
+    def __init__(self, size: int, seed: int = 11) -> None:
+        self.claims = Generator(size, seed)  # its vocabulary, weights and needle places
+        self.rng = self.claims.rng
+        self.size = size
+        self.needles: list[tuple[str, str, str]] = []  # (origin, turn id, question)
+
+    def conversations(self) -> Iterator[tuple[str, list[str]]]:
+        """(origin, JSONL turn lines) per conversation, in order."""
+        g = self.claims
+        start = NOW - timedelta(days=400)
+        index = 0
+        number = 0
+        while index < self.size:
+            origin = f"conversation-{number}"
+            people = self.rng.sample(_PEOPLE, 2)
+            lines = []
+            for n in range(min(TURNS_PER_CONVERSATION, self.size - index)):
+                turn_id = f"{origin}-t{n}"
+                if index in g.needle_at:
+                    k = g.needle_at[index]
+                    rare = [f"{w}{self.rng.choice(_SYLLABLES)}y{k}" for w in ("vel", "mor")]
+                    text = f"I finally fixed the {rare[0]} valve with the {rare[1]} wrench last week"
+                    self.needles.append((origin, turn_id, f"what did {people[n % 2]} fix with the {rare[1]} wrench"))
+                else:
+                    words = " ".join(g.word() for _ in range(self.rng.randint(4, 12)))
+                    text = f"{self.rng.choice(_OPENERS)} {words}"
+                at = start + timedelta(days=number % 400, minutes=n)
+                lines.append(json.dumps({"id": turn_id, "speaker": people[n % 2], "text": text, "time": format_time(at)}))
+                index += 1
+            yield origin, lines
+            number += 1
+
+    def questions(self, count: int) -> list[str]:
+        g = self.claims
+        return [f"{self.rng.choice(_ASKS)} {' '.join(g.word() for _ in range(self.rng.randint(2, 4)))}"
+                for _ in range(count)]
+
+
+TURNS_PER_CONVERSATION = 600
+EPISODE_QUERIES = 100
+_OPENERS = ("I think", "Yesterday we talked about", "Did you see the", "My plan is", "Remember the", "Honestly,")
+_ASKS = ("what did they say about", "when did we talk about", "who mentioned", "why did you like")
+
+
 def _accumulate(values):
     total = 0.0
     for v in values:
@@ -239,7 +289,8 @@ def _lexical_lane(cairn: Cairn) -> Callable[[str], list[str]]:
 
 
 def measure(size: int, folder: Path, *, budget_s: float | None = None, recall_budget_s: float | None = None,
-            seed: int = 7, batch_size: int = BATCH, progress: Callable[[str], None] | None = None) -> dict:
+            seed: int = 7, batch_size: int = BATCH, progress: Callable[[str], None] | None = None,
+            episodes: bool = True) -> dict:
     """Fill a fresh store with ``size`` claims and measure it (see the module docstring)."""
     from ..engine import Cairn
 
@@ -278,9 +329,54 @@ def measure(size: int, folder: Path, *, budget_s: float | None = None, recall_bu
         row["fts_lane_hit@3"] = lexical["needle_hit@3"]
         cairn.store.checkpoint()
     row["process_ms"] = process_latency(path, ([q for _, q in gen.needles] + queries)[:PROCESS_QUERIES])
+    if episodes:
+        row.update(measure_episodes(size, folder, budget_s=budget_s, recall_budget_s=recall_budget_s, progress=progress))
     row["db_mb"] = round(sum(p.stat().st_size for p in folder.glob(f"scale-{size}.db*")) / 1e6, 1)
     row["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     return row
+
+
+def measure_episodes(size: int, folder: Path, *, budget_s: float | None = None, recall_budget_s: float | None = None,
+                     progress: Callable[[str], None] | None = None) -> dict:
+    """The episode lane at ``size`` turns: ingest rate through ``Cairn.ingest`` (one call
+    per conversation), then recall latency through ``Cairn.recall(lane="episodes")`` for
+    the needle questions and :data:`EPISODE_QUERIES` background questions, and needle
+    hit@5 (the needle turn among the first five)."""
+    from ..engine import Cairn
+
+    conv = Conversations(size)
+    path = folder / f"scale-{size}-episodes.db"
+    out: dict = {}
+    started = time.perf_counter()
+    written = 0
+    with Cairn(path, now=NOW) as cairn:
+        for origin, lines in conv.conversations():
+            written += cairn.ingest(lines, origin=origin, progress=False).episodes
+            if progress and written % 100_000 < TURNS_PER_CONVERSATION:
+                progress(f"size {size}: {written} turns in {time.perf_counter() - started:.0f} s")
+            if budget_s and time.perf_counter() - started > budget_s:
+                out["episode_status"] = f"incomplete: ingest stopped at {written} turns by the {budget_s:.0f} s budget"
+                break
+        elapsed = time.perf_counter() - started
+        out.update(turns=written, episode_ingest_per_s=round(written / elapsed) if elapsed else 0)
+        questions = [q for *_, q in conv.needles] + conv.questions(EPISODE_QUERIES)
+        latencies, hits, asked = [], 0, 0
+        t0 = time.perf_counter()
+        for number, question in enumerate(questions):
+            if recall_budget_s and time.perf_counter() - t0 > recall_budget_s:
+                break
+            t = time.perf_counter()
+            found = cairn.recall(question, lane="episodes", limit=5, trace=False).results
+            latencies.append((time.perf_counter() - t) * 1000)
+            if number < len(conv.needles):
+                origin, turn_id, _ = conv.needles[number]
+                hits += any(r.memory.evidence.source_id == turn_id and r.memory.origin == origin for r in found)
+                asked += 1
+        out.update(episode_queries=len(latencies), episode_recall_ms=median_p95(latencies, 2),
+                   **{"episode_needle_hit@5": round(hits / asked, 3) if asked else 0.0})
+    for leftover in folder.glob(f"scale-{size}-episodes.db*"):
+        leftover.unlink()
+    return out
 
 
 def _recall_stats(ask, gen: Generator, budget_s: float | None, queries: list[str]) -> dict:

@@ -21,7 +21,7 @@ from .facade import Cairn
 from .ingesting import Ingested
 from .learning import Applied, Corrected, FeedbackResult
 from .recalling import Recalled
-from .records import Confirmed, Page, Quality, Remembered, Shown, TextChange
+from .records import Confirmed, Page, Quality, Remembered, RememberedMany, Shown, TextChange
 from .relations import Timeline
 from .scope import Scope, default_db_path
 from .transfer import Transferred
@@ -43,6 +43,7 @@ __all__ = [
     "ReinforceResult",
     "Reinforcement",
     "Remembered",
+    "RememberedMany",
     "Scope",
     "Shown",
     "TextChange",

@@ -50,7 +50,7 @@ from .labelling import Imported, Labelling
 from .learning import Applied, Corrected, FeedbackResult, Learning
 from .maintaining import Maintaining, PlanApplied
 from .recalling import SEARCH_BUDGET, SEARCH_LIMIT, Recalled, Recalling
-from .records import Confirmed, Page, Quality, Records, Remembered, Shown, TextChange
+from .records import Confirmed, Page, Quality, Records, Remembered, RememberedMany, Shown, TextChange
 from .relations import TIMELINE_MAX, Relations, Timeline
 from .reports import Reported, Reports
 from .scope import Clock, Scope
@@ -230,6 +230,39 @@ class Cairn:
             pin=pin, actor=actor, reason=reason, relates=relates, replaces_similar=replaces_similar,
             topics=topics, entities=entities,
         )
+
+    def remember_many(
+        self,
+        claims: Iterable[str | Mapping[str, Any]],
+        *,
+        kind: Kind | str | None = None,
+        origin: str = "",
+        basis: Basis | str = Basis.USER_STATEMENT,
+        method: Method | str = Method.MANUAL,
+        actor: Actor | str = Actor.MANUAL,
+        reason: str | None = None,
+    ) -> RememberedMany:
+        """Store many claims as one transaction and one event: the bulk form of
+        :meth:`remember`, for loading a backlog (tens of thousands of records a second).
+
+        Each claim is a text (stored with ``kind``, ``origin``, ``basis``, ``method``) or a
+        mapping of :meth:`remember`'s arguments — ``text``, ``kind``, ``origin``, ``basis``,
+        ``method``, ``source``, ``at``, ``certainty``, ``valid_from``, ``valid_to``,
+        ``expected_resolution_at``, ``aliases``, ``pin``, ``topics``, ``entities`` — whose
+        missing keys take the call's values. Every claim is validated and its secrets
+        redacted before anything is written; a defect refuses the whole call with
+        :class:`~cairn.errors.InvalidInput` naming the claim (``claim 3: kind``), and
+        nothing is stored. Identical content in the same origin and kind is stored once
+        (against the store and within the call). No look-alike search and no relations:
+        use :meth:`remember` for a claim that may replace another."""
+        check_str(origin, "origin")
+        check_str(reason, "reason", optional=True)
+        if isinstance(claims, (str, bytes, Mapping)) or not isinstance(claims, Iterable):
+            raise InvalidInput("claims", f"{echo(claims)} is not a list of texts or mappings")
+        prepared: builtins.list[dict[str, Any]] = []
+        for number, claim in enumerate(claims, 1):
+            prepared.append(_claim_args(number, claim, {"kind": kind, "origin": origin, "basis": basis, "method": method}))
+        return self._records.remember_many(prepared, actor=actor, reason=reason)
 
     def quality(self, memory: Memory) -> Quality:
         """Read-time quality of one record: freshness, dormancy, priority, ranking weights."""
@@ -665,6 +698,39 @@ def _recall_args(query: object, limit: object, budget: object, lane: object, as_
     check_time_arg(known_at, "known_at")
     for flag in flags:
         check_bool(flag, "include_dormant, include_history and trace")
+
+
+_CLAIM_KEYS = frozenset((
+    "text", "kind", "origin", "basis", "method", "source", "at", "certainty", "valid_from", "valid_to",
+    "expected_resolution_at", "aliases", "pin", "topics", "entities"))
+
+
+def _claim_args(number: int, claim: object, defaults: dict[str, Any]) -> dict[str, Any]:
+    """One claim of ``remember_many`` as :meth:`Records.new_claim`'s keyword arguments,
+    checked as :meth:`Cairn.remember` checks its own (InvalidInput naming the claim)."""
+    where = f"claim {number}"
+    if isinstance(claim, str):
+        claim = {"text": claim}
+    if not isinstance(claim, Mapping):
+        raise InvalidInput(where, f"{echo(claim)} is not a text or a mapping")
+    unknown = sorted(str(k) for k in claim if k not in _CLAIM_KEYS)
+    if unknown:
+        raise InvalidInput(where, f"unknown field {unknown[0]!r} (one of: {', '.join(sorted(_CLAIM_KEYS))})")
+    args = {**defaults, **claim}
+    if args["kind"] is None:
+        raise InvalidInput(f"{where}: kind", "missing (give it in the claim or as kind=)")
+    try:
+        check_str(args.get("text"), "text")
+        for field in ("origin", "source"):
+            check_str(args.get(field), field, optional=True)
+        for field in ("aliases", "topics", "entities"):
+            check_strings(args.get(field), field)
+        check_bool(args.get("pin", False), "pin")
+        for field in ("at", "valid_from", "valid_to", "expected_resolution_at"):
+            check_time_arg(args.get(field), field)
+    except InvalidInput as err:
+        raise InvalidInput(f"{where}: {err.field}", err.reason) from None
+    return args
 
 
 def _pairs(relates: object) -> builtins.list[tuple[Role | str, str]]:

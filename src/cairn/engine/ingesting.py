@@ -124,13 +124,16 @@ class Ingesting(Part):
         with self.scope.mutation(actor, f"ingest {total} turns ({format})") as m:
             for place, conversation in planned:
                 present = m.tx.episode_source_ids(self.space, place)  # turn ids already stored here
+                episodes = []
                 for turn in conversation.turns:
                     if turn.id in present:
                         skipped += 1
                     else:
-                        written.append(m.put(None, self._episode(turn, place)).id)
-                    if report and (len(written) + skipped) % 500 == 0:
-                        report(len(written) + skipped, total)
+                        episodes.append(self._episode(turn, place))
+                    if report and (len(written) + len(episodes) + skipped) % 500 == 0:
+                        report(len(written) + len(episodes) + skipped, total)
+                m.put_many(episodes)  # one bulk write per conversation, in turn order
+                written += [e.id for e in episodes]
             if written:
                 if m.tx.get_source(self.space, source.id) is None:
                     m.tx.put_source(self.space, source_to_dict(source))
@@ -265,11 +268,14 @@ class Ingesting(Part):
         written: list[str] = []
         with self.scope.mutation(actor, f"ingest {len(conversation.turns)} turns ({label})") as m:
             present = m.tx.episode_source_ids(self.space, place)
+            episodes = []
             for done, turn in enumerate(conversation.turns, 1):
                 if turn.id not in present:
-                    written.append(m.put(None, self._episode(turn, place)).id)
+                    episodes.append(self._episode(turn, place))
                 if report and done % 500 == 0:
                     report(done, len(conversation.turns))
+            m.put_many(episodes)
+            written += [e.id for e in episodes]
             if written:
                 if m.tx.get_source(self.space, source.id) is None:
                     m.tx.put_source(self.space, source_to_dict(source))

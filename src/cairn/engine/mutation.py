@@ -8,7 +8,9 @@ An operation that changes nothing writes no event.
 
 from __future__ import annotations
 
+import json
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -22,6 +24,11 @@ from ..model import (
     relation_to_dict,
 )
 from ..store import WriteTx
+
+
+def dumps(doc: dict) -> str:
+    """A record's stored form: its dict as compact JSON (as the store writes it)."""
+    return json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
 
 
 def new_id() -> str:
@@ -58,6 +65,21 @@ class Mutation:
         self.tx.put_lifecycle(after)
         self.changes.append(Change("memory", after.id, memory_to_dict(before), memory_to_dict(after)))
         return after
+
+    def put_many(self, created: Sequence[Memory]) -> None:
+        """Write new records in bulk (``put(None, m)`` for each, in order), encoding each
+        record once for both its row and its event snapshot."""
+        docs = []
+        for memory in created:
+            if memory.space != self.space:
+                raise ValueError("a mutation never crosses spaces")
+            docs.append(memory_to_dict(memory))
+        put_stored = getattr(self.tx, "put_stored", None)  # the SQLite store's bulk shape
+        if put_stored is not None:
+            put_stored([(memory, dumps(doc)) for memory, doc in zip(created, docs, strict=True)])
+        else:
+            self.tx.put_memories(created)
+        self.changes += [Change("memory", memory.id, None, doc) for memory, doc in zip(created, docs, strict=True)]
 
     def put_relation(self, before: Relation | None, after: Relation) -> Relation:
         if after.space != self.space:

@@ -85,6 +85,35 @@ class Remembered:
 
 
 @dataclass(frozen=True, slots=True)
+class RememberedMany:
+    """The outcome of ``remember_many``: one :class:`Remembered` per claim given, in order
+    (a deduplicated one holds the record already standing — in the store, or earlier in
+    the same call), and the one event written (None when every claim was already stored).
+
+    Unlike ``remember`` it runs no look-alike search (``similar`` is empty: that search
+    is a hint for a claim written by hand, and one index query per record) and declares
+    no relations; everything else — validation, redaction, labels, dedup — is the same."""
+
+    results: tuple[Remembered, ...]
+    event: Event | None
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        """The id of each claim's record (new or standing), in order."""
+        return tuple(r.id for r in self.results)
+
+    @property
+    def added(self) -> int:
+        """Records written by this call."""
+        return sum(1 for r in self.results if not r.deduplicated)
+
+    def to_dict(self) -> dict[str, object]:
+        """The wire form: each claim's ``remember`` document, the count written, the event."""
+        return {"results": [r.to_dict() for r in self.results], "added": self.added,
+                "event": None if self.event is None else self.event.id}
+
+
+@dataclass(frozen=True, slots=True)
 class TextChange:
     """One event that changed a record's text: a correction, an undo of one, a purge."""
 
@@ -212,6 +241,61 @@ class Records(Part):
         ``relates``: ``[(role, older_ref), ...]`` relations declared from this record to
         older ones, written in the same event (checked as ``relate`` checks them; when the
         content was already stored, they are declared from the standing record)."""
+        memory = self.new_claim(
+            text, kind=kind, origin=origin, basis=basis, method=method, source=source, at=at, certainty=certainty,
+            valid_from=valid_from, valid_to=valid_to, expected_resolution_at=expected_resolution_at, aliases=aliases,
+            pin=pin, topics=topics, entities=entities)
+        kind, content, now = memory.kind, memory.content, memory.created_at
+        require(self.scope, [("remember", memory_labels(memory))])
+        actor = choice(Actor, actor, "actor")
+        links = self.relations.check_relates(relates)
+        if replaces_similar and links:
+            raise InvalidInput("replaces_similar", "declares relations itself; give it or explicit relations, not both")
+        standing = None
+        similar: tuple[Memory, ...] = ()
+        replaced: tuple[str, ...] = ()
+        withheld: tuple[tuple[str, str], ...] = ()
+        with self.scope.mutation(actor, reason or f"remember {kind.value}") as m:
+            if kind is not Kind.EPISODE:
+                found = m.tx.memories_with_hash(self.space, memory.origin, content_hash(content))
+                standing = next((s for s in found if s.active and s.kind is kind), None)
+            if standing is None:
+                if kind is not Kind.EPISODE and not links:
+                    similar = find_similar(m.tx, self.space, memory)
+                if replaces_similar and similar:
+                    links, withheld = replacements(memory, similar, now)
+                    replaced = tuple(to_id for _, to_id in links)
+                    if withheld:
+                        memory = replace(memory, status=Status.CONFLICTED)
+                m.put(None, memory)
+            for role, to_id in links:
+                m.put_relation(None, self.relations.checked_relation(m.tx, standing or memory, role, to_id))
+        if standing is not None:
+            return Remembered(standing, m.event, deduplicated=True)
+        return Remembered(memory, m.event, similar=similar, replaced=replaced, withheld=withheld)
+
+    def new_claim(
+        self,
+        text: str,
+        *,
+        kind: Kind | str,
+        origin: str = "",
+        basis: Basis | str = Basis.USER_STATEMENT,
+        method: Method | str = Method.MANUAL,
+        source: str | None = None,
+        at: datetime | str | None = None,
+        certainty: Certainty | str | None = None,
+        valid_from: datetime | str | None = None,
+        valid_to: datetime | str | None = None,
+        expected_resolution_at: datetime | str | None = None,
+        aliases=(),
+        pin: bool = False,
+        topics: Iterable[str] = (),
+        entities: Iterable[str] = (),
+    ) -> Memory:
+        """The record ``remember`` would store for these arguments: validated (one-line
+        :class:`InvalidInput` on a defect), secrets redacted, evidence not later than now.
+        Nothing is read or written."""
         kind = choice(Kind, kind, "kind")
         content = clean_content(text, kind)
         now = self.now()
@@ -246,33 +330,44 @@ class Records(Part):
             raise InvalidInput("method", problem)
         if memory.valid_from and memory.valid_to and memory.valid_to < memory.valid_from:
             raise InvalidInput("valid_to", "lies before valid_from")
-        require(self.scope, [("remember", memory_labels(memory))])
+        return memory
+
+    def remember_many(self, claims: builtins.list[dict], *, actor: Actor | str = Actor.MANUAL,
+                      reason: str | None = None) -> RememberedMany:
+        """Store many claims (or episodes) in one transaction and one event: the bulk
+        form of :meth:`remember` (see :class:`RememberedMany`). Each claim is the keyword
+        arguments of :meth:`new_claim`; every one is validated before anything is written,
+        and a defect refuses the whole call naming the claim."""
+        memories = []
+        for number, claim in enumerate(claims, 1):
+            try:
+                memories.append(self.new_claim(**claim))
+            except InvalidInput as err:
+                raise InvalidInput(f"claim {number}: {err.field}", err.reason) from None
+        require(self.scope, ((f"claim {n}", memory_labels(m)) for n, m in enumerate(memories, 1)))
         actor = choice(Actor, actor, "actor")
-        links = self.relations.check_relates(relates)
-        if replaces_similar and links:
-            raise InvalidInput("replaces_similar", "declares relations itself; give it or explicit relations, not both")
-        standing = None
-        similar: tuple[Memory, ...] = ()
-        replaced: tuple[str, ...] = ()
-        withheld: tuple[tuple[str, str], ...] = ()
-        with self.scope.mutation(actor, reason or f"remember {kind.value}") as m:
-            if kind is not Kind.EPISODE:
-                found = m.tx.memories_with_hash(self.space, memory.origin, content_hash(content))
-                standing = next((s for s in found if s.active and s.kind is kind), None)
-            if standing is None:
-                if kind is not Kind.EPISODE and not links:
-                    similar = find_similar(m.tx, self.space, memory)
-                if replaces_similar and similar:
-                    links, withheld = replacements(memory, similar, now)
-                    replaced = tuple(to_id for _, to_id in links)
-                    if withheld:
-                        memory = replace(memory, status=Status.CONFLICTED)
-                m.put(None, memory)
-            for role, to_id in links:
-                m.put_relation(None, self.relations.checked_relation(m.tx, standing or memory, role, to_id))
-        if standing is not None:
-            return Remembered(standing, m.event, deduplicated=True)
-        return Remembered(memory, m.event, similar=similar, replaced=replaced, withheld=withheld)
+        results: builtins.list[tuple[Memory, bool]] = []
+        with self.scope.mutation(actor, reason or f"remember {len(memories)} records") as m:
+            # Dedup as remember does (same normalised content, kind and origin, current),
+            # against the store and against the claims before it in this call.
+            fresh: dict[tuple[str, str, str], Memory] = {}
+            new: builtins.list[Memory] = []
+            for memory in memories:
+                if memory.kind is Kind.EPISODE:
+                    new.append(memory)
+                    results.append((memory, False))
+                    continue
+                key = (memory.origin, memory.kind.value, content_hash(memory.content))
+                standing = fresh.get(key)
+                if standing is None:
+                    found = m.tx.memories_with_hash(self.space, memory.origin, key[2])
+                    standing = next((s for s in found if s.active and s.kind is memory.kind), None)
+                if standing is None:
+                    fresh[key] = memory
+                    new.append(memory)
+                results.append((standing or memory, standing is not None))
+            m.put_many(new)
+        return RememberedMany(tuple(Remembered(memory, m.event, deduplicated=dup) for memory, dup in results), m.event)
 
     def quality(self, memory: Memory) -> Quality:
         """Read-time quality of one record (nothing is written)."""

@@ -37,7 +37,7 @@ SIMILAR_MIN_SHARED = 2  # a claim of fewer topic words names no subject and attr
 SIMILAR_JACCARD = 0.6  # share most topic words: the same subject and attribute
 SIMILAR_MAX = 5  # look-alikes named in one result
 SIMILAR_POOL = 16  # best index matches read per remember
-SIMILAR_COMMON = 1000  # a word in more records than this (file-wide) is not searched for: too broad
+SIMILAR_COMMON = 1000  # a word in more records of the space than this is not searched for: too broad
 
 
 def topic_words(indexed: str) -> frozenset[str]:
@@ -59,7 +59,8 @@ def find_similar(tx: ReadView, space: str, memory: Memory) -> tuple[Memory, ...]
     # An alike record shares at least SIMILAR_JACCARD of the union, so it lacks at most
     # the rest of these words: any (that many + 1) of them finds it; one more for rounding.
     needed = min(len(words), int(len(words) * (1 - SIMILAR_JACCARD)) + 2)
-    rarest = [w for n, w in sorted((tx.document_frequency(w), w) for w in words)[:needed] if n <= SIMILAR_COMMON]
+    counts = tx.space_document_frequencies(space, sorted(words))  # this space's own: another's never changes it
+    rarest = [w for n, w in sorted((counts[w], w) for w in words)[:needed] if n <= SIMILAR_COMMON]
     if not rarest:
         return ()  # only common words: no search narrow enough to be worth a remember's time
     hits = tx.search_any(space, rarest, SIMILAR_POOL)

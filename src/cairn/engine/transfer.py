@@ -18,13 +18,16 @@ from .. import wire
 from ..errors import BadImportLine
 from ..model import (
     MalformedRecord,
+    Memory,
     event_to_dict,
     memory_to_dict,
     relation_from_dict,
     relation_to_dict,
 )
 from ..model.codec import imported_event_from_dict, imported_memory_from_dict
+from ..store import ReadView
 from .labelling import memory_labels, require
+from .mutation import dumps
 from .scope import Part
 
 _ORDER = ("memory", "relation", "event")
@@ -71,6 +74,33 @@ class Transferred:
         return wire.imported(self)
 
 
+_MEMORY_LINE = '{"type":"memory","data":'
+
+
+def _stored_text(raw: object, item: dict, data: dict, memory: Memory) -> str | None:
+    """The line's own text of the record when it is already in stored form — the JSON
+    of ``memory_to_dict(memory)``, as export writes it, in this space — so that import
+    does not encode it again; None otherwise (the record is then encoded from the model).
+
+    The check is on values, not bytes: the decoded body must equal the model's form of
+    the record it parsed into (so times, defaults and fields are the canonical ones);
+    only the spelling of the same JSON (key order, spacing, escapes) may differ."""
+    if not isinstance(raw, str) or len(item) != 2 or item["data"].get("space") != data["space"]:
+        return None
+    line = raw.strip()
+    if not line.startswith(_MEMORY_LINE) or memory_to_dict(memory) != data:
+        return None
+    return line[len(_MEMORY_LINE) : -1]
+
+
+def _present_memories(view: ReadView, space: str, ids: list[str]) -> set[str]:
+    """The ids among ``ids`` that already have a record in ``space`` (read in chunks)."""
+    found: set[str] = set()
+    for start in range(0, len(ids), 500):
+        found.update(view.get_memories(space, ids[start : start + 500]))
+    return found
+
+
 class Transfer(Part):
     """export and import of a space as JSONL."""
 
@@ -90,30 +120,44 @@ class Transfer(Part):
 
     def import_(self, lines: Iterable[str]) -> Transferred:
         numbered = [(n, item) for n, raw in _lines(lines) if (item := self._parse_line(n, raw))]
-        parsed = [item for _, item in numbered]
         require(self.scope, ((f"import line {n} record {item[1].id}", memory_labels(item[1]))
                              for n, item in numbered if item[0] == "memory"))
+        memories = [(value, stored) for _, (kind, value, stored) in numbered if kind == "memory"]
+        relations = [value for _, (kind, value, _) in numbered if kind == "relation"]
+        events = [value for _, (kind, value, _) in numbered if kind == "event"]
         counts = Transferred()
         with self.store.write() as tx:
-            for kind, value in parsed:
-                if kind == "memory":
-                    if tx.get_memory(self.space, value.id) is not None:
-                        counts.skipped += 1
-                        continue
-                    tx.put_memory(value)
-                    counts.records += 1
-                elif kind == "relation":
-                    if tx.get_relation(self.space, value.id) is not None:
-                        counts.skipped += 1
-                        continue
-                    tx.put_relation(value)
-                    counts.relations += 1
-                else:
-                    if tx.ids_with_prefix("events", self.space, value.id, limit=1) == [value.id]:
-                        counts.skipped += 1
-                        continue
-                    tx.append_event(value)
-                    counts.events += 1
+            # Each table in its own order, in bulk: memories, relations and events never
+            # depend on one another here (import restores rows, it checks no links).
+            present = set(_present_memories(tx, self.space, [m.id for m, _ in memories]))
+            fresh = []
+            for memory, stored in memories:
+                if memory.id in present:
+                    counts.skipped += 1
+                    continue
+                present.add(memory.id)  # a record twice in the file: the first line stands
+                fresh.append((memory, stored))
+            put_stored = getattr(tx, "put_stored", None)  # the SQLite store's bulk shape
+            if put_stored is not None:
+                put_stored([(m, s if s is not None else dumps(memory_to_dict(m))) for m, s in fresh])
+            else:
+                tx.put_memories([m for m, _ in fresh])
+            counts.records = len(fresh)
+            for relation in relations:
+                if tx.get_relation(self.space, relation.id) is not None:
+                    counts.skipped += 1
+                    continue
+                tx.put_relation(relation)
+                counts.relations += 1
+            new_events, seen = [], set()
+            for event in events:
+                if event.id in seen or tx.ids_with_prefix("events", self.space, event.id, limit=1) == [event.id]:
+                    counts.skipped += 1
+                    continue
+                seen.add(event.id)
+                new_events.append(event)
+            tx.append_events(new_events)
+            counts.events = len(new_events)
         return counts
 
     def _parse_line(self, number: int, raw: object):
@@ -133,15 +177,16 @@ class Transfer(Part):
         data = {**item["data"], "space": self.space}
         try:
             if item["type"] == "memory":
-                return "memory", imported_memory_from_dict(data)
+                memory = imported_memory_from_dict(data)
+                return "memory", memory, _stored_text(raw, item, data, memory)
             if item["type"] == "relation":
-                return "relation", relation_from_dict(data)
+                return "relation", relation_from_dict(data), None
             data["changes"] = [
                 {**c, "before": _respace(c.get("before"), self.space), "after": _respace(c.get("after"), self.space)}
                 if isinstance(c, dict)
                 else c
                 for c in data.get("changes", [])
             ]
-            return "event", imported_event_from_dict(data)
+            return "event", imported_event_from_dict(data), None
         except MalformedRecord as err:
             raise BadImportLine(number, str(err)) from None

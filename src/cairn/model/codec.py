@@ -9,6 +9,7 @@ reported and skipped instead of taking the whole store down.
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 from typing import Any
 
 from .enums import (
@@ -55,6 +56,11 @@ def parse_time(text: str) -> datetime:
     """
     if not isinstance(text, str) or not text.strip():
         raise BadTime(str(text))
+    return _parse_time(text)
+
+
+@lru_cache(maxsize=4096)  # pure; a record holds the same time in several fields
+def _parse_time(text: str) -> datetime:
     raw = text.strip()
     if raw.endswith(("Z", "z")):
         raw = raw[:-1] + "+00:00"
@@ -70,7 +76,15 @@ def parse_time(text: str) -> datetime:
 
 def format_time(value: datetime) -> str:
     """UTC, microseconds kept only when present, always with a ``Z`` suffix."""
+    if value.tzinfo is UTC:
+        return _format_utc(value)
     value = value.astimezone(UTC)
+    spec = "microseconds" if value.microsecond else "seconds"
+    return value.replace(tzinfo=None).isoformat(timespec=spec) + "Z"
+
+
+@lru_cache(maxsize=4096)  # pure; a record holds the same time in several fields
+def _format_utc(value: datetime) -> str:
     spec = "microseconds" if value.microsecond else "seconds"
     return value.replace(tzinfo=None).isoformat(timespec=spec) + "Z"
 

@@ -263,13 +263,33 @@ def placeholder(label: str) -> str:
     return f"[REDACTED:{label}]"
 
 
+_KEYWORDS = tuple(dict.fromkeys(k for pattern in PATTERNS for k in pattern.keywords))
+_ALWAYS = frozenset(i for i, pattern in enumerate(PATTERNS) if not pattern.keywords)
+# Matches wherever any keyword occurs (an occurrence is a match at its position or earlier).
+_ANY_KEYWORD = re.compile("|".join(re.escape(k) for k in sorted(_KEYWORDS, key=len, reverse=True)))
+_BY_KEYWORD = {k: frozenset(i for i, pattern in enumerate(PATTERNS) if k in pattern.keywords) for k in _KEYWORDS}
+
+
+def _todo(lowered: str, after: int) -> list[int]:
+    """The patterns (indices, in order, past ``after``) that can match ``lowered``: those
+    without keywords and those with a keyword in it. One pass over the keywords instead
+    of one per pattern: ingest redacts every turn, and most turns hold none of them."""
+    todo = set(_ALWAYS)
+    if _ANY_KEYWORD.search(lowered):  # none found (the common case): no keyword-gated pattern can match
+        for k in _KEYWORDS:
+            if k in lowered:
+                todo |= _BY_KEYWORD[k]
+    return sorted(i for i in todo if i > after)
+
+
 def redact(text: str) -> tuple[str, list[str]]:
     """Return ``text`` with every secret replaced, and the labels of what was found."""
     found: list[str] = []
-    lowered = text.lower()
-    for pattern in PATTERNS:
-        if pattern.keywords and not any(k in lowered for k in pattern.keywords):
-            continue
+    todo, at = _todo(text.lower(), -1), 0
+    while at < len(todo):
+        index = todo[at]
+        at += 1
+        pattern = PATTERNS[index]
 
         def swap(match: re.Match[str], pattern: Pattern = pattern) -> str:
             secret = match.group(pattern.group)
@@ -286,5 +306,5 @@ def redact(text: str) -> tuple[str, list[str]]:
         replaced = pattern.regex.sub(swap, text)
         if replaced != text:
             text = replaced
-            lowered = text.lower()
+            todo, at = _todo(text.lower(), index), 0  # the keywords present changed with the text
     return text, found

@@ -18,9 +18,10 @@ conversations 0-4 only; model-free and deterministic):
    term also as a prefix so that ``paint`` reaches ``painter``/``paintings``, and a
    short stem also with its ``e`` (``named`` is indexed ``nam`` and meets ``name``); the
    best ``candidate_cap`` by the store's relevance (:func:`candidates`), with the word
-   counts for IDF read from the whole index (bounded) when that cap cuts
-   (:func:`term_counts`). When the words find fewer turns than asked for and the
-   question names a speaker ("Ana's cat"), that speaker's turns join the candidates.
+   counts for IDF read from the space's own document frequencies (bounded) when that
+   cap cuts (:func:`term_counts`); the record count is the space's too. When the words
+   find fewer turns than asked for and the question names a speaker ("Ana's cat"),
+   that speaker's turns join the candidates.
 2. **Lexical relevance**: BM25 over the stored terms, computed here so that terms are
    compared through a stronger stemmer (:func:`strong_stem`) and weighted by rarity.
    A query word that names a *speaker* of the conversation is not matched in the text
@@ -268,8 +269,8 @@ def rank_episodes(view: ReadView, space: str, query: str, *, limit: int, profile
         return []
     # Over the cap, candidates are only the best index matches: count how common each word
     # really is (bounded), or a word in every other turn would look rare among them.
-    known = term_counts(view, parsed, named, profile) if matched >= profile.candidate_cap else {}
-    n_docs = max(view.document_count(), len(turns))
+    known = term_counts(view, space, parsed, named, profile) if matched >= profile.candidate_cap else {}
+    n_docs = max(view.space_document_count(space), len(turns))
     found = list(turns)
     ranked = _score(view, space, parsed, found, named, profile, query, as_of, n_docs, known, {})
     if profile.feedback_terms and ranked:
@@ -331,15 +332,22 @@ def feedback(view: ReadView, space: str, q: EpisodeQuery, named: frozenset[str],
     return {w: p.feedback_weight for w in chosen}
 
 
-def term_counts(view: ReadView, q: EpisodeQuery, named: frozenset[str], p: EpisodeProfile) -> dict[str, int]:
-    """Documents holding each query word (as matched: the word or its stem family),
-    counted up to ``p.df_bound`` so that a very common word costs a bounded scan."""
+def term_counts(view: ReadView, space: str, q: EpisodeQuery, named: frozenset[str], p: EpisodeProfile) -> dict[str, int]:
+    """Records of ``space`` holding each query word (as matched: the word or its stem
+    family), from the space's own document frequencies — another space's content never
+    changes them. A family's count is the sum over its indexed forms (a record holding two
+    forms counts twice), bounded by ``p.df_bound``."""
     counts = {}
     for term in q.terms:
         if term in named:
             continue
-        words = match_words(EpisodeQuery((term,), (term,), frozenset(), frozenset()), p.prefix_min)
-        counts[strong_stem(term)] = view.count_matching(words, p.df_bound)
+        forms: set[str] = set()
+        for word, prefix in match_words(EpisodeQuery((term,), (term,), frozenset(), frozenset()), p.prefix_min):
+            forms.add(word)
+            if prefix:
+                forms.update(view.terms_with_prefix(word, p.df_bound))
+        found = view.space_document_frequencies(space, sorted(forms))
+        counts[strong_stem(term)] = min(sum(found.values()), p.df_bound)
     return counts
 
 
@@ -360,7 +368,7 @@ def lexical_pass(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], n_d
                  sources: frozenset[str] = frozenset()) -> None:
     """Lexical relevance, coverage and phrase bonus of each candidate (steps 2-4), in place.
     ``named``: the query terms that name a speaker, never matched in the text;
-    ``known_df``: document counts from the whole index, when the candidates are a cut."""
+    ``known_df``: document counts of the space, when the candidates are a cut."""
     wanted = [strong_stem(term) for term in q.terms if term not in named]
     extra = {strong_stem(w): weight for w, weight in (related or {}).items() if strong_stem(w) not in wanted}
     stems = [[strong_stem(w) for w in t.terms] for t in turns]

@@ -237,10 +237,13 @@ def run(view: ReadView, request: Request) -> Outcome:
     withheld: dict[str, int] = {}
     turns = 0
     if not results:
-        withheld = _withheld(view, request.space, query, candidates + _retired_matches(view, request, query))
+        found = any(matched(c) for c in candidates)
+        # Silence says a retired record matched, and the trace lists it with its reason.
+        candidates = candidates + _retired_matches(view, request, query)
+        withheld = _withheld(view, request.space, query, candidates)
         if request.lane in ("claims", "hybrid"):
             turns = _turns_found(view, request, query)
-        note = _silence_note(request, withheld, turns, any(matched(c) for c in candidates))
+        note = _silence_note(request, withheld, turns, found)
     return Outcome(request, query, results, digest, candidates, note, scan, withheld, turns)
 
 

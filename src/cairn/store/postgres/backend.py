@@ -661,6 +661,15 @@ class PgTx(_Reads):
     def put_lifecycle(self, memory: Memory) -> None:
         self.put_memory(memory)  # the full write; a lighter one is to come
 
+    def put_memories(self, memories: Sequence[Memory]) -> None:
+        # Placeholder until the "pg" helper's COPY form lands (same name and semantics).
+        for memory in memories:
+            self.put_memory(memory)
+
+    def append_events(self, events: Sequence[Event]) -> None:
+        for event in events:
+            self.append_event(event)
+
     def put_memory(self, memory: Memory) -> None:
         # One round trip (cairn_put_memory, see .schema): the row, its key and turn, its
         # index entry; the term statistics are adjusted here and applied by _flush.

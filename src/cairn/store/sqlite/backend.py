@@ -156,6 +156,46 @@ def _memory(data: object) -> Memory | None:
     return memory
 
 
+EVENT_CHANGES_MAX = 20_000  # changes held by the events a store keeps decoded (bounded)
+
+
+class EventCache:
+    """Decoded events of one open store by sequence number, for the reads of a record's
+    history. An ingest writes one event holding every turn it stored, and each recalled
+    episode's confidence reads its history: without this, every recall read and decoded
+    that whole event once per result.
+
+    Valid only for committed events: it is filled by reads outside a write transaction,
+    emptied when another connection has committed (``PRAGMA data_version`` moved) and
+    after a write that rewrote an event (``forget --purge``). Bounded by the changes the
+    kept events hold, so memory stays flat in N."""
+
+    def __init__(self) -> None:
+        self.events: dict[int, Event] = {}
+        self.changes = 0
+        self.version: object = None
+
+    def check(self, conn: sqlite3.Connection) -> None:
+        version = conn.execute("PRAGMA data_version").fetchone()[0]
+        if version != self.version:
+            self.clear()
+            self.version = version
+
+    def clear(self) -> None:
+        self.events.clear()
+        self.changes = 0
+
+    def keep(self, seq: int, event: Event) -> None:
+        size = len(event.changes) or 1
+        if size > EVENT_CHANGES_MAX:
+            return
+        while self.events and self.changes + size > EVENT_CHANGES_MAX:
+            oldest = self.events.pop(next(iter(self.events)))
+            self.changes -= len(oldest.changes) or 1
+        self.events[seq] = event
+        self.changes += size
+
+
 def _as_stored(value: Any) -> Any:
     """A row kept as the JSON it was written as (sources, traces): no model to parse into."""
     return value
@@ -245,6 +285,18 @@ def _aliases(value: object) -> list[str]:
     except ValueError:
         return []
     return [a for a in found if isinstance(a, str)] if isinstance(found, list) else []
+
+
+def _touched(event: Event) -> list[str]:
+    """The records whose history ``event`` belongs to: those it changed and, for a
+    relation, both records the relation links."""
+    touched: list[object] = list(event.changed_ids)
+    for change in event.changes:
+        if change.table == "relation":
+            for snap in (change.before, change.after):
+                if snap:
+                    touched += [snap.get("from"), snap.get("to")]
+    return list(dict.fromkeys(t for t in touched if isinstance(t, str)))
 
 
 def _episode_turn(row) -> EpisodeTurn:
@@ -417,8 +469,30 @@ class _Reads(vectors.VectorReads):
         if limit is not None:
             sql += " LIMIT ?"
             args.append(limit)
+        cache = self._event_cache()
+        if record_id is not None and cache is not None:
+            return self._cached_events(cache, sql.replace("SELECT e.data", "SELECT e.seq", 1), args)
         found = (_decoded(data, event_from_dict) for (data,) in self.conn.execute(sql, args))
         return [event for event in found if event is not None]
+
+    def _event_cache(self) -> EventCache | None:
+        return None  # a write transaction reads what it may roll back: never cached
+
+    def _cached_events(self, cache: EventCache, seqs_sql: str, args: list) -> list[Event]:
+        """The events ``seqs_sql`` lists, decoded once per store (see :class:`EventCache`)."""
+        cache.check(self.conn)
+        seqs = [int(r[0]) for r in self.conn.execute(seqs_sql, args)]
+        missing = [seq for seq in seqs if seq not in cache.events]
+        found: dict[int, Event] = {}
+        for start in range(0, len(missing), 500):
+            chunk = missing[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for seq, data in self.conn.execute(f"SELECT seq, data FROM events WHERE seq IN ({marks})", chunk):
+                event = _decoded(data, event_from_dict)  # a malformed row is counted on every read
+                if event is not None:
+                    found[seq] = event
+                    cache.keep(seq, event)
+        return [event for seq in seqs if (event := cache.events.get(seq) or found.get(seq)) is not None]
 
     def events_after(self, space: str, at: datetime) -> list[Event]:
         # Stored times are ISO-8601 UTC with or without a fraction, which do not sort as
@@ -530,6 +604,16 @@ class _Reads(vectors.VectorReads):
         return found
 
     def terms_with_prefix(self, prefix: str, limit: int) -> list[str]:
+        # The per-space counts hold every indexed term of every space (kept exact in each
+        # write, rows at zero deleted): a range of their index by term, whatever the
+        # postings of the terms listed.
+        rows = self.conn.execute(
+            "SELECT DISTINCT term FROM term_stats WHERE term > ? AND term < ? ORDER BY term LIMIT ?",
+            (fts.fts_form(prefix), fts.fts_form(prefix) + "\U0010ffff", limit),
+        ).fetchall()
+        return [str(r[0]) for r in rows]
+
+    def _vocab_terms_with_prefix(self, prefix: str, limit: int) -> list[str]:
         self._ensure_vocab()
         rows = self.conn.execute(
             "SELECT term FROM temp.cairn_fts_vocab WHERE term > ? AND term < ? ORDER BY term LIMIT ?",
@@ -703,6 +787,7 @@ class Tx(_Reads, vectors.VectorWrites):
         self._df: dict[tuple[str, str], int] = {}
         self._docs: dict[str, int] = {}
         self.written: list[tuple[str, str, bool, str]] = []  # (space, content hash, is episode, content) put live
+        self.rewrote = False  # an event body was rewritten (the store's event cache is then emptied)
 
     def _count_terms(self, space: str, content: str, aliases: str, sign: int) -> None:
         self._docs[space] = self._docs.get(space, 0) + sign
@@ -729,12 +814,18 @@ class Tx(_Reads, vectors.VectorWrites):
     def space_document_count(self, space: str) -> int:
         return super().space_document_count(space) + self._docs.get(space, 0)
 
+    def terms_with_prefix(self, prefix: str, limit: int) -> list[str]:
+        # Inside a write the per-space counts lag until commit: the index's own vocabulary.
+        return self._vocab_terms_with_prefix(prefix, limit)
+
     def space_document_frequencies(self, space: str, terms: Sequence[str]) -> dict[str, int]:
         found = super().space_document_frequencies(space, terms)
         return {term: df + self._df.get((space, term), 0) for term, df in found.items()}
 
     def put_memory(self, memory: Memory) -> None:
-        data = memory_to_dict(memory)
+        self._put_one(memory, dumps(memory_to_dict(memory)))
+
+    def _put_one(self, memory: Memory, data: str) -> None:
         row = self.conn.execute(
             "SELECT rowid, content_hash FROM memories WHERE space = ? AND id = ?", (memory.space, memory.id)).fetchone()
         values = (
@@ -744,7 +835,7 @@ class Tx(_Reads, vectors.VectorWrites):
             format_time(memory.created_at),
             format_time(memory.updated_at),
             content_hash(memory.content),
-            dumps(data),
+            data,
         )
         if row is None:
             turn = None
@@ -792,19 +883,104 @@ class Tx(_Reads, vectors.VectorWrites):
         if cur.rowcount != 1 or memory.purged_at is not None or memory.status.value == "forgotten":
             self.put_memory(memory)  # its text changed (or it leaves the index): the full write
 
+    def put_memories(self, memories: Sequence[Memory]) -> None:
+        """:meth:`put_memory` for each of ``memories``, in order, as a few ``executemany``."""
+        self.put_stored([(memory, dumps(memory_to_dict(memory))) for memory in memories])
+
+    def put_stored(self, rows: Sequence[tuple[Memory, str]]) -> None:
+        """:meth:`put_memories` for records whose stored form (the JSON text of
+        ``memory_to_dict``) the caller already holds — an import line written by export —
+        so that nothing is encoded twice. Not part of the store protocol (a SQLite bulk
+        shape): the text must be exactly ``dumps(memory_to_dict(memory))``.
+
+        New records (absent from the store and not repeated in ``rows``) are inserted with
+        explicit rowids from ``MAX(rowid) + 1`` — the rowids SQLite would have chosen,
+        since rows are never deleted and the write lock is held — so that the records,
+        their index rows and their turn positions go in one ``executemany`` each. A record
+        already stored, or met a second time, goes through :meth:`put_memory` in its place
+        in the order, after everything before it."""
+        pending: list[tuple[Memory, str]] = []
+        present = self._present_ids(rows)
+        seen: set[tuple[str, str]] = set()
+        for memory, data in rows:
+            key = (memory.space, memory.id)
+            if key in present or key in seen:
+                self._insert_new(pending)
+                pending = []
+                self._put_one(memory, data)
+            else:
+                pending.append((memory, data))
+            seen.add(key)
+        self._insert_new(pending)
+
+    def _present_ids(self, rows: Sequence[tuple[Memory, str]]) -> set[tuple[str, str]]:
+        by_space: dict[str, list[str]] = {}
+        for memory, _ in rows:
+            by_space.setdefault(memory.space, []).append(memory.id)
+        found: set[tuple[str, str]] = set()
+        for space, ids in by_space.items():
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                found.update((space, str(r[0])) for r in self.conn.execute(
+                    f"SELECT id FROM memories WHERE space = ? AND id IN ({marks})", (space, *chunk)))
+        return found
+
+    def _insert_new(self, rows: Sequence[tuple[Memory, str]]) -> None:
+        if not rows:
+            return
+        rowid = int(self.conn.execute("SELECT COALESCE(MAX(rowid), 0) FROM memories").fetchone()[0])
+        turns: dict[tuple[str, str], int] = {}
+        records, index = [], []
+        for memory, data in rows:
+            rowid += 1
+            turn = None
+            if memory.kind.value == "episode":
+                place = (memory.space, memory.origin)
+                if place not in turns:
+                    turns[place] = int(self.conn.execute(
+                        "SELECT COALESCE(MAX(turn), 0) FROM memories WHERE space = ? AND origin = ? AND turn IS NOT NULL",
+                        place).fetchone()[0])
+                turns[place] += 1
+                turn = turns[place]
+            digest = content_hash(memory.content)
+            records.append((rowid, memory.space, memory.id, memory.origin, memory.kind.value, memory.status.value,
+                            format_time(memory.created_at), format_time(memory.updated_at), digest, data, turn))
+            if memory.purged_at is None:
+                content, aliases = index_text(memory.content), index_text(" ".join(memory.aliases))
+                index.append((rowid, content, aliases))
+                self._count_terms(memory.space, content, aliases, +1)
+            if memory.purged_at is None and memory.status.value != "forgotten":
+                self.written.append((memory.space, digest, memory.kind.value == "episode", vectors.vector_text(memory)))
+        self.conn.executemany(
+            "INSERT INTO memories (rowid, space, id, origin, kind, status, created_at, updated_at, content_hash, data, turn)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", records)
+        self.conn.executemany("INSERT INTO memories_fts (rowid, content, aliases) VALUES (?, ?, ?)", index)
+
+    def append_events(self, events: Sequence[Event]) -> None:
+        """:meth:`append_event` for each of ``events``, in order, as two ``executemany``:
+        sequence numbers are given explicitly from the AUTOINCREMENT counter (what SQLite
+        would have chosen), so the links by record need no read-back."""
+        if not events:
+            return
+        row = self.conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'events'").fetchone()
+        top = self.conn.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0]
+        seq = max(int(row[0]) if row else 0, int(top))
+        rows, links = [], []
+        for event in events:
+            seq += 1
+            rows.append((seq, event.space, event.id, format_time(event.at), event.actor.value, event.reason,
+                         dumps(event_to_dict(event))))
+            links += [(event.space, record_id, seq) for record_id in _touched(event)]
+        self.conn.executemany("INSERT INTO events (seq, space, id, at, actor, reason, data) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+        self.conn.executemany("INSERT OR IGNORE INTO event_records (space, record_id, event_seq) VALUES (?, ?, ?)", links)
+
     def append_event(self, event: Event) -> None:
         cur = self.conn.execute(
             "INSERT INTO events (space, id, at, actor, reason, data) VALUES (?, ?, ?, ?, ?, ?)",
             (event.space, event.id, format_time(event.at), event.actor.value, event.reason, dumps(event_to_dict(event))),
         )
-        touched: list[object] = list(event.changed_ids)
-        for change in event.changes:
-            if change.table == "relation":
-                # A relation event belongs to the history of both records it links.
-                for snap in (change.before, change.after):
-                    if snap:
-                        touched += [snap.get("from"), snap.get("to")]
-        for record_id in dict.fromkeys(t for t in touched if isinstance(t, str)):
+        for record_id in _touched(event):
             self.conn.execute(
                 "INSERT OR IGNORE INTO event_records (space, record_id, event_seq) VALUES (?, ?, ?)",
                 (event.space, record_id, cur.lastrowid),
@@ -812,6 +988,7 @@ class Tx(_Reads, vectors.VectorWrites):
 
     def rewrite_event(self, event: Event) -> None:
         """Replace an event's stored body in place: only for ``forget --purge``."""
+        self.rewrote = True
         self.conn.execute(
             "UPDATE events SET reason = ?, data = ? WHERE space = ? AND id = ?",
             (event.reason, dumps(event_to_dict(event)), event.space, event.id),
@@ -872,6 +1049,11 @@ class Store(_Reads):
         # embeds the texts it wrote there, see cairn.embed.writer); None: nothing runs.
         self.before_commit: Callable[[Tx], None] | None = None
         self._claimed = False
+        self._events = EventCache()
+        self._writing = False
+
+    def _event_cache(self) -> EventCache | None:
+        return None if self._writing else self._events
 
     @classmethod
     def open(
@@ -981,12 +1163,14 @@ class Store(_Reads):
             raise _translate(self.path, err) from None
         if not durable:
             self.conn.execute("PRAGMA synchronous = NORMAL")
+        tx: Tx | None = None
         try:
             try:
                 self.conn.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as err:
                 raise _translate(self.path, err) from None
             tx = Tx(self.conn, self.path)
+            self._writing = True
             try:
                 yield tx
                 try:
@@ -1004,6 +1188,9 @@ class Store(_Reads):
                 _rollback(self.conn)
                 raise _translate(self.path, err) from None
         finally:
+            self._writing = False
+            if tx is not None and tx.rewrote:
+                self._events.clear()  # an event body changed in place (purge), committed or not
             if not durable:
                 self.conn.execute("PRAGMA synchronous = FULL")
 
