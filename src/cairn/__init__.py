@@ -34,22 +34,6 @@ from .errors import (
     UndoRefused,
     UnknownLabel,
 )
-from .model import (
-    Actor,
-    Basis,
-    Certainty,
-    Event,
-    Evidence,
-    Kind,
-    Layer,
-    Marker,
-    Memory,
-    Method,
-    Relation,
-    Role,
-    Status,
-    Verdict,
-)
 
 if TYPE_CHECKING:
     from .engine import (
@@ -73,11 +57,30 @@ if TYPE_CHECKING:
         Transferred,
     )
     from .learn.batch import Batch
+    from .model import (
+        Actor,
+        Basis,
+        Certainty,
+        Event,
+        Evidence,
+        Kind,
+        Layer,
+        Marker,
+        Memory,
+        Method,
+        Relation,
+        Role,
+        Status,
+        Verdict,
+    )
     from .store import Backend
 
 # Imported on first use: `import cairn.errors` (as the command line does first) must not
-# pay for the engine, the store and the batch parser.
+# pay for the engine, the store, the batch parser or even the domain values (a host hook
+# that stays silent needs none of them).
 _LAZY = {
+    **dict.fromkeys(("Actor", "Basis", "Certainty", "Event", "Evidence", "Kind", "Layer", "Marker", "Memory", "Method",
+                     "Relation", "Role", "Status", "Verdict"), "model"),
     "Applied": "engine",
     "Cairn": "engine",
     "Confirmed": "engine",

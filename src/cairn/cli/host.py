@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .. import wire
-from ..engine import Cairn, default_db_path
+from ..engine.paths import default_db_path
 from ..errors import InvalidInput
 from .common import Output, add_command
+
+if TYPE_CHECKING:
+    from ..engine import Cairn
+
+# The hook runs once per user prompt: this module imports neither the engine nor the wire
+# forms at start-up, and a prompt the hook stays silent on never imports them.
 
 
 def register(sub) -> None:
@@ -58,6 +63,8 @@ def register(sub) -> None:
 
 
 def cmd_triage(cairn: Cairn, args) -> Output:
+    from .. import wire
+
     message = sys.stdin.read() if args.message == "-" else args.message
     attachments = []
     for name in args.attachment:
@@ -100,7 +107,7 @@ def cmd_hook(_: None, args) -> Output:
         return Output({}, "")
     doc = run_hook(args.event, db=db, space=args.space, stdin=stdin, timeout=timeout, now=args.now)
     if doc is None:
-        return Output(wire.HookOutputDoc(), "")
+        return Output({}, "")  # silence: an empty wire.HookOutputDoc
     return Output(doc, _json(doc))
 
 
@@ -111,6 +118,7 @@ def _json(doc) -> str:
 
 
 def cmd_setup(_: None, args) -> Output:
+    from .. import wire
     from ..host import setup
 
     command = [_cairn_executable()]
@@ -140,5 +148,7 @@ def _cairn_executable() -> str:
     argv0 = sys.argv[0] if sys.argv and sys.argv[0] else ""
     if argv0 and os.path.basename(argv0) == "cairn" and os.path.exists(argv0):
         return str(Path(argv0).resolve())
+    import shutil  # imported here: the hook (this module's hot path) never needs it
+
     found = shutil.which("cairn")
     return str(Path(found).resolve()) if found else "cairn"

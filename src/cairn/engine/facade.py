@@ -10,6 +10,10 @@ it, each given what it needs explicitly:
   :class:`~.recalling.Recalling`, :class:`~.ingesting.Ingesting`
 
 Every public method below delegates to one part, so the facade holds no logic of its own.
+Each part is built, and its module imported, on first use: a ``cairn recall`` process (one
+per prompt under a host hook) imports the recall side only. The types named in method
+annotations are therefore imported for the type checker alone; ``typing.get_type_hints``
+needs them given as ``localns`` (tests/foundation/test_public_api.py does so).
 Results are typed: writes return a result carrying the event they wrote (or the
 :class:`~cairn.model.Event` itself); reads return model values or small frozen dataclasses;
 the two reports (``explain``, ``status``) return their wire documents. :mod:`cairn.wire`
@@ -24,40 +28,16 @@ import builtins
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
+from functools import cached_property
 from types import TracebackType
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
-from ..archive.catalog import Entry
-from ..archive.labels import Hint, LabelProblem, Recognised, Vocabulary
-from ..archive.rehydrate import Rehydrated
-from ..archive.verify import Verified
 from ..errors import InvalidInput, echo
-from ..learn.batch import Batch
-from ..model import Actor, Basis, Certainty, Event, Kind, Memory, Method, Role, Status, Verdict
-from ..policy.confidence import Confidence
-from ..policy.feedback import FeedbackMessage
+from ..model import Actor, Basis, Memory, Method
 from ..recall.pack import PACK
-from ..recall.traces import read_trace
-from ..recall.triage import Triage
-from ..store import Backend
-from ..wire import ExplainDoc, MaintenancePlanDoc, ReportSummaryDoc, RetentionPlanDoc, StatusDoc, TraceDoc
-from .archiving import Added, Archiving, Removed
-from .capturing import Capturing, Learned, Reinforcement, ReinforceResult
-from .embedding import Embedded, Embedding
-from .embedding import Progress as EmbedProgress
-from .ingesting import Ingested, Ingesting, Progress
-from .labelling import Imported, Labelling
-from .learning import Applied, Corrected, FeedbackResult, Learning
-from .maintaining import Maintaining, PlanApplied
-from .recalling import SEARCH_BUDGET, SEARCH_LIMIT, Recalled, Recalling
-from .records import Confirmed, Page, Quality, Records, Remembered, RememberedMany, Shown, TextChange
-from .relations import TIMELINE_MAX, Relations, Timeline
-from .reports import Reported, Reports
+from .recalling import SEARCH_BUDGET, SEARCH_LIMIT
+from .relations import TIMELINE_MAX
 from .scope import Clock, Scope
-from .transfer import Transfer, Transferred
-from .triaging import Triaging
-from .trust import Trust
-from .undo import Undo
 from .validate import (
     COUNT_MAX,
     check_bool,
@@ -68,6 +48,37 @@ from .validate import (
     check_time_arg,
     input_errors,
 )
+
+# The parts and the types of their results are imported for the type checker only, and
+# each part on its first use (see Cairn): a process that recalls pays neither for
+# learning, ingest, archives and maintenance, nor for their result types.
+if TYPE_CHECKING:
+    from ..archive.catalog import Entry
+    from ..archive.labels import Hint, LabelProblem, Recognised, Vocabulary
+    from ..archive.rehydrate import Rehydrated
+    from ..archive.verify import Verified
+    from ..learn.batch import Batch
+    from ..model import Certainty, Event, Kind, Role, Status, Verdict
+    from ..policy.confidence import Confidence
+    from ..policy.feedback import FeedbackMessage
+    from ..recall.triage import Triage
+    from ..store import Backend
+    from ..wire import ExplainDoc, MaintenancePlanDoc, ReportSummaryDoc, RetentionPlanDoc, StatusDoc, TraceDoc
+    from .archiving import Added, Archiving, Removed
+    from .capturing import Capturing, Learned, Reinforcement, ReinforceResult
+    from .embedding import Embedded
+    from .embedding import Progress as EmbedProgress
+    from .ingesting import Ingested, Ingesting, Progress
+    from .labelling import Imported, Labelling
+    from .learning import Applied, Corrected, FeedbackResult, Learning
+    from .maintaining import Maintaining, PlanApplied
+    from .recalling import Recalled, Recalling
+    from .records import Confirmed, Page, Quality, Records, Remembered, RememberedMany, Shown, TextChange
+    from .relations import Relations, Timeline
+    from .reports import Reported, Reports
+    from .transfer import Transfer, Transferred
+    from .triaging import Triaging
+    from .undo import Undo
 
 
 @input_errors
@@ -103,15 +114,6 @@ class Cairn:
         self.scope = Scope.open(
             path, space=space, now=now, read_only=read_only, create=create, busy_timeout=busy_timeout, store=store
         )
-        self._relations = Relations(self.scope)
-        self._records = Records(self.scope, self._relations)
-        self._undo = Undo(self.scope)
-        self._transfer = Transfer(self.scope)
-        self._learning = Learning(self.scope)
-        self._recalling = Recalling(self.scope)
-        self._ingesting = Ingesting(self.scope)
-        self._capturing = Capturing(self.scope, self._ingesting, self._learning, self._relations)
-        self._triaging = Triaging(self.scope)
 
     @classmethod
     def open(cls, path: str | os.PathLike[str] | None = None, **options: Any) -> Cairn:
@@ -127,6 +129,62 @@ class Cairn:
 
     def __exit__(self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None) -> None:
         self.close()
+
+    # -- the parts, each built (and its module imported) on first use -----------------
+
+    @cached_property
+    def _relations(self) -> Relations:
+        from .relations import Relations
+
+        return Relations(self.scope)
+
+    @cached_property
+    def _records(self) -> Records:
+        from .records import Records
+
+        return Records(self.scope, self._relations)
+
+    @cached_property
+    def _undo(self) -> Undo:
+        from .undo import Undo
+
+        return Undo(self.scope)
+
+    @cached_property
+    def _transfer(self) -> Transfer:
+        from .transfer import Transfer
+
+        return Transfer(self.scope)
+
+    @cached_property
+    def _learning(self) -> Learning:
+        from .learning import Learning
+
+        return Learning(self.scope)
+
+    @cached_property
+    def _recalling(self) -> Recalling:
+        from .recalling import Recalling
+
+        return Recalling(self.scope)
+
+    @cached_property
+    def _ingesting(self) -> Ingesting:
+        from .ingesting import Ingesting
+
+        return Ingesting(self.scope)
+
+    @cached_property
+    def _capturing(self) -> Capturing:
+        from .capturing import Capturing
+
+        return Capturing(self.scope, self._ingesting, self._learning, self._relations)
+
+    @cached_property
+    def _triaging(self) -> Triaging:
+        from .triaging import Triaging
+
+        return Triaging(self.scope)
 
     @property
     def store(self) -> Backend:
@@ -339,6 +397,8 @@ class Cairn:
     def apply(self, batch: Batch | dict[str, Any] | str) -> Applied:
         """Apply one consolidation batch (a :class:`~cairn.learn.batch.Batch`, its wire
         dict or JSON text) as one event; the authority policy decides each replacement."""
+        from ..learn.batch import Batch
+
         if not isinstance(batch, (Batch, dict, str)):
             raise InvalidInput("batch", f"{echo(batch)} is not a Batch, a dict or JSON text")
         return self._learning.apply(batch)
@@ -571,6 +631,8 @@ class Cairn:
         """The stored trace of one recall (its full id, as ``recall`` returned it): query
         features, parameters, every candidate's numbers, reason and matched phrase. No
         memory bodies. Writes nothing; :class:`~cairn.errors.NotFound` when it was pruned."""
+        from ..recall.traces import read_trace
+
         check_str(trace_id, "trace_id")
         with self.store.snapshot() as view:
             return read_trace(view, self.space, trace_id)
@@ -582,6 +644,8 @@ class Cairn:
         texts written before it was installed, or in a bulk write. Resumable; see
         :mod:`.embedding`. ``progress``: ``(done, total)`` callback, False, or None for a
         bar on a terminal."""
+        from .embedding import Embedding
+
         return Embedding(self.scope).embed(limit=limit, progress=progress)
 
     # -- archive of raw sources --------------------------------------------------------
@@ -590,66 +654,68 @@ class Cairn:
                     source_id: str | None = None) -> Added:
         """Preserve a source byte for byte in the space's private raw store and catalog it
         (metadata only). The same bytes twice are one entry (``deduplicated``)."""
-        return Archiving(self.scope).add(path, source_type=source_type, source_id=source_id)
+        return _archiving(self.scope).add(path, source_type=source_type, source_id=source_id)
 
     def archive_entries(self) -> builtins.list[Entry]:
         """The catalog of this space's raw store, tombstones included."""
-        return Archiving(self.scope).entries()
+        return _archiving(self.scope).entries()
 
     def archive_verify(self, ref: str | None = None) -> Verified:
         """Every check of the raw store (or of one entry); each failure named."""
-        return Archiving(self.scope).verify(ref)
+        return _archiving(self.scope).verify(ref)
 
     def archive_show(self, ref: str, *, turns: str | None = None, around: str | None = None,
                      context: int = 0) -> tuple[Entry, Rehydrated | None]:
         """An entry, and with ``turns`` ("A..B") or ``around`` (an episode id; ``ref`` may
         then be ``"-"``) the smallest range of it, verified first, as untrusted evidence."""
-        return Archiving(self.scope).show(ref, turns=turns, around_episode=around, context=context)
+        return _archiving(self.scope).show(ref, turns=turns, around_episode=around, context=context)
 
     def archive_remove(self, ref: str, *, actor: Actor = Actor.MANUAL) -> Removed:
         """Delete a preserved copy on an explicit request; the catalog keeps a tombstone and
         the event log the source's hash."""
-        return Archiving(self.scope).remove(ref, actor=actor)
+        return _archiving(self.scope).remove(ref, actor=actor)
 
     def ingest_archived(self, path: str | os.PathLike[str], format: str = "jsonl", origin: str | None = None,
                         **options: Any) -> tuple[Added, Ingested]:
         """Archive a conversation file, then ingest it; its episodes link to the entry."""
-        return Archiving(self.scope).ingest(self._ingesting, path, format, origin, **options)
+        return _archiving(self.scope).ingest(self._ingesting, path, format, origin, **options)
 
     def learn_archived(self, path: str | os.PathLike[str], *, format: str = "auto", extractor: str = "rules",
                        origin: str | None = None, progress: Any = None,
                        model_settings: dict[str, Any] | None = None) -> tuple[Added, Learned]:
         """Archive a transcript, then learn from it; its episodes link to the entry."""
-        return Archiving(self.scope).learn(self._capturing, path, format, extractor_name=extractor, origin=origin,
+        return _archiving(self.scope).learn(self._capturing, path, format, extractor_name=extractor, origin=origin,
                                            progress=progress, model_settings=model_settings)
 
     # -- labels ------------------------------------------------------------------------
 
     def labels(self) -> Vocabulary:
         """The space's topic/entity vocabulary (empty until one is imported)."""
-        return Labelling(self.scope).vocabulary()
+        return _labelling(self.scope).vocabulary()
 
     def labels_import(self, text: str) -> Imported:
         """Replace the space's vocabulary with a JSON one; reports stored labels it lacks."""
-        return Labelling(self.scope).import_(text)
+        return _labelling(self.scope).import_(text)
 
     def labels_check(self) -> builtins.list[LabelProblem]:
         """Stored labels (records of any status) that are not in the vocabulary. Read-only."""
-        return Labelling(self.scope).check()
+        return _labelling(self.scope).check()
 
     def label_hint(self, text: str, field: str = "topics") -> Hint:
         """How a query hint is understood; an unknown one carries a warning."""
-        return Labelling(self.scope).hint(text, field)
+        return _labelling(self.scope).hint(text, field)
 
     def labels_recognise(self, text: str) -> Recognised:
         """The vocabulary's labels whose id or alias occurs in ``text``."""
-        return Labelling(self.scope).recognise(text)
+        return _labelling(self.scope).recognise(text)
 
     # -- trust: confidence, use reports, maintenance, retention -------------------------
 
     def confidence(self, ref: str) -> Confidence:
         """How far to trust one record: a level (low, medium, high) and its named grounds.
         Never a ranking input."""
+        from .trust import Trust
+
         return Trust(self.scope).confidence(self.scope.get(ref))
 
     def report_use(self, trace: str, verdict: str, refs: Iterable[str]) -> Reported:
@@ -659,31 +725,31 @@ class Cairn:
         check_str(trace, "trace")
         check_str(verdict, "verdict")
         check_strings(refs, "refs")
-        return Reports(self.scope).report(trace, verdict, builtins.list(refs))
+        return _reports(self.scope).report(trace, verdict, builtins.list(refs))
 
     def report_summary(self, *, since: datetime | str | None = None) -> ReportSummaryDoc:
         """Use reports aggregated by lane, kind, age and evidence basis (ids and counts only)."""
         check_time_arg(since, "since")
-        return Reports(self.scope).summary(since)
+        return _reports(self.scope).summary(since)
 
     def maintenance_plan(self) -> MaintenancePlanDoc:
         """Maintenance recommendations for every active claim, as a reviewable plan (reads only)."""
-        return Maintaining(self.scope).maintenance_plan()
+        return _maintaining(self.scope).maintenance_plan()
 
     def apply_maintenance(self, plan: dict[str, Any] | str, *, auto: bool = False) -> PlanApplied:
         """Apply a maintenance plan as one undoable event; ``auto`` applies only the
         low-risk ops (confidence decay, stability increases)."""
         check_bool(auto, "auto")
-        return Maintaining(self.scope).apply_maintenance(plan, auto=auto)
+        return _maintaining(self.scope).apply_maintenance(plan, auto=auto)
 
     def retention_plan(self, policies: str) -> RetentionPlanDoc:
         """What each retention policy (TOML text) matches in this space, and why (reads only)."""
         check_str(policies, "policies")
-        return Maintaining(self.scope).retention_plan(policies)
+        return _maintaining(self.scope).retention_plan(policies)
 
     def apply_retention(self, plan: dict[str, Any] | str) -> PlanApplied:
         """Retire the records a retention plan lists, as one undoable event (never deletes)."""
-        return Maintaining(self.scope).apply_retention(plan)
+        return _maintaining(self.scope).apply_retention(plan)
 
 # -- argument checks shared by several methods -------------------------------------------
 
@@ -750,3 +816,30 @@ def _text_lines(lines: Iterable[object]) -> Iterable[str]:
         if not isinstance(line, str):
             raise InvalidInput("lines", f"{echo(line)} is not a line of text")
         yield line
+
+
+# -- parts used by a few methods, built per call (imported on first use) ----------------
+
+
+def _archiving(scope: Scope) -> Archiving:
+    from .archiving import Archiving
+
+    return Archiving(scope)
+
+
+def _labelling(scope: Scope) -> Labelling:
+    from .labelling import Labelling
+
+    return Labelling(scope)
+
+
+def _reports(scope: Scope) -> Reports:
+    from .reports import Reports
+
+    return Reports(scope)
+
+
+def _maintaining(scope: Scope) -> Maintaining:
+    from .maintaining import Maintaining
+
+    return Maintaining(scope)

@@ -21,7 +21,6 @@ import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from pathlib import Path
 
 from ..embed.vectors import attach as attach_embedder
 from ..embed.vectors import warm as warm_embedder
@@ -29,6 +28,7 @@ from ..errors import AmbiguousId, InvalidInput, NotFound, echo
 from ..model import Actor, Memory
 from ..store import Backend, discard_if_empty, is_database_url, open_store, skipped_rows
 from .mutation import Mutation
+from .paths import default_db_path as default_db_path  # re-exported: its home before paths.py
 from .validate import as_time, redact_text
 
 _SPACE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -38,20 +38,6 @@ ID_MAX = 128  # longer than any id Cairn writes (24) or imports; longer refs are
 ID_TABLES = {"memories": "memory", "events": "event", "relations": "relation"}
 
 Clock = Callable[[], datetime]
-
-
-def default_db_path() -> Path:
-    """``$CAIRN_DB``, else ``$XDG_DATA_HOME/cairn/cairn.db`` (``~/.local/share``).
-
-    A ``CAIRN_DB`` that is set but empty is refused rather than read as "unset" or as the
-    current folder (either would write memories somewhere the user did not choose)."""
-    env = os.environ.get("CAIRN_DB")
-    if env is not None:
-        if not env.strip():
-            raise InvalidInput("CAIRN_DB", "set but empty; unset it or give a database path")
-        return Path(env)
-    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
-    return Path(base) / "cairn" / "cairn.db"
 
 
 def discard_new_store(path: str) -> bool:

@@ -20,11 +20,15 @@ user's prompt. A memory hook must never do that, so every handler here ends in e
 Any error, a missing database, unreadable input or a run over the time budget (default
 1 s) ends the hook silently; the reason goes to ``hook.log`` in the hook folder beside the
 database (``<db>.hooks/``), never to the user's prompt. The hook never creates a database.
+
+Start-up is most of a hook's cost (one process per prompt). A prompt the triage rules skip
+whatever is stored (:func:`cairn.engine.pretriage.without_store`) is answered before the
+engine is imported or the database opened; so a database problem is logged by the next
+prompt that needs the database, not by an "ok".
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import signal
@@ -35,6 +39,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from ..engine.pretriage import without_store
 
 EVENTS = ("user-prompt-submit", "session-end", "pre-compact", "stop")
 HOOK_EVENT_NAMES = {
@@ -79,6 +85,8 @@ class HookPlace:
 
 
 def _digest(text: str) -> str:
+    import hashlib  # not at start-up: a prompt the hook skips never needs it
+
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]
 
 
@@ -148,11 +156,14 @@ def _text(payload: dict[str, Any], key: str) -> str:
 
 
 def user_prompt_submit(payload: dict[str, Any], place: HookPlace, *, space: str, now: str | None = None) -> dict | None:
-    from ..engine import Cairn  # deferred: the hook pays for the engine only when it runs
-
     prompt = payload.get("prompt")
     if not isinstance(prompt, str):
         raise ValueError("hook input has no prompt text")
+    first = without_store(prompt)
+    if first is not None and first.decision.value == "SKIP":
+        return None  # SKIP on any store: the engine is not even imported
+    from ..engine import Cairn  # deferred: the hook pays for the engine only when it recalls
+
     session = _text(payload, "session_id") or "no-session"
     origin = project_origin(_text(payload, "cwd"))
     with Cairn(place.db, space=space, now=now) as cairn:
@@ -203,7 +214,7 @@ def _unseen(place: HookPlace, session: str, found: list[tuple[str, str, str]], p
     """The digest lines not injected into this session before, unchanged. Records them,
     and which memories were recalled for this prompt (injected now or earlier in the
     session): what the answer to it stood on."""
-    from ..engine.capturing import prompt_key  # the engine is loaded already: recall ran
+    from ..engine import prompt_key  # not via engine.capturing: the hook never imports learning
 
     if not found:
         return []

@@ -31,7 +31,6 @@ Contract:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sqlite3
@@ -78,6 +77,8 @@ def content_hash(text: str) -> str:
     canonical = " ".join(normalize(text).split())
     while canonical and (canonical[-1].isspace() or unicodedata.category(canonical[-1]) == "Po"):
         canonical = canonical[:-1]
+    import hashlib  # here, not at import: a process that only reads never loads OpenSSL's hashes
+
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:32]
 
 

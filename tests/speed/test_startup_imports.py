@@ -1,0 +1,231 @@
+"""What a ``cairn recall`` process and a Claude Code hook process import (issue 15's and
+issue 17's start-up targets): each runs once per user prompt, so importing a part it does
+not use is paid on every prompt.
+
+Each check runs the command in a fresh interpreter and reads ``sys.modules`` after it ran
+(tests/speed/test_startup.py does the same for the command groups). The rules:
+
+* **recall** imports only the recall side of the engine (:data:`RECALL_ENGINE`), no
+  other command group, no learning, ingest, archive, host, MCP, web or benchmark module,
+  and nothing outside the standard library (no numpy, no embedder, no MCP SDK), nor the
+  stdlib's heavy optional parts (:data:`HEAVY_STDLIB`);
+* **a hook prompt that triage skips whatever is stored** imports exactly
+  :data:`HOOK_SKIP` of Cairn, and neither the engine nor ``sqlite3``: it is answered
+  before any database is opened;
+* **a hook prompt that retrieves** imports what a recall does, plus the host adapter.
+
+Each rule has a negative control: the same checker run on a command that does import the
+forbidden parts must name them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Set as AbstractSet
+from pathlib import Path
+
+import pytest
+
+from cairn import Cairn
+from cairn.engine.pretriage import without_store
+from testkit.host import load
+
+# The engine modules a recall needs: the facade, the scope it opens, recall and trust.
+RECALL_ENGINE = {"cairn.engine", "cairn.engine.facade", "cairn.engine.paths", "cairn.engine.scope",
+                 "cairn.engine.validate", "cairn.engine.mutation", "cairn.engine.recalling", "cairn.engine.trust",
+                 "cairn.engine.relations"}
+# Layers a recall may use in full (lanes and ranking parts come and go; the layer is the rule).
+RECALL_LAYERS = ("cairn.model", "cairn.store", "cairn.recall", "cairn.policy", "cairn.embed")
+RECALL_SINGLE = {"cairn", "cairn.errors", "cairn.text", "cairn.wire", "cairn.plugins", "cairn.cli", "cairn.cli.common",
+                 "cairn.cli.recall"}
+# Inside those layers, parts a claims recall must not load.
+NEVER = ("cairn.store.postgres", "cairn.recall.lanes.semantic", "cairn.embed.model", "cairn.embed.onnx",
+         "cairn.policy.retention", "cairn.policy.authority")
+# Standard-library parts that cost a fresh process noticeably and that a recall has no use for.
+HEAVY_STDLIB = ("importlib.metadata", "email", "zipfile", "tomllib", "asyncio", "concurrent", "ssl", "http",
+                "xml", "logging", "subprocess", "multiprocessing", "ctypes", "decimal", "zoneinfo", "uuid")
+
+HOOK_SKIP = {"cairn", "cairn.errors", "cairn.cli", "cairn.cli.common", "cairn.cli.host", "cairn.engine",
+             "cairn.engine.paths", "cairn.engine.pretriage", "cairn.host", "cairn.host.claude_code", "cairn.recall",
+             "cairn.recall.triage", "cairn.recall.triage_rules", "cairn.text"}
+# A retrieving prompt adds the host adapter, the triage, and the key its ledger files the
+# prompt under (cairn.learn.signals, not the learning engine).
+HOOK_EXTRA = {"cairn.cli.host", "cairn.engine.pretriage", "cairn.engine.triaging", "cairn.host",
+              "cairn.host.claude_code", "cairn.recall.triage", "cairn.recall.triage_rules", "cairn.learn",
+              "cairn.learn.signals"}
+
+_PROBE = """
+import io, json, sys
+stdin = sys.stdin.read()
+sys.stdin = io.TextIOWrapper(io.BytesIO(stdin.encode("utf-8")), encoding="utf-8")
+out = sys.stdout
+sys.stdout = io.StringIO()
+from cairn.cli import main
+try:
+    code = main(sys.argv[1:])
+except SystemExit as stop:
+    code = stop.code
+printed = sys.stdout.getvalue()
+sys.stdout = out
+print(json.dumps({"code": code, "printed": printed, "modules": sorted(sys.modules)}))
+"""
+
+
+def _run(*argv: str, stdin: str = "") -> tuple[int, str, set[str]]:
+    """Exit code, what the command printed, and every module loaded after it ran.
+
+    As the default install runs: model-free. ``make test`` installs the semantic extra,
+    whose hybrid lane loads the embedder by design (docs/semantic.md); ``CAIRN_SEMANTIC=off``
+    keeps it inactive here, as if it were not installed."""
+    env = dict(os.environ, CAIRN_SEMANTIC="off")
+    env.pop("CAIRN_DEFAULT_LANE", None)
+    done = subprocess.run([sys.executable, "-c", _PROBE, *argv], input=stdin, capture_output=True, text=True,
+                          timeout=120, env=env)
+    last = json.loads(done.stdout.strip().splitlines()[-1])
+    return last["code"], last["printed"], set(last["modules"])
+
+
+def _bare() -> set[str]:
+    """What the interpreter itself has loaded (site, .pth hooks) before any Cairn code."""
+    done = subprocess.run([sys.executable, "-c", "import json, sys; print(json.dumps(sorted(sys.modules)))"],
+                          capture_output=True, text=True, timeout=60)
+    return set(json.loads(done.stdout))
+
+
+def _under(name: str, prefixes: tuple[str, ...]) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+def recall_violations(modules: set[str], bare: set[str], extra: AbstractSet[str] = frozenset()) -> list[str]:
+    """The modules a recall process should not have loaded (empty when it is lean)."""
+    bad = []
+    for name in sorted(modules - bare):
+        top = name.split(".")[0]
+        if top == "cairn":
+            allowed = name in RECALL_ENGINE | RECALL_SINGLE | extra or _under(name, RECALL_LAYERS)
+            if not allowed or _under(name, NEVER):
+                bad.append(name)
+        elif top not in sys.stdlib_module_names:
+            bad.append(f"{name} (not the standard library)")
+        elif _under(name, HEAVY_STDLIB):
+            bad.append(f"{name} (heavy standard-library part)")
+    return bad
+
+
+@pytest.fixture(scope="module")
+def bare() -> set[str]:
+    return _bare()
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("startup") / "cairn.db"
+    with Cairn(path, now="2026-06-01T00:00:00Z") as cairn:
+        cairn.remember("Billing runs on PostgreSQL 16", kind="decision")
+        cairn.remember("The staging deploy runs from the deploy-staging GitHub Actions workflow", kind="fact")
+    return path
+
+
+def _hook(db: Path, prompt: str) -> tuple[int, str, set[str]]:
+    payload = json.dumps({"session_id": "s-startup", "prompt": prompt, "cwd": str(db.parent),
+                          "hook_event_name": "UserPromptSubmit", "transcript_path": ""})
+    return _run("--db", str(db), "--now", "2026-06-02T00:00:00Z", "hook", "claude-code", "user-prompt-submit",
+                "--timeout", "30", stdin=payload)
+
+
+# -- cairn recall ------------------------------------------------------------------------
+
+
+def test_a_recall_process_imports_only_the_recall_side(store, bare):
+    code, printed, modules = _run("--db", str(store), "--json", "recall", "what runs billing?")
+    assert code == 0 and "PostgreSQL 16" in printed  # it did recall, and found the record
+    assert "cairn.recall.pipeline" in modules and "sqlite3" in modules
+    assert recall_violations(modules, bare) == []
+
+
+def test_the_recall_rule_names_what_a_learning_command_imports(store, bare):
+    # Negative control: `cairn learn` needs learning, ingest and the extractors.
+    code, _, modules = _run("--db", str(store), "learn", "--help")
+    assert code == 0
+    bad = recall_violations(modules, bare)
+    assert "cairn.cli.learn" in bad
+    # and a third-party or heavy import is named as such
+    assert recall_violations({"numpy", "importlib.metadata", "cairn.engine.capturing"}, set()) == [
+        "cairn.engine.capturing", "importlib.metadata (heavy standard-library part)", "numpy (not the standard library)"]
+
+
+# -- the Claude Code hook --------------------------------------------------------------------
+
+
+# ("What is the capital of France?" is SKIP too, but because no record holds "France":
+# that needs the store, so it is not among these.)
+@pytest.mark.parametrize("prompt", ["ok", "thanks!", "/compact", "好的", "how do I reverse a list in python?"])
+def test_a_hook_prompt_skipped_on_any_store_never_imports_the_engine(store, prompt):
+    code, printed, modules = _hook(store, prompt)
+    assert (code, printed) == (0, "")
+    assert {m for m in modules if m.split(".")[0] == "cairn"} == HOOK_SKIP
+    assert "sqlite3" not in modules
+
+
+def test_a_retrieving_hook_prompt_imports_what_a_recall_does(store, bare):
+    code, printed, modules = _hook(store, "what did we decide about billing?")
+    assert code == 0 and "PostgreSQL 16" in printed
+    cairn_modules = {m for m in modules if m.split(".")[0] == "cairn"}
+    # Negative control of the skip rule: this prompt needs the store, and the set shows it.
+    assert cairn_modules != HOOK_SKIP and "sqlite3" in modules
+    assert recall_violations(modules, bare, extra=HOOK_EXTRA) == []
+
+
+# -- the triage a hook answers without a store ----------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def populated_triage(tmp_path_factory):
+    path = tmp_path_factory.mktemp("pretriage") / "cairn.db"
+    cairn = Cairn(path, now="2026-06-01T00:00:00Z")
+    for memory in load("triage_store.json"):
+        cairn.remember(memory["content"], kind=memory["kind"])
+    yield cairn
+    cairn.close()
+
+
+@pytest.mark.parametrize("name", ["triage_set.json", "triage_heldout.json"])
+def test_a_decision_made_without_the_store_is_the_engines_decision(populated_triage, name):
+    """Wherever :func:`without_store` decides, the engine (on a populated store) decides the
+    same; it decides every message of the labelled sets the engine skips for a reason other
+    than the store."""
+    rows = load(name)
+    decided = 0
+    for row in rows:
+        early = without_store(row["message"])
+        engine = populated_triage.triage(row["message"])
+        if early is not None:
+            decided += 1
+            assert early.to_dict() == engine.to_dict(), row["message"]
+    skipped = sum(populated_triage.triage(r["message"]).decision.value == "SKIP" for r in rows)
+    assert decided >= skipped * 0.8  # most skips are answered before the store is opened
+
+
+def test_a_decision_that_depends_on_the_store_is_left_to_the_engine(tmp_path):
+    # A Chinese topic word is RETRIEVE only when a record holds it: no early answer.
+    assert without_store("周会是几点") is None
+    with Cairn(tmp_path / "c.db", now="2026-06-01T00:00:00Z") as cairn:
+        assert cairn.triage("周会是几点").decision.value == "SKIP"
+        cairn.remember("周会每周一上午十点开", kind="fact")
+        assert cairn.triage("周会是几点").decision.value == "RETRIEVE"
+    # Control: an acknowledgement is decided early, as SKIP.
+    early = without_store("ok")
+    assert early is not None and early.decision.value == "SKIP"
+
+
+# -- what is compiled lazily still compiles ----------------------------------------------------
+
+
+def test_every_redaction_rule_compiles():
+    from cairn.policy.redaction import PATTERNS
+
+    assert len(PATTERNS) > 60
+    assert all(pattern.regex.pattern == pattern.source for pattern in PATTERNS)
