@@ -465,3 +465,15 @@ def test_mentioning_a_corrected_record_does_not_confirm_the_one_that_corrected_i
     says_it = write(tmp_path / "d.jsonl", [user(30, "Spaces: I prefer spaces, as I said.", session="s1",
                                                 at=START + timedelta(hours=3))])
     assert engine.learn(says_it).counts["confirmed"] == 1  # control: a source repeating it confirms it
+
+
+def test_progress_true_draws_a_bar_per_stage_and_false_draws_nothing(tmp_path, capsys):
+    lines = session(40)
+    with Cairn(tmp_path / "drawn.db", now=LATER) as cairn:
+        cairn.learn(write(tmp_path / "a.jsonl", lines), progress=True)
+    drawn = capsys.readouterr().err
+    assert "learn: episodes [" in drawn and "##############################] 40/40 turns" in drawn
+    assert "learn: extract [" in drawn and drawn.endswith("\n")
+    with Cairn(tmp_path / "quiet.db", now=LATER) as cairn:  # negative control: asked for none
+        cairn.learn(write(tmp_path / "b.jsonl", lines), progress=False)
+    assert capsys.readouterr().err == ""

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -54,6 +53,7 @@ from ..learn.signals import prompt_key
 from ..model import Actor, Basis, Event, Kind, Memory, Method, Role, SourceKind, format_time
 from .ingesting import Ingesting
 from .learning import Applied, Learning, applied_and_standing, undone_ids
+from .progress import chosen, staged_bars
 from .relations import Relations
 from .scope import Part
 from .validate import LIMITS, as_time, clean_aliases, clean_content, clean_origin, redact_text
@@ -611,14 +611,7 @@ def _split(groups: list[tuple[SourceSpec, list[ClaimSpec]]]) -> _Plan:
 
 
 def _progress(progress, total: int) -> Progress | None:
-    if callable(progress):
-        return progress
-    if progress is None and total >= 500 and sys.stderr.isatty():
-        return _stderr_progress
-    return None
+    return chosen(progress, total, lambda: staged_bars("learn", {"extract": "user turns", "episodes": "turns"}),
+                  minimum=500)
 
-
-def _stderr_progress(stage: str, done: int, total: int) -> None:
-    end = "\n" if stage == "done" else ""
-    print(f"\rlearn: {stage} {done}/{total}", end=end, file=sys.stderr, flush=True)
 

@@ -8,8 +8,6 @@ transaction each, so an interrupted run keeps what it did and the next one resum
 
 from __future__ import annotations
 
-import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -17,24 +15,10 @@ from .. import wire
 from ..embed.vectors import backfill, require
 from ..errors import StoreUnavailable
 from ..wire import EmbedDoc
+from .progress import chosen, stderr_bar
 from .scope import Part
 
 Progress = Callable[[int, int], None]  # (texts embedded so far, texts missing at the start)
-
-
-def stderr_bar(width: int = 30) -> Progress:
-    """A one-line progress bar on stderr, redrawn in place, with the running rate."""
-    started = time.perf_counter()
-
-    def show(done: int, total: int) -> None:
-        share = done / total if total else 1.0
-        filled = int(share * width)
-        rate = done / max(time.perf_counter() - started, 1e-9)
-        end = "\n" if done >= total else ""
-        print(f"\rembedding [{'#' * filled}{'.' * (width - filled)}] {done}/{total} texts, {rate:.0f}/s",
-              end=end, file=sys.stderr, flush=True)
-
-    return show
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,13 +50,7 @@ class Embedding(Part):
         total = self.store.count_missing_vectors(self.space, model.name)  # type: ignore[attr-defined]
         if limit is not None:
             total = min(total, limit)
-        report: Progress | None
-        if callable(progress):
-            report = progress
-        elif progress is None and sys.stderr.isatty() and total:
-            report = stderr_bar()
-        else:
-            report = None
+        report = chosen(progress, total, lambda: stderr_bar("embedding", "texts"))
         done = backfill(self.store, self.space, model, limit=limit,
                         progress=(lambda n: report(n, total)) if report else None)
         return Embedded(total, done.embedded, done.remaining, done.seconds)

@@ -23,7 +23,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +44,7 @@ from ..model import (
     source_to_dict,
 )
 from .mutation import new_id
+from .progress import chosen, stderr_bar
 from .scope import Part
 from .validate import LIMITS, choice, clean_content, clean_origin, redact_text
 
@@ -73,11 +73,6 @@ class Ingested:
 def episode_content(turn: Turn) -> str:
     """The stored text of a turn: verbatim, with the shared image's caption kept beside it."""
     return turn.text if turn.caption is None else f"{turn.text} [shares {turn.caption}]"
-
-
-def _stderr_progress(done: int, total: int) -> None:
-    end = "\n" if done >= total else ""
-    print(f"\ringest: {done}/{total} turns", end=end, file=sys.stderr, flush=True)
 
 
 class Ingesting(Part):
@@ -245,11 +240,7 @@ class Ingesting(Part):
 
     @staticmethod
     def _progress(progress, total: int) -> Progress | None:
-        if callable(progress):
-            return progress
-        if progress is None and total >= PROGRESS_MIN_TURNS and sys.stderr.isatty():
-            return _stderr_progress
-        return None
+        return chosen(progress, total, lambda: stderr_bar("ingest", "turns"), minimum=PROGRESS_MIN_TURNS)
 
     # -- turns read by a transcript reader ----------------------------------------------
 
