@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -195,6 +196,7 @@ def test_a_long_ingest_shows_progress_when_stderr_is_a_terminal(cairn, capsys, m
     turns = [json.dumps({"id": str(n), "speaker": "A", "text": f"turn {n}", "time": "2026-10-01"}) for n in range(2100)]
     cairn.ingest(turns, origin="long")
     err = capsys.readouterr().err
-    assert "\ringest: 500/2100 turns" in err and err.endswith("ingest: 2100/2100 turns\n")
+    assert "\ringest [#######" in err and "] 500/2100 turns" in err
+    assert re.search(r"\] 2100/2100 turns, \d+/s\n$", err)
     cairn.ingest(turns[:10], origin="short")  # short ingests stay quiet even on a terminal
     assert capsys.readouterr().err == ""
