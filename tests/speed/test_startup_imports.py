@@ -51,9 +51,10 @@ HEAVY_STDLIB = ("importlib.metadata", "email", "zipfile", "tomllib", "asyncio", 
 HOOK_SKIP = {"cairn", "cairn.errors", "cairn.cli", "cairn.cli.common", "cairn.cli.host", "cairn.engine",
              "cairn.engine.paths", "cairn.engine.pretriage", "cairn.host", "cairn.host.claude_code", "cairn.recall",
              "cairn.recall.triage", "cairn.recall.triage_rules", "cairn.text"}
-# A retrieving prompt adds the host adapter, the triage, and the key its ledger files the
-# prompt under (cairn.learn.signals, not the learning engine).
-HOOK_EXTRA = {"cairn.cli.host", "cairn.engine.pretriage", "cairn.engine.triaging", "cairn.host",
+# A retrieving prompt adds the host adapter, the triage, the warm path's client (it asks a
+# running server first, here none) and the key its ledger files the prompt under
+# (cairn.learn.signals, not the learning engine).
+HOOK_EXTRA = {"cairn.cli.host", "cairn.engine.pretriage", "cairn.engine.triaging", "cairn.host", "cairn.host.warm",
               "cairn.host.claude_code", "cairn.recall.triage", "cairn.recall.triage_rules", "cairn.learn",
               "cairn.learn.signals"}
 

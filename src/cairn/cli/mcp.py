@@ -25,6 +25,10 @@ Default transport: stdio (the client starts `cairn mcp` itself; see docs/agents.
 $CAIRN_MCP_TOKEN, or one generated at first start into DB.mcp-token (mode 0600) and printed
 once. Binding to a non-loopback address requires $CAIRN_MCP_TOKEN.
 
+While it runs, it also answers the per-prompt hook (`cairn hook claude-code
+user-prompt-submit`) on a Unix socket beside the database (DB.hooks/warm.sock, owner only),
+so a hook process need not load the engine itself; --no-warm-hook turns that off.
+
 Needs the optional extra: pip install 'cairn-memory[mcp]'. Logs go to stderr."""
 
 
@@ -35,6 +39,8 @@ def register(sub) -> None:
     p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
                    help="with --http: also accept this Host/Origin name (repeatable; loopback is always accepted)")
     p.add_argument("--verbose", action="store_true", help="log every tool call to stderr")
+    p.add_argument("--no-warm-hook", action="store_true",
+                   help="do not answer the per-prompt hook on DB.hooks/warm.sock (hooks then load the engine)")
 
 
 def cmd_mcp(cairn: Cairn, args) -> Output:
@@ -50,10 +56,18 @@ def cmd_mcp(cairn: Cairn, args) -> Output:
         version = metadata.version("cairn-memory")
     except metadata.PackageNotFoundError:
         version = ""
-    if args.http:
-        from ..mcp import http
+    from ..host.warm import WarmServer
 
-        http.serve_http(cairn, args.http, allow_hosts=args.allow_host, version=version)
-    else:
-        server.serve_stdio(cairn, version=version)
+    warm = WarmServer(cairn.path)
+    if not args.no_warm_hook:
+        warm.start()  # False (and nothing runs) off SQLite or when another server answers there
+    try:
+        if args.http:
+            from ..mcp import http
+
+            http.serve_http(cairn, args.http, allow_hosts=args.allow_host, version=version)
+        else:
+            server.serve_stdio(cairn, version=version)
+    finally:
+        warm.close()
     return Output({}, "")

@@ -81,7 +81,10 @@ class HookPlace:
         return self.folder / "sessions" / (_digest(session_id) + ".json")
 
     def ensure(self) -> None:
-        (self.folder / "sessions").mkdir(parents=True, exist_ok=True, mode=0o700)
+        # One level at a time: mkdir(parents=True) would create the folder itself with the
+        # default mode, readable by everyone.
+        self.folder.mkdir(exist_ok=True, mode=0o700)
+        (self.folder / "sessions").mkdir(exist_ok=True, mode=0o700)
 
 
 def _digest(text: str) -> str:
@@ -107,7 +110,8 @@ def run_hook(event: str, *, db: str | os.PathLike[str], space: str, stdin: bytes
         with _deadline(budget):
             payload = _payload(stdin)
             if event == "user-prompt-submit":
-                return user_prompt_submit(payload, place, space=space, now=now)
+                left = budget - (time.monotonic() - started) if budget > 0 else DEFAULT_TIMEOUT
+                return user_prompt_submit(payload, place, space=space, now=now, warm_budget=left)
             learn_from_transcript(payload, place, space=space, now=now)
             return None
     except HookTimeout:
@@ -155,13 +159,24 @@ def _text(payload: dict[str, Any], key: str) -> str:
 # -- user-prompt-submit ----------------------------------------------------------------
 
 
-def user_prompt_submit(payload: dict[str, Any], place: HookPlace, *, space: str, now: str | None = None) -> dict | None:
+def user_prompt_submit(payload: dict[str, Any], place: HookPlace, *, space: str, now: str | None = None,
+                       warm_budget: float | None = None, deadline: float | None = None) -> dict | None:
+    """The hook's answer to one prompt. ``warm_budget``: first ask a warm server
+    (:mod:`cairn.host.warm`) for it, within that many seconds. ``deadline`` (wall-clock
+    seconds): the time after which the answer is no use, checked before the ledger is
+    written (a warm server has no alarm signal to stop it)."""
     prompt = payload.get("prompt")
     if not isinstance(prompt, str):
         raise ValueError("hook input has no prompt text")
     first = without_store(prompt)
     if first is not None and first.decision.value == "SKIP":
         return None  # SKIP on any store: the engine is not even imported
+    if warm_budget is not None:
+        from .warm import MISS, ask
+
+        answer = ask(place.db, space=space, payload=payload, now=now, budget=warm_budget)
+        if answer is not MISS:
+            return answer if isinstance(answer, dict) else None
     from ..engine import Cairn  # deferred: the hook pays for the engine only when it recalls
 
     session = _text(payload, "session_id") or "no-session"
@@ -176,6 +191,8 @@ def user_prompt_submit(payload: dict[str, Any], place: HookPlace, *, space: str,
             return _context(hint)
         assert decision.intent is not None
         found = _recall(cairn, _query(prompt, decision.intent), origin)
+    if deadline is not None and time.time() > deadline:
+        raise HookTimeout()
     fresh = _unseen(place, session, found, prompt)
     if not fresh:
         return None

@@ -147,12 +147,19 @@ def _memory(data: object) -> Memory | None:
     for the recently read rows: decoding is a pure function of the row's text, and
     parsing JSON into the model is the largest cost of loading recall's candidates. A
     malformed row is never kept, so every read that skips it counts it."""
-    if isinstance(data, str) and data in _DECODED:
-        return _DECODED[data]
+    # Safe when two threads share the cache (a server's warm hook thread beside its own
+    # requests): every step is one dict operation, and a lost race only costs a decode.
+    if isinstance(data, str):
+        kept = _DECODED.get(data)
+        if kept is not None:
+            return kept
     memory = _decoded(data, memory_from_dict)
     if memory is not None and isinstance(data, str):
         if len(_DECODED) >= DECODED_MAX:
-            del _DECODED[next(iter(_DECODED))]  # the oldest entry
+            try:
+                del _DECODED[next(iter(_DECODED))]  # the oldest entry
+            except (KeyError, RuntimeError, StopIteration):
+                pass  # another thread evicted it first
         _DECODED[data] = memory
     return memory
 
