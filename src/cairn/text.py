@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 _CJK = (
     "\u3040-\u30ff"  # hiragana, katakana
@@ -66,8 +66,10 @@ MONTH_WORDS: dict[str, int] = {**MONTHS, **{name[:3]: number for name, number in
 """The month names and their three-letter abbreviations (``jan`` … ``dec``), lower case."""
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
+class Token(NamedTuple):
+    """One word token (a NamedTuple: immutable, and this module is on the hook's start-up
+    path, which does not import ``dataclasses``)."""
+
     surface: str  # normalised surface form
     term: str  # index/match term (stemmed; CJK bigram as is)
     position: int  # ordinal among word tokens of the text

@@ -10,7 +10,8 @@
    lanes), on a store holding the conversation — and how often triage skipped a question
    that the conversation can answer.
 3. **Hook wall time**: ``cairn hook claude-code user-prompt-submit`` as a separate
-   process on a store of ``--size`` claims, median and p95 over ``--runs`` prompts, beside
+   process on a store of ``--size`` claims, median and p95 over ``--runs`` prompts, both
+   working in process and with a warm server answering for it (interleaved), beside
    a bare ``python -c pass`` and ``cairn --help`` measured in the same run. The processes
    run with their bytecode cached (in the run's temporary folder), as an installed package
    does; ``python -m cairn.bench.startup --no-bytecode-cache`` shows the cost without.
@@ -82,33 +83,55 @@ def fallback_rate(progress=None) -> dict:
 
 
 def hook_wall_time(size: int, runs: int, seed: int = 7) -> dict:
+    """Each prompt runs twice, in a random order: on a store no server answers for (the
+    hook imports the engine itself) and on a copy of it that a warm server
+    (:mod:`cairn.host.warm`, what ``cairn mcp`` runs) answers for."""
+    import shutil
+
+    from ..host.warm import WarmServer
     from .recall_latency import build
 
     rng = random.Random(seed)
     with tempfile.TemporaryDirectory() as folder:
         db = Path(folder) / "cairn.db"
         texts, _ = build(db, size, rng)
+        served = Path(folder) / "served" / "cairn.db"
+        served.parent.mkdir()
+        shutil.copyfile(db, served)
         prompts = []
         for i in range(runs):
             words = texts[rng.randrange(len(texts))].lower().split()
             prompts.append("ok" if i % 10 == 0 else "what did we decide about the " + " ".join(words[:4]))
-        cmd = [sys.executable, "-m", "cairn", "--db", str(db), "hook", "claude-code", "user-prompt-submit", "--timeout", "5"]
+
+        def cmd(store: Path) -> list[str]:
+            return [sys.executable, "-m", "cairn", "--db", str(store), "hook", "claude-code", "user-prompt-submit",
+                    "--timeout", "5"]
+
         # Bytecode cached, as an installed package has it (the warm-up run writes it, outside
-        # the source tree): without, every process compiles every module it imports.
+        # the source tree): without, every process compiles every module it imports. The
+        # default install: no semantic extra.
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         env["PYTHONPYCACHEPREFIX"] = str(Path(folder) / "pycache")
+        env["CAIRN_SEMANTIC"] = "off"
 
         def timed(argv: list[str], stdin: str = "") -> float:
             start = time.perf_counter()
             subprocess.run(argv, input=stdin, capture_output=True, text=True, timeout=60, env=env)
             return (time.perf_counter() - start) * 1000
 
-        timed(cmd, json.dumps({"prompt": prompts[1], "session_id": "warm"}))  # page cache
-        hook = [timed(cmd, json.dumps({"prompt": p, "session_id": f"bench-{i}", "cwd": folder})) for i, p in enumerate(prompts)]
+        cold: list[float] = []
+        warm: list[float] = []
+        with WarmServer(served):
+            for store in (db, served):  # page cache
+                timed(cmd(store), json.dumps({"prompt": prompts[1], "session_id": "warm-up"}))
+            for i, p in enumerate(prompts):
+                payload = json.dumps({"prompt": p, "session_id": f"bench-{i}", "cwd": folder})
+                for store, times in rng.sample([(db, cold), (served, warm)], 2):
+                    times.append(timed(cmd(store), payload))
         bare = [timed([sys.executable, "-c", "pass"]) for _ in range(min(runs, 20))]
         helped = [timed([sys.executable, "-m", "cairn", "--help"]) for _ in range(min(runs, 20))]
-    return {"size": size, "runs": runs, "hook": median_p95(hook, 1), "python": median_p95(bare, 1),
-            "cairn_help": median_p95(helped, 1)}
+    return {"size": size, "runs": runs, "hook": median_p95(cold, 1), "warm": median_p95(warm, 1),
+            "python": median_p95(bare, 1), "cairn_help": median_p95(helped, 1)}
 
 
 def report(triage_rows: list[dict], fallback: dict | None, wall: dict, command: str) -> list[str]:
@@ -127,7 +150,10 @@ def report(triage_rows: list[dict], fallback: dict | None, wall: dict, command: 
                       f"= **{fallback['fallback_rate']:.3f}**."]
     lines += ["", f"Hook process wall time on a {wall['size']:,}-claim store ({wall['runs']} prompts, one in ten \"ok\", "
                   "bytecode cached as installed; ms, median / p95): "
-                  f"`cairn hook claude-code user-prompt-submit` **{wall['hook']['median']} / {wall['hook']['p95']}**; "
+                  f"`cairn hook claude-code user-prompt-submit` **{wall['hook']['median']} / {wall['hook']['p95']}** "
+                  "working in process, "
+                  f"**{wall['warm']['median']} / {wall['warm']['p95']}** with a warm server (what `cairn mcp` runs) "
+                  "answering for it, the same prompts interleaved; "
                   f"same run: `python -c pass` {wall['python']['median']} / {wall['python']['p95']}, "
                   f"`cairn --help` {wall['cairn_help']['median']} / {wall['cairn_help']['p95']}."]
     return lines

@@ -5,20 +5,36 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
 
-@dataclass
 class Output:
     """What a command produced: ``doc`` for ``--json`` (a document of :mod:`cairn.wire`,
-    printed as it is), ``text`` for people."""
+    printed as it is), ``text`` for people, extra lines for stderr, and the exit code.
 
-    doc: Mapping[str, Any]
-    text: str = ""
-    exit_code: int = 0
-    stderr: list[str] = field(default_factory=list)
+    A plain class, not a dataclass: this module is on every command's path, the hook's
+    included, and ``dataclasses`` brings ``inspect`` and ``ast`` with it (a tenth of a
+    skipped prompt's start-up)."""
+
+    __slots__ = ("doc", "text", "exit_code", "stderr")
+
+    def __init__(self, doc: Mapping[str, Any], text: str = "", exit_code: int = 0,
+                 stderr: list[str] | None = None) -> None:
+        self.doc = doc
+        self.text = text
+        self.exit_code = exit_code
+        self.stderr = stderr if stderr is not None else []
+
+    def __repr__(self) -> str:
+        return f"Output(doc={self.doc!r}, text={self.text!r}, exit_code={self.exit_code!r}, stderr={self.stderr!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Output):
+            return NotImplemented
+        return (self.doc, self.text, self.exit_code, self.stderr) == (other.doc, other.text, other.exit_code, other.stderr)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass was
 
 
 def add_command(

@@ -36,7 +36,6 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -63,11 +62,14 @@ class HookTimeout(Exception):
     """The hook's time budget ran out."""
 
 
-@dataclass(frozen=True, slots=True)
 class HookPlace:
-    """Where a database's hook state lives: ``<db>.hooks/`` beside the database file."""
+    """Where a database's hook state lives: ``<db>.hooks/`` beside the database file.
+    (A plain class: the hook's start-up does not import ``dataclasses``.)"""
 
-    db: Path
+    __slots__ = ("db",)
+
+    def __init__(self, db: Path) -> None:
+        self.db = db
 
     @property
     def folder(self) -> Path:

@@ -29,8 +29,8 @@ a callable the engine passes (how many records hold an index term). No model.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import NamedTuple
 
 
 class Decision(StrEnum):
@@ -39,8 +39,7 @@ class Decision(StrEnum):
     SKIP = "SKIP"
 
 
-@dataclass(frozen=True, slots=True)
-class Triage:
+class Triage(NamedTuple):
     """One triage decision. ``intent`` is the retrieval query (RETRIEVE only); ``anchors``
     the distinctive fragments it was built from; ``missing`` the one anchor to ask for (ASK
     only); ``reason`` one line a person can check."""
@@ -50,7 +49,7 @@ class Triage:
     intent: str | None = None
     anchors: tuple[str, ...] = ()
     missing: str | None = None
-    cues: tuple[str, ...] = field(default=())
+    cues: tuple[str, ...] = ()
 
     def to_dict(self) -> dict:
         return {
