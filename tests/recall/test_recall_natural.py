@@ -24,6 +24,18 @@ written later by someone who had not tuned on the other parts, and run once as w
 (a croissant price question returns the croissant-butter record; a home-delivery
 question returns the flour-delivery record). Its misses ("who does our accounts" for
 "accountant", "pay by card" for "card payments") are word-family and topic gaps.
+
+``fresh2.json`` is a third held-out part (a PhD student's research assistant), written
+on 2026-12-01 before any of its questions was run, and run once as written: 0.840 in the
+digest, 0.840 first, 1.000 of its nothing-questions answered with nothing. Three of its
+four misses are ``project_state`` records older than their 7-day dormancy (a paper
+deadline, a thesis chapter, a conference trip): by design recall leaves dormant records
+out, and its note says a dormant record matched and how to see it (``search``,
+``--include-dormant``). The fourth ("what LoRA rank did we pick") took the verb of a
+"did we" question as an attribute the answer must hold; fixed in general (a verb after an
+auxiliary and a person is phrasing, :func:`cairn.recall.query._asking_verbs`): 0.880.
+With dormant records included (what ``search`` and the MCP ``memory_recall`` tool do):
+0.960 / 0.960 / 0.900, at the bar; the other parts do not move with them.
 """
 
 from __future__ import annotations
@@ -39,7 +51,7 @@ from cairn.model import parse_time
 from testkit import Clock
 
 NATURAL = Path(__file__).parent / "natural"
-PARTS = ("questions.json", "heldout.json", "fresh.json")
+PARTS = ("questions.json", "heldout.json", "fresh.json", "fresh2.json")
 
 
 def load(name: str) -> dict:
@@ -101,8 +113,15 @@ FRESH_SHORT = pytest.mark.xfail(
 )
 
 
+FRESH2_SHORT = pytest.mark.xfail(
+    reason="third part measured at 0.840 / 0.840 / 1.000 as written (0.880 in the digest after a general fix); "
+           "three misses are dormant project states, left out by design and named in recall's note", strict=False
+)
+
+
 @pytest.mark.parametrize(
-    "part", [PARTS[0], pytest.param(PARTS[1], marks=HELDOUT_SHORT), pytest.param(PARTS[2], marks=FRESH_SHORT)]
+    "part", [PARTS[0], pytest.param(PARTS[1], marks=HELDOUT_SHORT), pytest.param(PARTS[2], marks=FRESH_SHORT),
+             pytest.param(PARTS[3], marks=FRESH2_SHORT)]
 )
 def test_natural_questions_are_answered(tmp_path, part):
     found, empty = answers(tmp_path, part)

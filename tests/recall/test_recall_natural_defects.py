@@ -107,6 +107,17 @@ def test_inflections_and_short_forms_meet(cli, memory, question):
     assert recall(cli, question) == [target]
 
 
+@pytest.mark.parametrize(
+    "question",
+    ["what LoRA rank did we pick", "which LoRA rank should we use", "what LoRA rank do I train with"],
+)
+def test_the_verb_of_a_did_we_question_is_not_required_in_the_answer(cli, question):
+    target = remember(cli, "The baseline model is Llama 3 8B fine-tuned with LoRA rank 16", "--kind", "decision")
+    remember(cli, "Kenji owns the evaluation section of the workshop paper", "--kind", "fact")
+    assert recall(cli, question) == [target]
+    assert recall(cli, question.replace("LoRA", "QLoRA")) == []  # negative control: another named subject
+
+
 def test_the_named_attribute_protections_still_hold(cli):
     sqlite_auth = remember(cli, "SQLite authentication uses a shared secret file", "--kind", "fact")
     remember(cli, "PostgreSQL authentication uses SCRAM passwords", "--kind", "fact")

@@ -75,6 +75,16 @@ def test_a_longer_lowercase_query_has_no_named_subject():
     assert parse_query("What did we pick for SQLite backups").subject == "sqlit"
 
 
+def test_the_verb_after_an_auxiliary_and_a_person_is_phrasing_not_an_attribute():
+    q = parse_query("how did we configure SQLite backups")
+    assert (q.subject, q.attributes) == ("sqlit", ("backup",))
+    assert "configur" in [f.term for f in q.features]  # still a feature: a record saying it scores more
+    assert "pick" not in parse_query("what LoRA rank did we pick").attributes
+    # The control: without "did we" the same verb is what is asked about, and stays mandatory.
+    q = parse_query("configure SQLite backups")
+    assert q.subject == "sqlit" and "configur" in q.attributes
+
+
 def test_generic_status_words_are_not_mandatory_attributes():
     q = parse_query("sqlite migration status")
     assert q.subject == "sqlit" and q.attributes == ("migration",)

@@ -251,10 +251,11 @@ def _named(text: str, features: tuple[Feature, ...]) -> tuple[str | None, tuple[
     """
     if not 2 <= len(features) <= NAMED_RULE_MAX_FEATURES:
         return None, ()
+    asked = _asking_verbs(text)
     eligible = [
         f.term
         for f in features
-        if not f.numeric and not f.answer_type and f.term not in GENERIC | FILLER | QUESTION
+        if not f.numeric and not f.answer_type and f.term not in GENERIC | FILLER | QUESTION and f.term not in asked
     ]
     if len(eligible) < 2:
         return None, ()
@@ -273,6 +274,22 @@ def _named(text: str, features: tuple[Feature, ...]) -> tuple[str | None, tuple[
         return None, ()
     subject = named[0] if named else eligible[0]
     return subject, tuple(t for t in eligible if t != subject)
+
+
+# "did we pick", "do I submit", "should you call": the verb after an auxiliary and a person
+# is the action the question asks about, said in the asker's words ("pick" for "chose",
+# "went with", "decided"): phrasing, so never a subject or a mandatory attribute. It stays a
+# feature: a record that says it scores a little more.
+_ASKING_VERB_RE = re.compile(
+    r"\b(?:do|does|did|will|would|should|shall|can|could|must|might|have|has|had)\s+"
+    r"(?:we|i|you|they|he|she|us)\s+([^\W\d_]+)",
+    re.IGNORECASE,
+)
+
+
+def _asking_verbs(text: str) -> set[str]:
+    """Terms of the verbs that follow an auxiliary and a person ("did we *pick*")."""
+    return {t.term for m in _ASKING_VERB_RE.finditer(unicodedata.normalize("NFKC", text)) for t in tokenize(m.group(1))}
 
 
 # "X's Y" or "X's Y Z" (Omar's favourite film); a lookahead, as "what's Omar's" holds two
