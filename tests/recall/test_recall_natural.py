@@ -133,6 +133,30 @@ def test_natural_questions_are_answered(tmp_path, part):
     assert nothing >= 0.9, noisy
 
 
+def test_an_answer_left_out_as_dormant_is_named_in_the_note(tmp_path):
+    """Silence must mean "nothing relevant", never "something was hidden": every question of
+    the third part whose expected record recall left out as dormant says so in its note."""
+    data = load("fresh2.json")
+    now = parse_time(data["now"])
+    clock = Clock(now)
+    hidden = 0
+    with Cairn(tmp_path / "cairn.db", now=clock) as cairn:
+        ids = {}
+        for spec in data["stores"]["lab"]:
+            clock.at = now - timedelta(days=spec["days_ago"])
+            ids[spec["key"]] = cairn.remember(spec["text"], kind=spec["kind"]).memory.id
+        clock.at = now
+        for case in data["questions"]:
+            recalled = cairn.recall(case["q"], trace=False)
+            if ids[case["expect"]] in recalled.ids:
+                continue
+            dormant = cairn.recall(case["q"], trace=False, include_dormant=True)
+            if ids[case["expect"]] in dormant.ids:  # found once dormant records are offered
+                hidden += 1
+                assert "dormant" in (recalled.note or ""), (case["q"], recalled.note)
+    assert hidden >= 2  # the part holds such questions: the check above is not vacuous
+
+
 if __name__ == "__main__":  # python tests/recall/test_recall_natural.py PART: per-question outcome
     import sys
     import tempfile

@@ -220,6 +220,21 @@ def test_dormant_matches_are_counted_with_how_to_see_them(cli):
     assert "dormant" not in other
 
 
+def test_a_dormant_answer_behind_a_weaker_result_is_named_in_the_note(cli):
+    """Not only silence: a recall that returns a weaker match says when a dormant record
+    matches the question at least as well as what it returned."""
+    remember(cli, "The workshop paper is due on 12 December", "--kind", "project_state", now="2026-02-10T00:00:00Z")
+    kenji = remember(cli, "Kenji is co-author on the workshop paper", "--kind", "fact")
+    assert recall(cli, "when is the workshop paper due") == [kenji]
+    text = note(cli, "when is the workshop paper due")
+    assert "also 1 dormant memory matches as well as these" in text and "--include-dormant" in text
+    shown = cli("--now", NOW, "recall", "when is the workshop paper due", "--no-trace")
+    assert "Kenji" in shown.out and "--include-dormant" in shown.out  # people see it too
+    # Negative control: a dormant record that matches less well than the result is what
+    # dormancy is for, and goes unmentioned.
+    assert note(cli, "who is co-author on the workshop paper") == ""
+
+
 def test_a_claims_recall_after_ingest_points_to_the_turns(cli, tmp_path):
     path = tmp_path / "chat.jsonl"
     turns = [

@@ -112,7 +112,7 @@ def cmd_search(cairn: Cairn, args) -> Output:
 def _render(recalled) -> Output:
     doc = recalled.to_dict()
     if recalled.digest:
-        text = recalled.digest
+        text = recalled.digest + (f"\n({recalled.note})" if recalled.note else "")
     else:
         text = recalled.note or "nothing relevant"
     if recalled.trace:

@@ -244,6 +244,13 @@ def run(view: ReadView, request: Request) -> Outcome:
         if request.lane in ("claims", "hybrid"):
             turns = _turns_found(view, request, query)
         note = _silence_note(request, withheld, turns, found)
+    else:
+        dormant = _dormant_alongside(view, request.space, query, candidates, {r.id for r in results})
+        if dormant:
+            withheld = {Reason.DORMANT.value: dormant}
+            note = (f"also {dormant} dormant {'memory matches' if dormant == 1 else 'memories match'} as well as "
+                    f"these (not confirmed lately): see {'it' if dormant == 1 else 'them'} with --include-dormant "
+                    "or `cairn search`")
     return Outcome(request, query, results, digest, candidates, note, scan, withheld, turns)
 
 
@@ -275,6 +282,30 @@ def _withheld(view: ReadView, space: str, query: ParsedQuery, candidates: list[C
         if relevance_gate(query, c.memory, c.lexical, anchored=_anchored(c)) is None:
             counts[c.reason.value] = counts.get(c.reason.value, 0) + 1
     return counts
+
+
+def _dormant_alongside(view: ReadView, space: str, query: ParsedQuery, candidates: list[Candidate],
+                       returned: set[str]) -> int:
+    """How many dormant matches pass the relevance gates and cover the question at least as
+    well as the least covering record returned: an answer that a recall with results hides
+    ("when is the paper due" answered by the co-author record, the deadline itself being a
+    project state not confirmed for a week). A dormant record matching less well is what
+    dormancy is for, and is not mentioned."""
+    kept = [c.lexical.coverage for c in candidates if c.id in returned and c.lexical is not None]
+    if not kept:
+        return 0
+    floor = min(kept)
+    hidden = [c for c in candidates if c.reason is Reason.DORMANT and c.memory is not None][:WITHHELD_CHECKED]
+    stats: IndexStats | None = None
+    count = 0
+    for c in hidden:
+        assert c.memory is not None
+        if c.lexical is None:
+            stats = stats or IndexStats(view, space)
+            c.lexical = lexical(query, c.memory, stats)
+        if c.lexical.coverage >= floor and relevance_gate(query, c.memory, c.lexical, anchored=_anchored(c)) is None:
+            count += 1
+    return count
 
 
 def _retired_matches(view: ReadView, request: Request, query: ParsedQuery) -> list[Candidate]:
