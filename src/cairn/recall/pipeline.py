@@ -255,6 +255,8 @@ def run(view: ReadView, request: Request) -> Outcome:
 
 
 WITHHELD_CHECKED = 6  # excluded candidates judged for the silence note (best overlap first)
+DORMANT_CHECKED = 3  # dormant candidates judged beside a recall that returned something
+FULL_COVERAGE = 0.999  # a result's lexical coverage at which it holds every word of the question
 
 # Exclusions that hide a relevant memory a caller can still ask for, and how.
 _WITHHELD_HINTS: dict[Reason, str] = {
@@ -287,7 +289,8 @@ def _withheld(view: ReadView, space: str, query: ParsedQuery, candidates: list[C
 def _dormant_alongside(view: ReadView, space: str, query: ParsedQuery, candidates: list[Candidate],
                        returned: set[str]) -> int:
     """How many dormant matches pass the relevance gates and cover the question at least as
-    well as the least covering record returned: an answer that a recall with results hides
+    well as the least covering record returned (only the best few by overlap, and only when
+    some result misses a word of the question): an answer that a recall with results hides
     ("when is the paper due" answered by the co-author record, the deadline itself being a
     project state not confirmed for a week). A dormant record matching less well is what
     dormancy is for, and is not mentioned."""
@@ -295,7 +298,9 @@ def _dormant_alongside(view: ReadView, space: str, query: ParsedQuery, candidate
     if not kept:
         return 0
     floor = min(kept)
-    hidden = [c for c in candidates if c.reason is Reason.DORMANT and c.memory is not None][:WITHHELD_CHECKED]
+    if floor >= FULL_COVERAGE:
+        return 0  # every result covers the whole question: a dormant one could only tie
+    hidden = [c for c in candidates if c.reason is Reason.DORMANT and c.memory is not None][:DORMANT_CHECKED]
     stats: IndexStats | None = None
     count = 0
     for c in hidden:
@@ -316,6 +321,8 @@ def _retired_matches(view: ReadView, request: Request, query: ParsedQuery) -> li
         return []
     if "claims" not in COMPOSITIONS.get(request.lane, FUSIONS.get(request.lane, (request.lane,))):
         return []
+    if not view.count_memories(request.space, statuses=(Status.RETIRED.value,)):
+        return []  # nothing retired in this space (an index count): no second lane run
     found = _lane_candidates(lane("claims"), view, replace(request, include_retired=True), query, {})
     retired = [c for c in found if c.memory is not None and c.memory.status is Status.RETIRED]
     for c in retired:
