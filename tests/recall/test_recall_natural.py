@@ -36,6 +36,14 @@ out, and its note says a dormant record matched and how to see it (``search``,
 auxiliary and a person is phrasing, :func:`cairn.recall.query._asking_verbs`): 0.880.
 With dormant records included (what ``search`` and the MCP ``memory_recall`` tool do):
 0.960 / 0.960 / 0.900, at the bar; the other parts do not move with them.
+
+``fresh3.json`` is a fourth held-out part (an infrastructure team's on-call memory, with
+records and questions in Chinese too), written the same day before any of it ran: 0.840 /
+0.800 / 0.900 as written. One miss was general — "what caused INC-2291" required
+"caused" in the answer; a tracker key now names the one thing asked about (a strict
+literal, with nothing else mandatory): 0.880 / 0.840 / 0.900. The rest are synonyms
+("kubernetes" for EKS, "first" for primary), a question in English about a record in
+Chinese, and one nothing-question answered by its sibling (内存告警 by the CPU 告警 record).
 """
 
 from __future__ import annotations
@@ -51,7 +59,7 @@ from cairn.model import parse_time
 from testkit import Clock
 
 NATURAL = Path(__file__).parent / "natural"
-PARTS = ("questions.json", "heldout.json", "fresh.json", "fresh2.json")
+PARTS = ("questions.json", "heldout.json", "fresh.json", "fresh2.json", "fresh3.json")
 
 
 def load(name: str) -> dict:
@@ -119,9 +127,15 @@ FRESH2_SHORT = pytest.mark.xfail(
 )
 
 
+FRESH3_SHORT = pytest.mark.xfail(
+    reason="fourth part measured at 0.840 / 0.800 / 0.900 as written (0.880 / 0.840 after a general fix): "
+           "synonyms and a cross-language question", strict=False
+)
+
+
 @pytest.mark.parametrize(
     "part", [PARTS[0], pytest.param(PARTS[1], marks=HELDOUT_SHORT), pytest.param(PARTS[2], marks=FRESH_SHORT),
-             pytest.param(PARTS[3], marks=FRESH2_SHORT)]
+             pytest.param(PARTS[3], marks=FRESH2_SHORT), pytest.param(PARTS[4], marks=FRESH3_SHORT)]
 )
 def test_natural_questions_are_answered(tmp_path, part):
     found, empty = answers(tmp_path, part)

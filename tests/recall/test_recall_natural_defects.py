@@ -118,6 +118,15 @@ def test_the_verb_of_a_did_we_question_is_not_required_in_the_answer(cli, questi
     assert recall(cli, question.replace("LoRA", "QLoRA")) == []  # negative control: another named subject
 
 
+def test_a_question_about_a_tracker_key_finds_that_record_and_only_that_one(cli):
+    incident = remember(cli, "Incident INC-2291: the webhook queue backed up because the consumer ran out of memory",
+                        "--kind", "fact")
+    remember(cli, "Incident INC-2290: a certificate expired on the status page", "--kind", "fact")
+    assert recall(cli, "what caused INC-2291") == [incident]
+    assert recall(cli, "who fixed inc-2291?") == [incident]
+    assert recall(cli, "what caused INC-2292") == []  # negative control: another key, however alike the rest
+
+
 def test_the_named_attribute_protections_still_hold(cli):
     sqlite_auth = remember(cli, "SQLite authentication uses a shared secret file", "--kind", "fact")
     remember(cli, "PostgreSQL authentication uses SCRAM passwords", "--kind", "fact")

@@ -85,6 +85,17 @@ def test_the_verb_after_an_auxiliary_and_a_person_is_phrasing_not_an_attribute()
     assert q.subject == "sqlit" and "configur" in q.attributes
 
 
+def test_a_tracker_key_is_a_strict_literal_and_the_rest_is_not_mandatory():
+    q = parse_query("what caused INC-2291")
+    assert not q.named_rule  # "caused" need not be in the answer
+    [key] = [lit for lit in q.literals if lit.strict]
+    assert key.terms == ("inc", "2291")
+    assert [lit.terms for lit in parse_query("what broke in #4821").literals if lit.strict] == [("4821",)]
+    # Controls: a plain number and a name with digits are no tracker keys.
+    assert not [lit for lit in parse_query("what caused 2291 errors").literals if lit.strict]
+    assert parse_query("k8s authentication").named_rule
+
+
 def test_generic_status_words_are_not_mandatory_attributes():
     q = parse_query("sqlite migration status")
     assert q.subject == "sqlit" and q.attributes == ("migration",)

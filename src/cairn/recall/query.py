@@ -180,6 +180,10 @@ def prompt_query(prompt: str) -> str:
 def parse_query(text: str) -> ParsedQuery:
     """Parse an already validated query. Pure and deterministic."""
     lits = tuple(_literal(fragment) for fragment in literals(text))
+    # A tracker key (INC-2291) is a demand like a quoted string: a record that lacks it is
+    # about another ticket, however well the rest of the question matches.
+    keys = tuple(_literal(m.group(0)) for m in _IDENTIFIER_RE.finditer(unicodedata.normalize("NFKC", text)))
+    lits += tuple(k for k in keys if k.terms and k.text not in {lit.text for lit in lits})
     literal_terms = {t for lit in lits for t in lit.terms}
     features: dict[str, Feature] = {}
     tokens = tokenize(text)
@@ -251,6 +255,12 @@ def _named(text: str, features: tuple[Feature, ...]) -> tuple[str | None, tuple[
     """
     if not 2 <= len(features) <= NAMED_RULE_MAX_FEATURES:
         return None, ()
+    if _IDENTIFIER_RE.search(text):
+        # "what caused INC-2291": a key such as a ticket or incident number names one
+        # thing, and the question's other words ask about it in any words ("caused" for
+        # "because"). The key itself is a strict literal (parse_query): nothing else is
+        # mandatory.
+        return None, ()
     asked = _asking_verbs(text)
     eligible = [
         f.term
@@ -285,6 +295,11 @@ _ASKING_VERB_RE = re.compile(
     r"(?:we|i|you|they|he|she|us)\s+([^\W\d_]+)",
     re.IGNORECASE,
 )
+
+
+# A key of a tracker or a register: letters, a hyphen or underscore, digits (INC-2291,
+# JIRA-114, ETH_2026_117), or "#" and digits (#4821).
+_IDENTIFIER_RE = re.compile(r"(?<![\w-])(?:[^\W\d_]{2,}[-_]\d{2,}(?:[-_]\d+)*|#\d{2,})(?![\w-])")
 
 
 def _asking_verbs(text: str) -> set[str]:
