@@ -44,6 +44,18 @@ records and questions in Chinese too), written the same day before any of it ran
 literal, with nothing else mandatory): 0.880 / 0.840 / 0.900. The rest are synonyms
 ("kubernetes" for EKS, "first" for primary), a question in English about a record in
 Chinese, and one nothing-question answered by its sibling (内存告警 by the CPU 告警 record).
+
+``fresh4.json`` is a fifth held-out part (a family's home assistant; facts stated up to
+500 days before), written the same day before any of it ran: 0.560 / 0.560 / 0.800 as
+written. Nine of its eleven misses are facts older than their 180-day dormancy (an
+allergy, the wifi name, the mortgage rate, the insurance renewal): by design recall leaves
+them out and its note names them. With dormant records included (``search``, MCP
+``memory_recall``) it answers 0.960 / 0.960, but its nothing-questions fall to 0.600: a
+dormant neighbour answers "the main wifi's password" (the guest network's name) and "what
+tea does grandma like" (her birthday and orchids). One general change was tried and
+reverted: reading a capitalised word inside a sentence as a name ("what is *Leo*
+allergic to" must not return Leo's piano teacher) cost three answers elsewhere ("what does
+Leila do for a living", months and weekdays) for one nothing-question.
 """
 
 from __future__ import annotations
@@ -59,7 +71,7 @@ from cairn.model import parse_time
 from testkit import Clock
 
 NATURAL = Path(__file__).parent / "natural"
-PARTS = ("questions.json", "heldout.json", "fresh.json", "fresh2.json", "fresh3.json")
+PARTS = ("questions.json", "heldout.json", "fresh.json", "fresh2.json", "fresh3.json", "fresh4.json")
 
 
 def load(name: str) -> dict:
@@ -133,9 +145,16 @@ FRESH3_SHORT = pytest.mark.xfail(
 )
 
 
+FRESH4_SHORT = pytest.mark.xfail(
+    reason="fifth part measured at 0.560 / 0.560 / 0.800 as written: most misses are facts past their "
+           "180-day dormancy, left out by design and named in recall's note", strict=False
+)
+
+
 @pytest.mark.parametrize(
     "part", [PARTS[0], pytest.param(PARTS[1], marks=HELDOUT_SHORT), pytest.param(PARTS[2], marks=FRESH_SHORT),
-             pytest.param(PARTS[3], marks=FRESH2_SHORT), pytest.param(PARTS[4], marks=FRESH3_SHORT)]
+             pytest.param(PARTS[3], marks=FRESH2_SHORT), pytest.param(PARTS[4], marks=FRESH3_SHORT),
+             pytest.param(PARTS[5], marks=FRESH4_SHORT)]
 )
 def test_natural_questions_are_answered(tmp_path, part):
     found, empty = answers(tmp_path, part)
