@@ -186,3 +186,17 @@ def test_cairn_mcp_serves_the_warm_hook_while_it_runs(tmp_path):
         assert quiet.stdin is not None
         quiet.stdin.close()
         quiet.wait(timeout=60)
+
+
+def test_without_unix_sockets_nothing_is_served_and_the_hook_works_in_process(tmp_path, monkeypatch):
+    from cairn.host import warm
+
+    db = make_db(tmp_path)
+    monkeypatch.setattr(warm, "SUPPORTED", False)  # as on Windows
+    assert WarmServer(db).start() is False and not socket_path(db).exists()
+    payload = {"session_id": "s-1", "prompt": PROMPTS[0][1], "cwd": "/home/dev/shop"}
+    assert warm.ask(db, space="default", payload=payload, now=NOW, budget=5) is warm.MISS
+    monkeypatch.setattr(warm, "SUPPORTED", True)  # the control: supported, it serves
+    with WarmServer(db) as server:
+        assert server._sock is not None
+        assert warm.ask(db, space="default", payload=payload, now=NOW, budget=30) is not warm.MISS

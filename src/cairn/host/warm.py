@@ -42,6 +42,8 @@ MAX_PATH = 100  # bytes: AF_UNIX paths are limited to 107 on Linux
 MAX_REQUEST = 2 << 20  # a hook payload is at most 1 MiB, plus the envelope
 CONNECT_TIMEOUT = 0.05  # seconds: a live server accepts at once
 MISS = object()  # no answer from a warm server: do the work in process
+# Unix sockets and user ids: where either is missing (Windows), the hook always works in process.
+SUPPORTED = hasattr(socket, "AF_UNIX") and hasattr(os, "getuid")
 
 
 def socket_path(db: Path) -> Path:
@@ -55,7 +57,8 @@ def socket_path(db: Path) -> Path:
     import hashlib
 
     name = hashlib.sha256(os.fsencode(str(where))).hexdigest()[:24] + ".sock"
-    return Path(os.environ.get("XDG_RUNTIME_DIR") or "/tmp") / f"cairn-{os.getuid()}" / name
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    return Path(os.environ.get("XDG_RUNTIME_DIR") or "/tmp") / f"cairn-{uid}" / name
 
 
 def _private(folder: Path) -> bool:
@@ -74,8 +77,10 @@ def _private(folder: Path) -> bool:
 def ask(db: Path, *, space: str, payload: dict[str, Any], now: str | None, budget: float) -> object:
     """The warm server's answer for this prompt (a document, or None for silence), or
     :data:`MISS` when there is no usable server."""
+    if not SUPPORTED or budget <= 0:
+        return MISS
     path = socket_path(db)
-    if budget <= 0 or not _private(path.parent):
+    if not _private(path.parent):
         return MISS
     deadline = time.time() + budget
     request = json.dumps({"v": PROTOCOL, "space": space, "now": now, "payload": payload, "deadline": deadline},
@@ -136,7 +141,7 @@ class WarmServer:
 
         self._answer = user_prompt_submit
         self._place = HookPlace(self.db)
-        if not self.db.is_file():
+        if not SUPPORTED or not self.db.is_file():
             return False
         try:
             self._place.ensure()
