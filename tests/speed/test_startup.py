@@ -16,8 +16,11 @@ import pytest
 
 from cairn import cli
 
-# Parts a recall never needs: benchmarks, the MCP server, host adapters, extractors.
-HEAVY = ("cairn.bench", "cairn.mcp", "cairn.host", "cairn.learn.extractors", "cairn.cli.bench", "cairn.cli.mcp")
+# Parts a recall never needs: benchmarks, the MCP server, host adapters, extractors. (The
+# warm path's client, cairn.host.warm, is the standard library's socket and json: a recall
+# asks a running server first.)
+HEAVY = ("cairn.bench", "cairn.mcp", "cairn.host.claude_code", "cairn.host.setup", "cairn.learn.extractors",
+         "cairn.cli.bench", "cairn.cli.mcp")
 
 _PROBE = """
 import json, sys

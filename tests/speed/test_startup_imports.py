@@ -40,7 +40,9 @@ RECALL_ENGINE = {"cairn.engine", "cairn.engine.facade", "cairn.engine.paths", "c
 # Layers a recall may use in full (lanes and ranking parts come and go; the layer is the rule).
 RECALL_LAYERS = ("cairn.model", "cairn.store", "cairn.recall", "cairn.policy", "cairn.embed")
 RECALL_SINGLE = {"cairn", "cairn.errors", "cairn.text", "cairn.wire", "cairn.plugins", "cairn.cli", "cairn.cli.common",
-                 "cairn.cli.recall"}
+                 "cairn.cli.recall",
+                 # the warm path's client: it asks a running `cairn mcp` first (none runs here)
+                 "cairn.cli.warm", "cairn.host", "cairn.host.warm"}
 # Inside those layers, parts a claims recall must not load.
 NEVER = ("cairn.store.postgres", "cairn.recall.lanes.semantic", "cairn.embed.model", "cairn.embed.onnx",
          "cairn.policy.retention", "cairn.policy.authority")

@@ -6,7 +6,9 @@ A host hook runs one process per user prompt, so a process's start-up is part of
 recall it makes. Timed, each as a fresh interpreter (``sys.executable``):
 
 * ``python -c pass`` — the floor;
-* ``cairn recall`` on a store of 1,000 claims (issue 15's process target);
+* ``cairn recall`` on a store of 1,000 claims (issue 15's process target), and the same
+  on a copy that a warm server answers for (:mod:`cairn.cli.warm`, what a running
+  ``cairn mcp`` does);
 * ``cairn hook claude-code user-prompt-submit`` on a store of 10,000 claims, with a prompt
   that triage skips on any store ("ok": answered before the engine is imported) and with
   a retrieving prompt (issue 17's target is on the mix the host benchmark uses);
@@ -35,6 +37,7 @@ import os
 import random
 import re
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -73,7 +76,8 @@ def _timed(argv: list[str], stdin: str, env: dict[str, str]) -> tuple[float, flo
     return wall, cpu, done.returncode
 
 
-def commands(small: Path, large: Path, texts: list[str], runs: int, rng: random.Random) -> dict[str, list]:
+def commands(small: Path, large: Path, texts: list[str], runs: int, rng: random.Random,
+             served: Path | None = None) -> dict[str, list]:
     """Name -> one (argv, stdin) per run."""
     hook = ["-m", "cairn", "--db", str(large), "hook", "claude-code", "user-prompt-submit", "--timeout", "5"]
     out: dict[str, list] = {"python -c pass": [], "recall, 1k store": [], "hook, 10k store, skipped prompt": [],
@@ -84,6 +88,9 @@ def commands(small: Path, large: Path, texts: list[str], runs: int, rng: random.
         payload = {"session_id": f"startup-{i}-{rng.random()}", "cwd": str(large.parent)}
         out["python -c pass"].append((["-c", "pass"], ""))
         out["recall, 1k store"].append((["-m", "cairn", "--db", str(small), "recall", query], ""))
+        if served is not None:
+            out.setdefault("recall, 1k store, warm server", []).append(
+                (["-m", "cairn", "--db", str(served), "recall", query], ""))
         out["hook, 10k store, skipped prompt"].append((hook, json.dumps({**payload, "prompt": "ok"})))
         prompt = "what did we decide about the " + query
         out["hook, 10k store, retrieving prompt"].append((hook, json.dumps({**payload, "prompt": prompt})))
@@ -157,6 +164,9 @@ def report(result: dict, trees: dict[str, Path], breakdown: dict, command: str, 
             failed = f" ({r['failed']} failed)" if r["failed"] else ""
             cells.append(f"{r['wall']['median']} / {r['wall']['p95']}{failed} | {r['cpu']['median']} / {r['cpu']['p95']}")
         lines.append(f"| {command_name} | " + " | ".join(cells) + " |")
+    if any("warm server" in c for c, _ in result):
+        lines += ["", "With a warm server the CPU column is the command's own process only: the server's part "
+                      "of the work (in the benchmark's process) is in the wall time, which is the figure to read."]
     modules = breakdown["modules"]
     total = sum(modules.values()) / 1000
     lines += ["", f"What a recall process still imports (`python -X importtime`, median of 5 runs, {names[0]}): "
@@ -192,9 +202,20 @@ def main(argv: list[str] | None = None) -> int:
         small, large = Path(folder) / "small.db", Path(folder) / "large.db"
         build(small, 1000, rng)
         texts, _ = build(large, 10_000, rng)
-        cases = commands(small, large, texts, args.runs, rng)
+        # A copy of the small store that a warm server (what `cairn mcp` runs) answers for:
+        # a tree whose `cairn recall` asks it is answered there; an older tree's is not.
+        served = Path(folder) / "served" / "small.db"
+        served.parent.mkdir()
+        shutil.copyfile(small, served)
+        cases = commands(small, large, texts, args.runs, rng, served)
         cache_root = None if args.no_bytecode_cache else Path(folder) / "pycache"
-        result = measure(trees, cases, cache_root)
+        os.environ["CAIRN_SEMANTIC"] = "off"  # as in the children (_env): the server answers only alike
+        os.environ.pop("CAIRN_DEFAULT_LANE", None)
+        from ..cli.warm import answer
+        from ..host.warm import WarmServer
+
+        with WarmServer(served, cli=answer):
+            result = measure(trees, cases, cache_root)
         env = _env(HERE, None if cache_root is None else cache_root / "this tree")
         breakdown = import_breakdown(cases["recall, 1k store"][0][0], env)
     command = "python -m cairn.bench.startup" + "".join(f" {a}" for a in (argv if argv is not None else sys.argv[1:]))

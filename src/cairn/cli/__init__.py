@@ -77,6 +77,8 @@ _GLOBAL_VALUED = ("--db", "--space", "--now")
 # Commands that may add records, and so may create the database (the MCP server serves
 # memory_remember: an agent's first session starts on no database at all).
 CREATES = frozenset({"remember", "import", "apply", "ingest", "learn", "mcp"})
+# Commands a running `cairn mcp` may answer for this process (cli/warm.py): read-only.
+WARM_COMMANDS = frozenset({"recall", "search", "explain"})
 # Commands that only read (recall and search may add a trace to an existing database).
 READS = frozenset({"show", "list", "history", "export", "status", "recall", "search", "explain", "timeline", "candidates"})
 
@@ -98,9 +100,9 @@ def group(name: str) -> ModuleType:
     return importlib.import_module(f"{__name__}.{name}")
 
 
-def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+def build_parser(command: str | None = None, parser_class: type[_Parser] | None = None) -> argparse.ArgumentParser:
     """The parser: every group, or only the group that routes ``command``."""
-    parser = _Parser(
+    parser = (parser_class or _Parser)(
         prog="cairn",
         description="Cairn: long-term memory for AI agents, with evidence, time and corrections.",
         epilog="Run `cairn COMMAND --help` for a command's options.",
@@ -173,10 +175,27 @@ def _default_shown() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser(command_in(argv))
+    command = command_in(argv)
+    if command in WARM_COMMANDS:
+        from .warm import ask  # a running `cairn mcp` may answer it: no engine imported here
+
+        answered = ask(argv)
+        if answered is not None:
+            return _write(*answered)
+    parser = build_parser(command)
     _Parser.json_errors = "--json" in argv
     args = parser.parse_args(argv)
-    json_errors = bool(getattr(args, "json", False))
+    try:
+        output, error = execute(args)
+    except BrokenPipeError:
+        return _quiet_pipe()
+    return _write(*rendered(args, output, error))
+
+
+def execute(args: argparse.Namespace) -> tuple[Output | None, CairnError | None]:
+    """Run a parsed command: its output, or the error to report (a database the refused
+    command created is removed first). Prints nothing, except what a handler streams
+    itself (``export``): a closed pipe there raises :class:`BrokenPipeError`."""
     fresh: list[str] = []  # the database a refused command opened, removed if it created it
     try:
         try:
@@ -198,29 +217,52 @@ def main(argv: list[str] | None = None) -> int:
             # JSON nested beyond Python's stack, numbers beyond what SQLite or dates hold.
             raise _input_error(err) from None
     except BrokenPipeError:
-        return _quiet_pipe()
+        raise
     except CairnError as err:
         _discard(fresh, args)
-        return _fail(err, json_errors)
+        return None, err
     except KeyboardInterrupt:
         _discard(fresh, args)
-        return _fail(_Interrupted(), json_errors)
+        return None, _Interrupted()
     except Exception as err:  # noqa: BLE001 - one line, never a traceback, for users
         _discard(fresh, args)
         if os.environ.get("CAIRN_DEBUG"):
             raise
-        return _fail(_Internal(err), json_errors)
+        return None, _Internal(err)
+    return output, None
+
+
+def rendered(args: argparse.Namespace, output: Output | None, error: CairnError | None) -> tuple[int, str, str]:
+    """What the command prints: (exit status, standard output, standard error). An error
+    is one line on stderr (and, under ``--json``, ``{"error": {"code", "message"}}``)."""
+    if error is not None or output is None:
+        err = error if error is not None else _Internal(RuntimeError("no output"))
+        message = " ".join(str(err).split())
+        if len(message) > 400:
+            message = message[:400] + "…"
+        doc: dict[str, Any] = {"error": {"code": err.error_code, "message": message}}
+        out = json.dumps(doc, ensure_ascii=False) + "\n" if getattr(args, "json", False) else ""
+        return 1, out, f"cairn: {message}\n"
+    err_text = "".join(line + "\n" for line in output.stderr)
+    if args.json:
+        out = json.dumps(output.doc, ensure_ascii=False, sort_keys=False) + "\n"
+    else:
+        out = output.text + "\n" if output.text else ""
+    return output.exit_code, out, err_text
+
+
+def _write(code: int, out: str, err: str) -> int:
+    """Print a command's outcome: stderr first, then stdout; a closed pipe ends quietly."""
     try:
-        for line in output.stderr:
-            print(line, file=sys.stderr)
-        if args.json:
-            print(json.dumps(output.doc, ensure_ascii=False, sort_keys=False))
-        elif output.text:
-            print(output.text)
+        if err:
+            sys.stderr.write(err)
+            sys.stderr.flush()
+        if out:
+            sys.stdout.write(out)
         sys.stdout.flush()
     except BrokenPipeError:
         return _quiet_pipe()
-    return output.exit_code
+    return code
 
 
 def _open(args) -> Cairn:
@@ -291,21 +333,6 @@ def _quiet_pipe() -> int:
     except OSError:
         pass
     return 0
-
-
-def _fail(err: CairnError, json_errors: bool) -> int:
-    message = " ".join(str(err).split())
-    if len(message) > 400:
-        message = message[:400] + "…"
-    print(f"cairn: {message}", file=sys.stderr)
-    if json_errors:
-        doc: dict[str, Any] = {"error": {"code": err.error_code, "message": message}}
-        try:
-            print(json.dumps(doc, ensure_ascii=False))
-            sys.stdout.flush()
-        except BrokenPipeError:
-            _quiet_pipe()
-    return 1
 
 
 def run() -> None:

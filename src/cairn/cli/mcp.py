@@ -26,8 +26,9 @@ $CAIRN_MCP_TOKEN, or one generated at first start into DB.mcp-token (mode 0600) 
 once. Binding to a non-loopback address requires $CAIRN_MCP_TOKEN.
 
 While it runs, it also answers the per-prompt hook (`cairn hook claude-code
-user-prompt-submit`) on a Unix socket beside the database (DB.hooks/warm.sock, owner only),
-so a hook process need not load the engine itself; --no-warm-hook turns that off.
+user-prompt-submit`) and the read commands (recall, search, explain) on a Unix socket
+beside the database (DB.hooks/warm.sock, owner only), so those processes need not load the
+engine themselves; --no-warm-hook turns that off (CAIRN_WARM=off, for one command).
 
 Needs the optional extra: pip install 'cairn-memory[mcp]'. Logs go to stderr."""
 
@@ -57,8 +58,9 @@ def cmd_mcp(cairn: Cairn, args) -> Output:
     except metadata.PackageNotFoundError:
         version = ""
     from ..host.warm import WarmServer
+    from .warm import answer
 
-    warm = WarmServer(cairn.path)
+    warm = WarmServer(cairn.path, cli=answer)  # the hook, and the read commands (cli/warm.py)
     if not args.no_warm_hook:
         warm.start()  # False (and nothing runs) off SQLite or when another server answers there
     try:

@@ -33,6 +33,7 @@ import json
 import os
 import socket
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,7 @@ PROTOCOL = 1
 SOCKET_NAME = "warm.sock"
 MAX_PATH = 100  # bytes: AF_UNIX paths are limited to 107 on Linux
 MAX_REQUEST = 2 << 20  # a hook payload is at most 1 MiB, plus the envelope
+MAX_ANSWER = 64 << 20  # a command's printed output (an explain is at most 8 KB, a digest its budget)
 CONNECT_TIMEOUT = 0.05  # seconds: a live server accepts at once
 MISS = object()  # no answer from a warm server: do the work in process
 # Unix sockets and user ids: where either is missing (Windows), the hook always works in process.
@@ -77,30 +79,39 @@ def _private(folder: Path) -> bool:
 def ask(db: Path, *, space: str, payload: dict[str, Any], now: str | None, budget: float) -> object:
     """The warm server's answer for this prompt (a document, or None for silence), or
     :data:`MISS` when there is no usable server."""
-    if not SUPPORTED or budget <= 0:
-        return MISS
-    path = socket_path(db)
-    if not _private(path.parent):
+    if budget <= 0:
         return MISS
     deadline = time.time() + budget
-    request = json.dumps({"v": PROTOCOL, "space": space, "now": now, "payload": payload, "deadline": deadline},
-                         ensure_ascii=False).encode("utf-8") + b"\n"
+    doc = exchange(db, {"space": space, "now": now, "payload": payload, "deadline": deadline}, deadline)
+    if doc is None or "doc" not in doc:
+        return MISS
+    return doc["doc"] if isinstance(doc["doc"], dict) else None
+
+
+def exchange(db: Path, request: dict[str, Any], deadline: float) -> dict[str, Any] | None:
+    """Send one request to the warm server of ``db`` and read its answer (a JSON object),
+    before ``deadline`` (wall-clock seconds); None when there is no usable server, it
+    declined, or the answer is late or malformed."""
+    if not SUPPORTED:
+        return None
+    path = socket_path(db)
+    if not _private(path.parent):
+        return None
+    line = json.dumps({"v": PROTOCOL, **request}, ensure_ascii=False).encode("utf-8") + b"\n"
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
             conn.settimeout(CONNECT_TIMEOUT)
             conn.connect(str(path))
             conn.settimeout(max(deadline - time.time(), 0.001))
-            conn.sendall(request)
-            answer = _read_line(conn, MAX_REQUEST)
-    except OSError:  # no server, a stale socket, a refusal, or past the budget
-        return MISS
+            conn.sendall(line)
+            answer = _read_line(conn, MAX_ANSWER)
+    except OSError:  # no server, a stale socket, a refusal, or past the deadline
+        return None
     try:
         doc = json.loads(answer)
     except ValueError:
-        return MISS
-    if not isinstance(doc, dict) or doc.get("v") != PROTOCOL or "doc" not in doc:
-        return MISS
-    return doc["doc"] if isinstance(doc["doc"], dict) else None
+        return None
+    return doc if isinstance(doc, dict) and doc.get("v") == PROTOCOL else None
 
 
 def _read_line(conn: socket.socket, limit: int) -> bytes:
@@ -128,8 +139,11 @@ class WarmServer:
     process (``cairn mcp``). :meth:`start` returns False, and nothing runs, when the path
     is unusable or another live server already answers there."""
 
-    def __init__(self, db: str | os.PathLike[str]) -> None:
+    def __init__(self, db: str | os.PathLike[str], *, cli: Callable[[dict, Path], dict | None] | None = None) -> None:
         self.db = Path(db)
+        # Answers a command line's request ({"kind": "cli"}) or declines it (None): given by
+        # the command line (cairn.cli.warm), which this layer does not import.
+        self._cli = cli
         self.path = socket_path(self.db)
         self._sock: socket.socket | None = None
         self._thread: Any = None  # threading.Thread: imported by start(), never by the hook
@@ -215,6 +229,11 @@ class WarmServer:
         request = json.loads(_read_line(conn, MAX_REQUEST))
         if not isinstance(request, dict) or request.get("v") != PROTOCOL:
             return  # not ours: close without an answer, the hook works in process
+        if request.get("kind") == "cli":
+            answer = self._cli(request, self.db) if self._cli is not None else None
+            if answer is not None:  # None: declined, the command runs in its own process
+                conn.sendall(json.dumps({"v": PROTOCOL, **answer}, ensure_ascii=False).encode("utf-8") + b"\n")
+            return
         payload, space, now = request.get("payload"), request.get("space"), request.get("now")
         deadline = request.get("deadline")
         if not isinstance(payload, dict) or not isinstance(space, str) or not isinstance(deadline, (int, float)):
