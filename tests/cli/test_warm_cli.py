@@ -62,6 +62,9 @@ COMMANDS = [
     ["--now", NOW, "explain", "billing"],
     ["--now", NOW, "--json", "recall", "   "],  # refused: the same error line, JSON error and exit 1
     ["--now", NOW, "recall", "what is the wifi password", "--no-trace"],  # nothing: the same note
+    ["--now", NOW, "--json", "list"],
+    ["--now", NOW, "history"],
+    ["--now", NOW, "show", "nosuchid"],  # refused: no such record, exit 1
 ]
 
 

@@ -77,8 +77,9 @@ _GLOBAL_VALUED = ("--db", "--space", "--now")
 # Commands that may add records, and so may create the database (the MCP server serves
 # memory_remember: an agent's first session starts on no database at all).
 CREATES = frozenset({"remember", "import", "apply", "ingest", "learn", "mcp"})
-# Commands a running `cairn mcp` may answer for this process (cli/warm.py): read-only.
-WARM_COMMANDS = frozenset({"recall", "search", "explain"})
+# Commands a running `cairn mcp` may answer for this process (cli/warm.py): they only read
+# (a recall may add its trace), take no file or standard input, and print no path.
+WARM_COMMANDS = frozenset({"recall", "search", "explain", "show", "list", "history", "timeline", "trace"})
 # Commands that only read (recall and search may add a trace to an existing database).
 READS = frozenset({"show", "list", "history", "export", "status", "recall", "search", "explain", "timeline", "candidates"})
 

@@ -1,5 +1,6 @@
 """The warm path of the read commands: a running ``cairn mcp`` answers ``recall``,
-``search`` and ``explain`` for a fresh ``cairn`` process.
+``search``, ``explain``, ``show``, ``list``, ``history``, ``timeline`` and ``trace``
+(:data:`cairn.cli.WARM_COMMANDS`) for a fresh ``cairn`` process.
 
 Most of such a process's time is importing the engine (docs/benchmarks.md, "Process
 start-up"). The MCP server already has it loaded and listens beside the database for the
