@@ -129,3 +129,28 @@ def test_another_database_is_not_answered_by_this_server(db, tmp_path):
               "env": {name: os.environ.get(name) for name in SHAPING}, "kind": "cli"}
     assert answer({**served, "argv": ["--db", str(db), "recall", "billing", "--no-trace"]}, db) is not None  # control
     assert answer(served, db) is None  # the server itself refuses a request for another file
+
+
+def test_ctrl_c_while_waiting_for_the_server_is_an_error_line_not_a_traceback(db, tmp_path):
+    import signal
+    import socket
+    import time
+
+    from cairn.host.claude_code import HookPlace
+
+    HookPlace(db).ensure()
+    mute = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)  # a server that accepts and never answers
+    mute.bind(str(socket_path(db)))
+    mute.listen(4)
+    try:
+        child = subprocess.Popen([sys.executable, "-m", "cairn", "--db", str(db), "--json", "recall", "billing"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ))
+        conn, _ = mute.accept()  # the command is waiting for its answer now
+        time.sleep(0.2)
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=60)
+        conn.close()
+    finally:
+        mute.close()
+    assert child.returncode == 1 and "Traceback" not in err
+    assert err.startswith("cairn: interrupted") and json.loads(out)["error"]["code"] == "interrupted"

@@ -180,7 +180,10 @@ def main(argv: list[str] | None = None) -> int:
     if command in WARM_COMMANDS:
         from .warm import ask  # a running `cairn mcp` may answer it: no engine imported here
 
-        answered = ask(argv)
+        try:
+            answered = ask(argv)
+        except KeyboardInterrupt:  # waiting for the server: as interrupted as any command
+            return _write(*rendered(argparse.Namespace(json="--json" in argv), None, _Interrupted()))
         if answered is not None:
             return _write(*answered)
     parser = build_parser(command)
