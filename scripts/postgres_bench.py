@@ -4,11 +4,15 @@ stopped here, as the test suite does: tests/testkit/pgserver.py).
     .venv/bin/python scripts/postgres_bench.py drill [--writers 16] [--per-writer 500]
     .venv/bin/python scripts/postgres_bench.py locomo [--split heldout]
     .venv/bin/python scripts/postgres_bench.py scale [--claims 100000]
+    .venv/bin/python scripts/postgres_bench.py bulk [--claims 20000] [--turns 6000]
 
 drill:  the concurrency audit of tests/testkit/pgdrill.py (writers, readers, gap-free log).
 locomo: LoCoMo evidence retrieval on both backends (Cairn's own harness, one fresh store
         per conversation); prints both results and the largest difference.
 scale:  ingest rate and recall latency at N claims on both backends.
+bulk:   bulk write rates alone on both backends: import_ of N scale-ladder claims (one
+        batch) and ingest of conversations (600 turns each). With PYTHONPATH pointing at
+        another checkout's src, the same measurement of that code (a before/after pair).
 Progress goes to stderr; the figures to stdout as JSON.
 """
 
@@ -103,6 +107,34 @@ def scale(server: pgserver.Server, args) -> dict:
     return out
 
 
+def bulk(server: pgserver.Server, args) -> dict:
+    import tempfile
+    import time
+
+    from cairn import Cairn
+    from cairn.bench.scale import NOW, Conversations, Generator
+
+    lines = [line for line in Generator(args.claims).lines() if line.startswith('{"type":"memory"')][: args.claims]
+    conversations = list(Conversations(args.turns).conversations())
+    out: dict[str, dict] = {}
+    with tempfile.TemporaryDirectory(prefix="cairn-pgbulk-") as folder:
+        for backend in ("sqlite", "postgres"):
+            say(f"bulk on {backend} ...")
+            places = [Path(folder) / f"{backend}-{n}.db" for n in (1, 2)] if backend == "sqlite" else \
+                [server.new_database(), server.new_database()]
+            with Cairn(places[0], now=NOW) as cairn:
+                start = time.perf_counter()
+                records = cairn.import_(lines).records
+                import_s = time.perf_counter() - start
+            with Cairn(places[1], now=NOW) as cairn:
+                start = time.perf_counter()
+                turns = sum(cairn.ingest(t, origin=o, progress=False).episodes for o, t in conversations)
+                ingest_s = time.perf_counter() - start
+            out[backend] = {"import_per_s": round(records / import_s), "ingest_turns_per_s": round(turns / ingest_s),
+                            "records": records, "turns": turns}
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="what", required=True)
@@ -115,10 +147,13 @@ def main() -> int:
     lo.add_argument("--data", default=None)
     sc = sub.add_parser("scale", help="ingest rate and recall latency at N claims on both backends")
     sc.add_argument("--claims", type=int, default=100_000)
+    bu = sub.add_parser("bulk", help="bulk write rates (import_, ingest) on both backends")
+    bu.add_argument("--claims", type=int, default=20_000)
+    bu.add_argument("--turns", type=int, default=6_000)
     args = parser.parse_args()
     server = pgserver.start()
     try:
-        doc = {"drill": drill, "locomo": locomo, "scale": scale}[args.what](server, args)
+        doc = {"drill": drill, "locomo": locomo, "scale": scale, "bulk": bulk}[args.what](server, args)
     finally:
         server.stop()
     print(json.dumps(doc, indent=2))

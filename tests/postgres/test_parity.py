@@ -156,3 +156,35 @@ def test_export_is_byte_identical_and_round_trips(tmp_path, pg_server):
             outs.append(buf.getvalue())
     assert len(outs[0]) > 1000
     assert outs[0] == outs[1] == outs[2]
+
+
+def test_a_bulk_write_mixing_new_stored_and_repeated_records_equals_writing_them_one_by_one(tmp_path, pg_server):
+    """put_memories writes the new records of a batch in one statement per table, and a
+    record already stored (or repeated in the batch) one by one, in its place: the store
+    ends as if each had been written alone (same export, same recall)."""
+    from dataclasses import replace
+
+    with Cairn(tmp_path / "seed.db", now=Clock()) as cairn:
+        seeded = [cairn.remember(f"Seed record {i} about the billing ledger", kind="fact").memory for i in range(3)]
+    exports = []
+    for bulk in (True, False):
+        with Cairn(pg_server.new_database(), now=Clock()) as cairn:
+            with cairn.store.write() as tx:
+                for memory in seeded:
+                    tx.put_memory(memory)
+            batch = [replace(seeded[0], content="Seed record 0 about the billing ledger, amended")]
+            batch += [replace(seeded[1], id=f"{i:024x}", content=f"Bulk record {i} on ledger exports", aliases=("ledg",))
+                      for i in range(12)]
+            batch.insert(6, replace(batch[3], content="Bulk record 2 on ledger exports, written twice"))
+            with cairn.store.write() as tx:
+                if bulk:
+                    tx.put_memories(batch)
+                else:
+                    for memory in batch:
+                        tx.put_memory(memory)
+            buf = io.StringIO()
+            cairn.export(buf)
+            records = [line for line in buf.getvalue().splitlines() if '"type":"memory"' in line]
+            exports.append((records, cairn.search("ledger exports amended", lane="claims", trace=False).ids))
+    assert exports[0] == exports[1]
+    assert len(exports[0][0]) == 3 + 12 and "written twice" in "".join(exports[0][0])

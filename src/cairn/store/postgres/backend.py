@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -54,6 +55,8 @@ from . import rank
 from .schema import TABLES, WRITE_LOCK, check_version, migrate
 
 ALIAS = "_"  # marks an alias lexeme: Cairn terms never contain "_"
+LEXEME_SEP = "\x1f"  # joins a record's lexemes for a multi-row insert: no term holds a control character
+BULK_MIN = 8  # records or events from which a batch is written in one statement per table
 MAX_LEXEME = 2046  # bytes: PostgreSQL refuses longer lexemes (the term stays in the text columns)
 ACTIVE = ("provisional", "confirmed")
 DEFAULT_BUSY_TIMEOUT = 30.0
@@ -158,6 +161,18 @@ def lexemes(content: list[str], aliases: list[str]) -> list[str]:
     found = dict.fromkeys(t for t in content if t and len(t.encode("utf-8")) <= MAX_LEXEME)
     found.update(dict.fromkeys(ALIAS + t for t in aliases if t and len(t.encode("utf-8")) <= MAX_LEXEME - 1))
     return list(found)
+
+
+def _touched(event: Event) -> list[str]:
+    """The records an event belongs to the history of: those it changed, and both ends of
+    a relation it changed."""
+    touched: list[object] = list(event.changed_ids)
+    for change in event.changes:
+        if change.table == "relation":
+            for snap in (change.before, change.after):
+                if snap:
+                    touched += [snap.get("from"), snap.get("to")]
+    return list(dict.fromkeys(t for t in touched if isinstance(t, str)))
 
 
 def _holds_phrase(terms: list[str], words: Sequence[str]) -> bool:
@@ -662,13 +677,99 @@ class PgTx(_Reads):
         self.put_memory(memory)  # the full write; a lighter one is to come
 
     def put_memories(self, memories: Sequence[Memory]) -> None:
-        # Placeholder until the "pg" helper's COPY form lands (same name and semantics).
+        """Write many records as :meth:`put_memory` would, one after the other, in a few
+        statements: the records new to the store (the bulk of an import or an ingest) go
+        in with one multi-row insert into each table; a record already stored, or one given
+        twice, takes the one-by-one path, in its place in the order."""
+        if len(memories) < BULK_MIN:
+            for memory in memories:
+                self.put_memory(memory)
+            return
+        by_space: dict[str, list[str]] = defaultdict(list)
         for memory in memories:
-            self.put_memory(memory)
+            by_space[memory.space].append(memory.id)
+        stored: set[tuple[str, str]] = set()
+        for space, ids in by_space.items():
+            rows = self._rows("SELECT id FROM memories WHERE space = %s AND id = ANY(%s)", (space, ids))
+            stored.update((space, i) for (i,) in rows)
+        seen: set[tuple[str, str]] = set()
+        fresh: list[Memory] = []
+        for memory in memories:
+            key = (memory.space, memory.id)
+            if key in stored or key in seen:
+                self._insert_fresh(fresh)  # keep the order: what came before is written first
+                fresh = []
+                self.put_memory(memory)
+            else:
+                fresh.append(memory)
+            seen.add(key)
+        self._insert_fresh(fresh)
+
+    def _insert_fresh(self, memories: list[Memory]) -> None:
+        """Insert records none of which is stored yet: one statement per table."""
+        if not memories:
+            return
+        turns: dict[tuple[str, str], int] = {}
+        for space, origin in dict.fromkeys((m.space, m.origin) for m in memories if m.kind.value == "episode"):
+            row = self._one("SELECT COALESCE(max(turn), 0) FROM memories"
+                            " WHERE space = %s AND origin = %s AND turn IS NOT NULL", (space, origin))
+            turns[(space, origin)] = int(row[0]) if row else 0
+        first = self._counter("memory") + 1
+        rows: list[tuple] = []
+        index: list[tuple] = []
+        for offset, memory in enumerate(memories):
+            key = first + offset
+            turn = None
+            if memory.kind.value == "episode":
+                turn = turns[(memory.space, memory.origin)] = turns[(memory.space, memory.origin)] + 1
+            rows.append((key, memory.space, memory.id, memory.origin, memory.kind.value, memory.status.value,
+                         format_time(memory.created_at), format_time(memory.updated_at), content_hash(memory.content),
+                         dumps(memory_to_dict(memory)), turn))
+            if memory.purged_at is None:
+                content, aliases = index_text(memory.content), index_text(" ".join(memory.aliases))
+                terms, names = content.split(), aliases.split()
+                index.append((key, memory.space, memory.kind.value, content, aliases, len(terms) + len(names),
+                              LEXEME_SEP.join(lexemes(terms, names))))
+                self._count(memory.space, terms, names, +1)
+        self._execute(
+            "INSERT INTO memories (key, space, id, origin, kind, status, created_at, updated_at, content_hash, data, turn)"
+            " SELECT * FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[],"
+            " %s::text[], %s::text[], %s::text[], %s::text[], %s::integer[])",
+            [list(column) for column in zip(*rows, strict=True)])
+        if index:
+            self._execute(
+                "INSERT INTO memory_index (key, space, kind, content, aliases, length, lexemes)"
+                " SELECT k, s, kd, c, a, n, array_to_tsvector(string_to_array(l, %s))"
+                " FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::text[], %s::text[], %s::integer[], %s::text[])"
+                " AS t(k, s, kd, c, a, n, l)",
+                [LEXEME_SEP, *[list(column) for column in zip(*index, strict=True)]])
+        self._counters["memory"] = first + len(memories) - 1
 
     def append_events(self, events: Sequence[Event]) -> None:
-        for event in events:
-            self.append_event(event)
+        """Append events as :meth:`append_event` would, each under the next sequence
+        number, in two statements for the batch."""
+        if len(events) < BULK_MIN:
+            for event in events:
+                self.append_event(event)
+            return
+        first = self._counter("event") + 1
+        rows: list[tuple] = []
+        links: list[tuple] = []
+        for offset, event in enumerate(events):
+            seq = first + offset
+            rows.append((seq, event.space, event.id, format_time(event.at), event.actor.value, event.reason,
+                         dumps(event_to_dict(event))))
+            links += [(event.space, record, seq) for record in _touched(event)]
+        self._execute(
+            "INSERT INTO events (seq, space, id, at, actor, reason, data)"
+            " SELECT * FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[])",
+            [list(column) for column in zip(*rows, strict=True)])
+        if links:
+            self._execute(
+                "INSERT INTO event_records (space, record_id, event_seq)"
+                " SELECT * FROM unnest(%s::text[], %s::text[], %s::bigint[]) ON CONFLICT DO NOTHING",
+                [list(column) for column in zip(*links, strict=True)])
+        self._counters["event"] = first + len(events) - 1
 
     def put_memory(self, memory: Memory) -> None:
         # One round trip (cairn_put_memory, see .schema): the row, its key and turn, its
@@ -694,14 +795,7 @@ class PgTx(_Reads):
             self._count(memory.space, terms, names, +1)
 
     def append_event(self, event: Event) -> None:
-        touched: list[object] = list(event.changed_ids)
-        for change in event.changes:
-            if change.table == "relation":
-                # A relation event belongs to the history of both records it links.
-                for snap in (change.before, change.after):
-                    if snap:
-                        touched += [snap.get("from"), snap.get("to")]
-        ids = list(dict.fromkeys(t for t in touched if isinstance(t, str)))
+        ids = _touched(event)
         # One statement: the event under the next sequence number (gap-free: taken under
         # the write lock, written back before commit, rolled back with the transaction)
         # and its record links.
