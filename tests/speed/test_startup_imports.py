@@ -1,5 +1,5 @@
-"""What a ``cairn recall`` process and a Claude Code hook process import (issue 15's and
-issue 17's start-up targets): each runs once per user prompt, so importing a part it does
+"""What a ``cairn recall`` process and a Claude Code hook process import (docs/benchmarks.md,
+"Process start-up"): each runs once per user prompt, so importing a part it does
 not use is paid on every prompt.
 
 Each check runs the command in a fresh interpreter and reads ``sys.modules`` after it ran

@@ -1,7 +1,7 @@
 """What a user turn says about the answer just before it: it worked, or it was right.
 
 Pure rules, no model, English and Chinese. :func:`read_signal` reads one user turn and
-returns at most one outcome of seed 003:
+returns at most one reinforcement outcome (the table of docs/learning.md):
 
 * ``explicit_reinforcement`` (+1.0) — the user approves what was said or done, in so many
   words: "exactly", "that's right", "yes, remember that", "exactly, always do it that
