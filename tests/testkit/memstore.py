@@ -344,13 +344,7 @@ class MemStore:
     def append_event(self, event: Event) -> None:
         seq = len(self._s.events) + 1
         self._s.events.append((seq, event))
-        touched: list[object] = list(event.changed_ids)
-        for change in event.changes:
-            if change.table == "relation":
-                for snap in (change.before, change.after):
-                    if snap:
-                        touched += [snap.get("from"), snap.get("to")]
-        for record_id in dict.fromkeys(t for t in touched if isinstance(t, str)):
+        for record_id in event.history_ids:
             self._s.touched.setdefault((event.space, record_id), []).append(seq)
 
     def rewrite_event(self, event: Event) -> None:

@@ -30,6 +30,8 @@ import time
 from pathlib import Path
 from typing import Any, NoReturn
 
+from . import _Parser
+
 # Environment variables that change what a read command does or prints. ($CAIRN_DB is
 # not compared: the command resolves its database itself, and the server answers only
 # for the one it serves.)
@@ -84,10 +86,21 @@ class _Declined(Exception):
     """The server's parse of a command line failed: the command's own process reports it."""
 
 
+class _Strict(_Parser):
+    """The command line's parser, raising instead of printing and exiting: a server
+    thread must neither write to its own output nor end its process."""
+
+    def error(self, message: str) -> NoReturn:
+        raise _Declined(message)
+
+    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
+        raise _Declined(message or "")
+
+
 def answer(request: dict[str, Any], served: Path) -> dict[str, Any] | None:
     """The server's side: run the command line of ``request`` on ``served`` and return
     ``{"exit", "stdout", "stderr"}``, or None to decline (see the module docstring)."""
-    from . import WARM_COMMANDS, _Parser, build_parser, command_in, execute, rendered
+    from . import WARM_COMMANDS, build_parser, command_in, execute, rendered
 
     argv, cwd, env, db = request.get("argv"), request.get("cwd"), request.get("env"), request.get("db")
     if not (isinstance(argv, list) and all(isinstance(a, str) for a in argv) and isinstance(cwd, str)
@@ -99,15 +112,8 @@ def answer(request: dict[str, Any], served: Path) -> dict[str, Any] | None:
     if command not in WARM_COMMANDS:
         return None
 
-    class Strict(_Parser):
-        def error(self, message: str) -> NoReturn:
-            raise _Declined(message)
-
-        def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
-            raise _Declined(message or "")
-
     try:
-        args = build_parser(command, parser_class=Strict).parse_args(argv)
+        args = build_parser(command, parser_class=_Strict).parse_args(argv)
     except _Declined:
         return None
     where = Path(os.path.abspath(os.path.join(cwd, os.path.expanduser(args.db)))) if args.db else Path(db)

@@ -133,6 +133,18 @@ class Event:
     def changed_ids(self) -> list[str]:
         return [c.id for c in self.changes]
 
+    @property
+    def history_ids(self) -> list[str]:
+        """The records whose history this event belongs to: those it changed and, for a
+        relation, both records the relation links (each once, in order)."""
+        touched: list[object] = list(self.changed_ids)
+        for change in self.changes:
+            if change.table == "relation":
+                for snap in (change.before, change.after):
+                    if snap:
+                        touched += [snap.get("from"), snap.get("to")]
+        return list(dict.fromkeys(t for t in touched if isinstance(t, str)))
+
 
 @dataclass(frozen=True, slots=True)
 class Source:

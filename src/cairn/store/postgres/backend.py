@@ -163,16 +163,9 @@ def lexemes(content: list[str], aliases: list[str]) -> list[str]:
     return list(found)
 
 
-def _touched(event: Event) -> list[str]:
-    """The records an event belongs to the history of: those it changed, and both ends of
-    a relation it changed."""
-    touched: list[object] = list(event.changed_ids)
-    for change in event.changes:
-        if change.table == "relation":
-            for snap in (change.before, change.after):
-                if snap:
-                    touched += [snap.get("from"), snap.get("to")]
-    return list(dict.fromkeys(t for t in touched if isinstance(t, str)))
+def _columns(rows: list[tuple]) -> list[list]:
+    """Rows as one list per column: the arrays a multi-row ``unnest`` insert takes."""
+    return [list(column) for column in zip(*rows, strict=True)]
 
 
 def _holds_phrase(terms: list[str], words: Sequence[str]) -> bool:
@@ -735,14 +728,14 @@ class PgTx(_Reads):
             "INSERT INTO memories (key, space, id, origin, kind, status, created_at, updated_at, content_hash, data, turn)"
             " SELECT * FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[],"
             " %s::text[], %s::text[], %s::text[], %s::text[], %s::integer[])",
-            [list(column) for column in zip(*rows, strict=True)])
+            _columns(rows))
         if index:
             self._execute(
                 "INSERT INTO memory_index (key, space, kind, content, aliases, length, lexemes)"
                 " SELECT k, s, kd, c, a, n, array_to_tsvector(string_to_array(l, %s))"
                 " FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::text[], %s::text[], %s::integer[], %s::text[])"
                 " AS t(k, s, kd, c, a, n, l)",
-                [LEXEME_SEP, *[list(column) for column in zip(*index, strict=True)]])
+                [LEXEME_SEP, *_columns(index)])
         self._counters["memory"] = first + len(memories) - 1
 
     def append_events(self, events: Sequence[Event]) -> None:
@@ -759,16 +752,16 @@ class PgTx(_Reads):
             seq = first + offset
             rows.append((seq, event.space, event.id, format_time(event.at), event.actor.value, event.reason,
                          dumps(event_to_dict(event))))
-            links += [(event.space, record, seq) for record in _touched(event)]
+            links += [(event.space, record, seq) for record in event.history_ids]
         self._execute(
             "INSERT INTO events (seq, space, id, at, actor, reason, data)"
             " SELECT * FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[])",
-            [list(column) for column in zip(*rows, strict=True)])
+            _columns(rows))
         if links:
             self._execute(
                 "INSERT INTO event_records (space, record_id, event_seq)"
                 " SELECT * FROM unnest(%s::text[], %s::text[], %s::bigint[]) ON CONFLICT DO NOTHING",
-                [list(column) for column in zip(*links, strict=True)])
+                _columns(links))
         self._counters["event"] = first + len(events) - 1
 
     def put_memory(self, memory: Memory) -> None:
@@ -795,7 +788,7 @@ class PgTx(_Reads):
             self._count(memory.space, terms, names, +1)
 
     def append_event(self, event: Event) -> None:
-        ids = _touched(event)
+        ids = event.history_ids
         # One statement: the event under the next sequence number (gap-free: taken under
         # the write lock, written back before commit, rolled back with the transaction)
         # and its record links.

@@ -295,18 +295,6 @@ def _aliases(value: object) -> list[str]:
     return [a for a in found if isinstance(a, str)] if isinstance(found, list) else []
 
 
-def _touched(event: Event) -> list[str]:
-    """The records whose history ``event`` belongs to: those it changed and, for a
-    relation, both records the relation links."""
-    touched: list[object] = list(event.changed_ids)
-    for change in event.changes:
-        if change.table == "relation":
-            for snap in (change.before, change.after):
-                if snap:
-                    touched += [snap.get("from"), snap.get("to")]
-    return list(dict.fromkeys(t for t in touched if isinstance(t, str)))
-
-
 def _episode_turn(row) -> EpisodeTurn:
     key, memory_id, origin, turn, content, aliases, at = row
     turn = turn if isinstance(turn, int) else 0
@@ -979,7 +967,7 @@ class Tx(_Reads, vectors.VectorWrites):
             seq += 1
             rows.append((seq, event.space, event.id, format_time(event.at), event.actor.value, event.reason,
                          dumps(event_to_dict(event))))
-            links += [(event.space, record_id, seq) for record_id in _touched(event)]
+            links += [(event.space, record_id, seq) for record_id in event.history_ids]
         self.conn.executemany("INSERT INTO events (seq, space, id, at, actor, reason, data) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
         self.conn.executemany("INSERT OR IGNORE INTO event_records (space, record_id, event_seq) VALUES (?, ?, ?)", links)
 
@@ -988,7 +976,7 @@ class Tx(_Reads, vectors.VectorWrites):
             "INSERT INTO events (space, id, at, actor, reason, data) VALUES (?, ?, ?, ?, ?, ?)",
             (event.space, event.id, format_time(event.at), event.actor.value, event.reason, dumps(event_to_dict(event))),
         )
-        for record_id in _touched(event):
+        for record_id in event.history_ids:
             self.conn.execute(
                 "INSERT OR IGNORE INTO event_records (space, record_id, event_seq) VALUES (?, ?, ?)",
                 (event.space, record_id, cur.lastrowid),
