@@ -31,11 +31,13 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import socket
 
 PROTOCOL = 1
 SOCKET_NAME = "warm.sock"
@@ -44,8 +46,10 @@ MAX_REQUEST = 2 << 20  # a hook payload is at most 1 MiB, plus the envelope
 MAX_ANSWER = 64 << 20  # a command's printed output (an explain is at most 8 KB, a digest its budget)
 CONNECT_TIMEOUT = 0.05  # seconds: a live server accepts at once
 MISS = object()  # no answer from a warm server: do the work in process
-# Unix sockets and user ids: where either is missing (Windows), the hook always works in process.
-SUPPORTED = hasattr(socket, "AF_UNIX") and hasattr(os, "getuid")
+# User ids (and with them Unix sockets): where they are missing (Windows), the hook and the
+# read commands always work in process. `socket` itself is imported only once a socket file
+# is there to talk to: a process with no server running does not pay for it.
+SUPPORTED = hasattr(os, "getuid")
 
 
 def socket_path(db: Path) -> Path:
@@ -95,8 +99,10 @@ def exchange(db: Path, request: dict[str, Any], deadline: float) -> dict[str, An
     if not SUPPORTED:
         return None
     path = socket_path(db)
-    if not _private(path.parent):
+    if not _private(path.parent) or not os.path.exists(path):
         return None
+    import socket
+
     line = json.dumps({"v": PROTOCOL, **request}, ensure_ascii=False).encode("utf-8") + b"\n"
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
@@ -168,6 +174,8 @@ class WarmServer:
                 if _alive(self.path):
                     return False  # another process serves this database
                 self.path.unlink()
+            import socket
+
             sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             old = os.umask(0o177)
             try:
@@ -196,6 +204,8 @@ class WarmServer:
         except OSError:
             mine = False
         try:
+            import socket
+
             sock.shutdown(socket.SHUT_RDWR)
         except OSError:
             pass
@@ -253,6 +263,8 @@ class WarmServer:
 def _alive(path: Path) -> bool:
     """Whether a server accepts connections on ``path``."""
     try:
+        import socket
+
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
             probe.settimeout(CONNECT_TIMEOUT)
             probe.connect(str(path))
