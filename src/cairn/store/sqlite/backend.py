@@ -522,13 +522,18 @@ class _Reads(vectors.VectorReads):
         return None if row is None else _decoded(row[0], relation_from_dict)
 
     def relations(self, space: str, *, record_id: str | None = None, active_only: bool = True) -> list[Relation]:
-        sql, args = "SELECT data FROM relations WHERE space = ?", [space]
-        if record_id is not None:
-            sql += " AND (from_id = ? OR to_id = ?)"
-            args += [record_id, record_id]
-        if active_only:
-            sql += " AND status = 'active'"
-        found = (_decoded(data, relation_from_dict) for (data,) in self.conn.execute(sql + " ORDER BY created_at, id", args))
+        active = " AND status = 'active'" if active_only else ""
+        if record_id is None:
+            sql, args = f"SELECT data FROM relations WHERE space = ?{active} ORDER BY created_at, id", [space]
+        else:
+            # One indexed search per side, not ``from_id = ? OR to_id = ?``: with the OR the
+            # planner walks every relation of the space, and recall's resolution asks this
+            # for each hit. A relation of a record to itself is read once, from its from side.
+            sql = (f"SELECT data FROM (SELECT data, created_at, id FROM relations WHERE space = ?1 AND from_id = ?2{active}"
+                   f" UNION ALL SELECT data, created_at, id FROM relations WHERE space = ?1 AND to_id = ?2"
+                   f" AND from_id != ?2{active}) ORDER BY created_at, id")
+            args = [space, record_id]
+        found = (_decoded(data, relation_from_dict) for (data,) in self.conn.execute(sql, args))
         return [relation for relation in found if relation is not None]
 
     # -- receipts and sources ----------------------------------------------------------

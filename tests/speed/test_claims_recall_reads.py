@@ -1,0 +1,39 @@
+"""The reads claims recall makes on every call stay indexed and bounded: a record's
+relations are read through the from/to indexes (never a walk of every relation of the
+space), and return the same rows, in the same order, as the definition says."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from cairn.model import Role
+
+
+def _plan(conn: sqlite3.Connection, statements: list[str]) -> list[str]:
+    """The query plan of each traced read of the relations table (values inlined by the trace)."""
+    return [row[3] for sql in statements if "FROM relations" in sql
+            for row in conn.execute("EXPLAIN QUERY PLAN " + sql)]
+
+
+def test_relations_of_one_record_use_both_indexes_and_keep_their_order(cairn):
+    ids = [cairn.remember(f"The build server number {n} runs in Berlin", kind="fact").memory.id for n in range(4)]
+    a, b, c, d = ids
+    cairn.relate(b, "corrects", a)
+    cairn.relate(a, "contradicts", c)
+    cairn.relate(d, "supersedes", b)
+    seen: list[str] = []
+    cairn.store.conn.set_trace_callback(seen.append)
+    try:
+        rels = cairn.store.relations(cairn.space, record_id=a)
+    finally:
+        cairn.store.conn.set_trace_callback(None)
+    # Both sides, each relation once, oldest first (created_at, then id).
+    assert [(r.from_id, r.role, r.to_id) for r in rels] == [(b, Role.CORRECTS, a), (a, Role.CONTRADICTS, c)]
+    assert [(r.from_id, r.to_id) for r in cairn.store.relations(cairn.space, record_id=b)] == [(b, a), (d, b)]
+    everything = cairn.store.relations(cairn.space)
+    per_record = {r.id for i in ids for r in cairn.store.relations(cairn.space, record_id=i)}
+    assert sorted(r.id for r in everything) == sorted(per_record)
+    plan = _plan(cairn.store.conn, seen)
+    assert any("relations_from (space=? AND from_id=?)" in step for step in plan), plan
+    assert any("relations_to (space=? AND to_id=?)" in step for step in plan), plan
+    assert not any(step.startswith("SCAN relations") for step in plan), plan
