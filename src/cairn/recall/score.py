@@ -130,6 +130,9 @@ def _field_counts(text: str) -> tuple[Counter[str], int]:
     return counts, sum(counts.values())
 
 
+_NO_FIELD: tuple[Counter[str], int] = (Counter(), 0)  # an empty field, read-only
+
+
 def idf(df: int, docs: int) -> float:
     """BM25 IDF, never negative (a term in every record still counts a little)."""
     docs = max(docs, df, 1)
@@ -179,6 +182,42 @@ def _weights(feature: Feature, stats: CorpusStats, profile: ScoreProfile) -> tup
     return found
 
 
+@dataclass(frozen=True, slots=True)
+class _Planned:
+    """What :func:`lexical` needs of one feature, the same for every candidate of a recall."""
+
+    term: str
+    spellings: tuple[str, ...]  # the term, then its variants
+    weight: float  # scoring weight (IDF x feature weight)
+    share: float  # coverage weight
+    rare: bool  # an alias-only match of it names a topic (see is_rare)
+    counted: bool  # counts in coverage (numbers do not when the query has words)
+
+
+def _plan(query: ParsedQuery, stats: CorpusStats, profile: ScoreProfile) -> tuple[_Planned, ...]:
+    """The per-feature constants of ``query`` under ``stats``; kept on the statistics
+    object when it has a memo (one recall's statistics: the same query scores every
+    candidate). The memo holds the query and the profile themselves, so an entry found
+    by their ids is theirs, never that of objects that reused a freed id."""
+    memo: dict | None = getattr(stats, "memo", None)
+    key = ("plan", id(query), id(profile))
+    if memo is not None:
+        found = memo.get(key)
+        if found is not None and found[0] is query and found[1] is profile:
+            return found[2]
+    words_only = any(not f.numeric for f in query.features)
+    rare_max = max(profile.rare_alias_floor, profile.rare_alias_fraction * stats.docs)
+    planned = []
+    for feature in query.features:
+        df, weight, share = _weights(feature, stats, profile)
+        planned.append(_Planned(feature.term, (feature.term, *feature.variants), weight, share, df <= rare_max,
+                                not (words_only and feature.numeric)))
+    plan = tuple(planned)
+    if memo is not None:
+        memo[key] = (query, profile, plan)
+    return plan
+
+
 def lexical(query: ParsedQuery, memory: Memory, stats: CorpusStats, profile: ScoreProfile = SCORE) -> Lexical:
     """Score ``memory`` against ``query``. Pure apart from ``stats`` lookups.
 
@@ -190,33 +229,36 @@ def lexical(query: ParsedQuery, memory: Memory, stats: CorpusStats, profile: Sco
     answers that part.
     """
     content, c_len = _field_counts(memory.content)
-    aliases, a_len = _field_counts(" ".join(memory.aliases))
-    origin = _field_counts(memory.origin)[0].keys() if memory.origin else set()
+    aliases, a_len = _field_counts(" ".join(memory.aliases)) if memory.aliases else _NO_FIELD
+    origin = _field_counts(memory.origin)[0] if memory.origin else _NO_FIELD[0]
     c_norm = 1 - profile.b + profile.b * c_len / profile.content_avg_terms
     a_norm = 1 - profile.b + profile.b * a_len / profile.alias_avg_terms
-    words_only = any(not f.numeric for f in query.features)
+    k1 = profile.k1
     score = total = covered = 0.0
     in_content, in_aliases, rare, in_origin = set(), set(), set(), set()
-    for feature in query.features:
-        df, weight, share = _weights(feature, stats, profile)
-        spellings = (feature.term, *feature.variants)
-        tf_c = sum(content.get(t, 0) for t in spellings)
-        tf_a = sum(aliases.get(t, 0) for t in spellings)
+    for f in _plan(query, stats, profile):
+        term = f.term
+        if len(f.spellings) == 1:
+            tf_c, tf_a, named = content.get(term, 0), aliases.get(term, 0), term in origin
+        else:
+            tf_c = sum(content.get(t, 0) for t in f.spellings)
+            tf_a = sum(aliases.get(t, 0) for t in f.spellings)
+            named = any(t in origin for t in f.spellings)
         if tf_c:
-            in_content.add(feature.term)
+            in_content.add(term)
         if tf_a:
-            in_aliases.add(feature.term)
-            if not tf_c and df <= max(profile.rare_alias_floor, profile.rare_alias_fraction * stats.docs):
-                rare.add(feature.term)
-        if any(t in origin for t in spellings):
-            in_origin.add(feature.term)
-        if not (words_only and feature.numeric):
-            total += share
-            if tf_c or feature.term in rare or feature.term in in_origin:
-                covered += share
+            in_aliases.add(term)
+            if not tf_c and f.rare:
+                rare.add(term)
+        if named:
+            in_origin.add(term)
+        if f.counted:
+            total += f.share
+            if tf_c or term in rare or named:
+                covered += f.share
         tf = profile.content_weight * tf_c / c_norm + (profile.alias_weight * tf_a / a_norm if aliases else 0.0)
         if tf:
-            score += weight * tf * (profile.k1 + 1) / (tf + profile.k1)
+            score += f.weight * tf * (k1 + 1) / (tf + k1)
     return Lexical(
         score=score,
         in_content=frozenset(in_content),
