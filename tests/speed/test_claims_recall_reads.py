@@ -5,6 +5,7 @@ space), and return the same rows, in the same order, as the definition says."""
 from __future__ import annotations
 
 import sqlite3
+from datetime import timedelta
 
 from cairn.model import Role
 
@@ -15,12 +16,12 @@ def _plan(conn: sqlite3.Connection, statements: list[str]) -> list[str]:
             for row in conn.execute("EXPLAIN QUERY PLAN " + sql)]
 
 
-def test_relations_of_one_record_use_both_indexes_and_keep_their_order(cairn):
+def test_relations_of_one_record_use_both_indexes_and_keep_their_order(cairn, clock):
     ids = [cairn.remember(f"The build server number {n} runs in Berlin", kind="fact").memory.id for n in range(4)]
     a, b, c, d = ids
-    cairn.relate(b, "corrects", a)
-    cairn.relate(a, "contradicts", c)
-    cairn.relate(d, "supersedes", b)
+    for older, role, newer in ((b, "corrects", a), (a, "contradicts", c), (d, "supersedes", b)):
+        clock.at += timedelta(minutes=1)  # relations are ordered by when they were declared
+        cairn.relate(older, role, newer)
     seen: list[str] = []
     cairn.store.conn.set_trace_callback(seen.append)
     try:
@@ -37,3 +38,15 @@ def test_relations_of_one_record_use_both_indexes_and_keep_their_order(cairn):
     assert any("relations_from (space=? AND from_id=?)" in step for step in plan), plan
     assert any("relations_to (space=? AND to_id=?)" in step for step in plan), plan
     assert not any(step.startswith("SCAN relations") for step in plan), plan
+
+
+def test_term_postings_are_the_newest_matches_newest_first(cairn):
+    for n in range(30):
+        cairn.remember(f"Deploy note {n}: the relay cluster in region {n % 3}", kind="fact")
+    conn = cairn.store.conn
+    plain = [r[0] for r in conn.execute(
+        "SELECT rowid FROM memories_fts WHERE memories_fts MATCH '\"relay\"' ORDER BY rowid DESC")]
+    assert len(plain) == 30
+    assert cairn.store.term_postings("relay", 12) == plain[:12]
+    assert cairn.store.term_postings("relay", 100) == plain
+    assert cairn.store.term_postings("nowhere", 5) == []

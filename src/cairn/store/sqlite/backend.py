@@ -625,11 +625,15 @@ class _Reads(vectors.VectorReads):
     # -- lexical index: candidates -----------------------------------------------------
 
     def term_postings(self, term: str, limit: int) -> list[Key]:
-        rows = self.conn.execute(
-            "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rowid DESC LIMIT ?",
+        # The rowids come back as one JSON array built inside SQLite: a result row per
+        # posting costs Python a tuple and a call each, twice the index's own read.
+        # Sorted here, newest first, since an aggregate promises no order of its input.
+        row = self.conn.execute(
+            "SELECT json_group_array(rowid) FROM (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?"
+            " ORDER BY rowid DESC LIMIT ?)",
             (fts.term(term), limit),
-        ).fetchall()
-        return [r[0] for r in rows]
+        ).fetchone()
+        return sorted(json.loads(row[0]), reverse=True) if row and isinstance(row[0], str) else []
 
     def load_ranked(self, space: str, keys: Sequence[Key], *, claims_only: bool, limit: int,
                     skip_retired: bool = False) -> list[Memory]:
