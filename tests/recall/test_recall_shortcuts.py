@@ -5,10 +5,13 @@ is kept per process is keyed by content, so a changed record is never read stale
 from __future__ import annotations
 
 import gc
+import random
 from dataclasses import replace
 from datetime import UTC, datetime
 
 from cairn.model import Kind, Memory
+from cairn.recall import candidates
+from cairn.recall.candidates import IndexStats, fetch
 from cairn.recall.query import parse_query
 from cairn.recall.score import SCORE, ListStats, lexical
 
@@ -53,3 +56,63 @@ def test_another_profile_on_the_same_stats_is_not_served_the_first_ones_weights(
     plain = lexical(query, target, shared)
     heavier = replace(SCORE, k1=2.0)
     assert lexical(query, target, shared, heavier) == lexical(query, target, ListStats(CORPUS), heavier) != plain
+
+
+# -- candidate order: the stable sort equals the heap of the plain computation ----------
+
+
+class _Postings:
+    """A read view holding crafted postings; records what ``load_ranked`` is asked for."""
+
+    def __init__(self, postings: dict[str, list[int]], docs: int) -> None:
+        self.postings, self.docs, self.asked = postings, docs, []
+
+    def space_document_frequencies(self, space, terms):
+        return {t: len(self.postings.get(t, [])) for t in terms}
+
+    def space_document_count(self, space):
+        return self.docs
+
+    def term_postings(self, term, limit):
+        return self.postings.get(term, [])[:limit]
+
+    def load_ranked(self, space, keys, *, claims_only, limit, skip_retired=False):
+        self.asked.append(list(keys))
+        return []  # nothing loads: fetch reads on down the whole order
+
+
+def _plain_order(query, view, stats):
+    """The order as first written: one update per posting, then heapq.nlargest."""
+    import heapq
+
+    from cairn.recall.score import feature_df, idf
+
+    overlap: dict = {}
+    for feature in query.features:
+        keys: dict = {}
+        for term in (feature.term, *feature.variants):
+            keys.update(dict.fromkeys(view.term_postings(term, candidates.SCAN_PER_TERM + 1)[: candidates.SCAN_PER_TERM]))
+        weight = idf(feature_df(feature, stats), stats.docs) * feature.weight
+        for key in keys:
+            overlap[key] = overlap.get(key, 0.0) + weight
+    head = heapq.nlargest(candidates.POOL * 4, overlap, key=overlap.__getitem__)
+    seen = set(head)
+    return head, [r for r in sorted(overlap, key=overlap.__getitem__, reverse=True) if r not in seen]
+
+
+def test_candidate_order_equals_the_plain_computation_with_ties_and_variants():
+    rng = random.Random(5)
+    for _ in range(40):
+        universe = rng.sample(range(1, 5000), 900)
+        # Equal document frequencies give equal weights: many exact ties across features.
+        sizes = [rng.choice((60, 60, 150, 400, 700)) for _ in range(4)]
+        postings = {t: sorted(rng.sample(universe, n), reverse=True) for t, n in zip(("alpha", "beta", "gamma", "delta"),
+                                                                                       sizes, strict=True)}
+        postings["gammas"] = sorted(rng.sample(universe, 80), reverse=True)  # a variant sharing records
+        query = parse_query("alpha beta gamma delta")
+        query = replace(query, features=tuple(replace(f, variants=("gammas",)) if f.term == "gamma" else f
+                                              for f in query.features))
+        view = _Postings(postings, docs=5000)
+        fetch(view, "default", query, IndexStats(view, "default"), claims=True)
+        head, rest = _plain_order(query, view, IndexStats(view, "default"))
+        assert view.asked == [head, rest]
