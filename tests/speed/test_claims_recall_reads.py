@@ -50,3 +50,25 @@ def test_term_postings_are_the_newest_matches_newest_first(cairn):
     assert cairn.store.term_postings("relay", 12) == plain[:12]
     assert cairn.store.term_postings("relay", 100) == plain
     assert cairn.store.term_postings("nowhere", 5) == []
+
+
+def test_load_ranked_keeps_order_and_filters_as_the_row_columns_say(cairn, db_path, clock):
+    from cairn import Cairn
+    from cairn.store.sqlite import backend
+
+    mine = [cairn.remember(f"Relay note {n} for the cluster", kind="fact").memory.id for n in range(6)]
+    episode = cairn.remember("turn 1: relay cluster talk", kind="episode", basis="transcript", method="local").memory.id
+    with Cairn(db_path, space="other", now=clock) as other:
+        theirs = other.remember("Relay note for the other cluster", kind="fact").memory.id
+    conn = cairn.store.conn
+    rowid = {i: r for i, r in conn.execute("SELECT id, rowid FROM memories")}
+    conn.execute("UPDATE memories SET status = 'retired' WHERE id = ?", (mine[1],))
+    conn.execute("UPDATE memories SET data = 'not json' WHERE id = ?", (mine[3],))
+    keys = [rowid[i] for i in (mine[5], theirs, mine[1], episode, mine[3], mine[0], mine[2], mine[4])] + [10_000]
+    skipped = backend.SKIPPED[0]
+    got = cairn.store.load_ranked(cairn.space, keys, claims_only=True, limit=10, skip_retired=True)
+    assert [m.id for m in got] == [mine[5], mine[0], mine[2], mine[4]]  # key order; other space, retired, episode out
+    assert backend.SKIPPED[0] == skipped + 1  # the unreadable body is counted, once
+    wide = cairn.store.load_ranked(cairn.space, keys, claims_only=False, limit=10)
+    assert [m.id for m in wide] == [mine[5], mine[1], episode, mine[0], mine[2], mine[4]]
+    assert [m.id for m in cairn.store.load_ranked(cairn.space, keys, claims_only=False, limit=2)] == [mine[5], mine[1]]

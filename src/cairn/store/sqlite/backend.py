@@ -641,22 +641,21 @@ class _Reads(vectors.VectorReads):
         if limit < 1:
             return out
         step = limit * 2
+        # Filter space, kind and status in the select list, not in the WHERE clause: there
+        # the planner may scan the space's index instead of looking the rowids up. A row
+        # that fails them comes back without its body (NULL), so Python converts one text
+        # per kept row, and a retired row is skipped before its data is decoded.
+        kept = "space = ?" + (" AND kind != 'episode'" if claims_only else "") + (
+            " AND status != 'retired'" if skip_retired else "")
         for start in range(0, len(keys), step):
             chunk = list(keys[start : start + step])
             marks = ",".join("?" * len(chunk))
-            # Filter space, kind and status here, not in SQL: with them in the WHERE clause
-            # the planner may scan the space's index instead of looking the rowids up.
-            # A retired row is skipped on its status column, before its data is decoded.
-            rows = {
-                rowid: data
-                for rowid, row_space, kind, status, data in self.conn.execute(
-                    f"SELECT rowid, space, kind, status, data FROM memories WHERE rowid IN ({marks})", chunk
-                )
-                if row_space == space and not (claims_only and kind == "episode")
-                and not (skip_retired and status == "retired")
-            }
+            rows = dict(self.conn.execute(
+                f"SELECT rowid, CASE WHEN {kept} THEN data END FROM memories WHERE rowid IN ({marks})", (space, *chunk)
+            ).fetchall())
             for key in chunk:
-                memory = _memory(rows[key]) if key in rows else None
+                data = rows.get(key)
+                memory = None if data is None else _memory(data)
                 if memory is not None:
                     out.append(memory)
                     if len(out) >= limit:
