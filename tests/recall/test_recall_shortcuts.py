@@ -116,3 +116,32 @@ def test_candidate_order_equals_the_plain_computation_with_ties_and_variants():
         fetch(view, "default", query, IndexStats(view, "default"), claims=True)
         head, rest = _plain_order(query, view, IndexStats(view, "default"))
         assert view.asked == [head, rest]
+
+
+# -- variants: every frequency expand() asks about is read beforehand in one go ---------
+
+
+class _Vocabulary:
+    def __init__(self, held: dict[str, int]) -> None:
+        self.held, self.asked = held, []
+
+    def df(self, term: str) -> int:
+        self.asked.append(term)
+        return self.held.get(term, 0)
+
+    def extensions(self, prefix: str, limit: int) -> list[str]:
+        return sorted(t for t in self.held if t.startswith(prefix) and t != prefix)[:limit]
+
+
+def test_lookups_name_every_frequency_expand_asks_about():
+    from cairn.recall.variants import expand, lookups
+    from cairn.text import stem
+
+    held = {stem(w): 3 for w in ("postgres", "postgresql", "database", "login", "deploy", "deployment", "linter",
+                                  "setup", "approval", "formatter", "mongo")}
+    for text in ("postgresql db migration", "how do I log in to the deployments", "lint the parser output",
+                 "set up approvals for formatting", "mongodb \"exact phrase\" 2024 数据库", "db prod env config repo"):
+        query = parse_query(text)
+        vocabulary = _Vocabulary(held)
+        expand(query, vocabulary)
+        assert set(vocabulary.asked) <= set(lookups(query)), text

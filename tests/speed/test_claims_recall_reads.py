@@ -72,3 +72,20 @@ def test_load_ranked_keeps_order_and_filters_as_the_row_columns_say(cairn, db_pa
     wide = cairn.store.load_ranked(cairn.space, keys, claims_only=False, limit=10)
     assert [m.id for m in wide] == [mine[5], mine[1], episode, mine[0], mine[2], mine[4]]
     assert [m.id for m in cairn.store.load_ranked(cairn.space, keys, claims_only=False, limit=2)] == [mine[5], mine[1]]
+
+
+def test_scoring_reads_the_frequencies_of_a_query_in_one_statement(cairn):
+    from cairn.recall.candidates import IndexStats
+    from cairn.recall.query import parse_query
+    from cairn.recall.score import lexical
+
+    record = cairn.remember("The relay cluster in Berlin rotates its signing key", kind="fact").memory
+    seen: list[str] = []
+    with cairn.store.snapshot() as view:
+        stats = IndexStats(view, cairn.space)
+        cairn.store.conn.set_trace_callback(seen.append)
+        try:
+            lexical(parse_query("relay cluster signing key rotation"), record, stats)
+        finally:
+            cairn.store.conn.set_trace_callback(None)
+    assert len([s for s in seen if "FROM term_stats" in s]) == 1, seen

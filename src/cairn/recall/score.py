@@ -205,6 +205,9 @@ def _plan(query: ParsedQuery, stats: CorpusStats, profile: ScoreProfile) -> tupl
         found = memo.get(key)
         if found is not None and found[0] is query and found[1] is profile:
             return found[2]
+    prefetch = getattr(stats, "prefetch", None)
+    if prefetch is not None:
+        prefetch(t for f in query.features for t in (f.term, *f.variants))  # one read, not one per term
     words_only = any(not f.numeric for f in query.features)
     rare_max = max(profile.rare_alias_floor, profile.rare_alias_fraction * stats.docs)
     planned = []

@@ -112,6 +112,12 @@ def variants(term: str, vocabulary: Vocabulary) -> tuple[str, ...]:
             or (len(term) >= MIN_DERIVED_ROOT and tail in DERIVED and (term, longer) not in NOT_DERIVED)
         ):
             found.append(longer)
+    found += [r for r in _shorter(term) if vocabulary.df(r)]
+    return tuple(dict.fromkeys(v for v in found if v != term))[:MAX_VARIANTS]
+
+
+def _shorter(term: str) -> list[str]:
+    """The shorter forms of ``term`` that are variants when the index holds them."""
     shorter: list[str] = []
     for cut in range(1, MAX_TAIL + 1):
         root = term[:-cut]
@@ -126,8 +132,20 @@ def variants(term: str, vocabulary: Vocabulary) -> tuple[str, ...]:
         for verb in (root, root[:-1] if root[-1] == root[-2] else ""):
             if verb and verb[-1] not in "mn":
                 shorter.append(verb)
-    found += [r for r in dict.fromkeys(shorter) if r != term and vocabulary.df(r)]
-    return tuple(dict.fromkeys(v for v in found if v != term))[:MAX_VARIANTS]
+    return [r for r in dict.fromkeys(shorter) if r != term]
+
+
+def lookups(query: ParsedQuery) -> list[str]:
+    """Every term whose document frequency :func:`expand` may ask about, so that a store
+    can read them in one go beforehand (a term left out is only asked on its own)."""
+    wanted: list[str] = []
+    for f in query.features:
+        wanted.append(f.term)
+        if not (f.literal or f.numeric or f.cjk):
+            wanted += [*ABBREVIATIONS.get(f.term, ()), *_shorter(f.term)]
+    for run in query.runs:
+        wanted += [stem(a + b) for a, b in zip(run, run[1:], strict=False) if a.isalpha() and b.isalpha()]
+    return list(dict.fromkeys(wanted))
 
 
 def expand(query: ParsedQuery, vocabulary: Vocabulary) -> ParsedQuery:

@@ -19,7 +19,7 @@ from ..phrase import list_frequency, phrase_hits
 from ..pipeline import Candidate, Request, exclude
 from ..query import ParsedQuery
 from ..score import CorpusStats, ListStats, field_terms, lexical
-from ..variants import expand
+from ..variants import expand, lookups
 
 
 class ClaimsLane:
@@ -42,6 +42,7 @@ class ClaimsLane:
             frequency = list_frequency(records)
         else:
             index = IndexStats(view, request.space)
+            index.prefetch(lookups(query))  # every frequency the variants ask about, in one read
             query = expand(query, index)
             fetched = fetch(view, request.space, query, index, claims=True, include_retired=request.include_retired)
             stats = index
