@@ -145,3 +145,22 @@ def test_lookups_name_every_frequency_expand_asks_about():
         vocabulary = _Vocabulary(held)
         expand(query, vocabulary)
         assert set(vocabulary.asked) <= set(lookups(query)), text
+
+
+# -- phrase bonus: the per-word precheck never hides a span -------------------------------
+
+
+def test_phrase_precheck_finds_spans_in_aliases_and_keeps_the_longest():
+    from cairn.recall.phrase import phrase_hits
+
+    query = parse_query("glacier custard incident review")
+    records = [
+        m("alias", "postmortem notes", aliases=("the Glacier Custard Incident",)),  # only in an alias
+        m("short", "glacier custard stock is low; incident review on Monday"),  # two spans, not the long one
+        m("apart", "custard near the glacier, an incident"),  # words present, no span in order
+        m("none", "nothing here"),
+    ]
+    hits = phrase_hits(query, records, lambda span: 1)
+    assert hits["alias"].span == "glacier custard incident"
+    assert hits["short"].span in ("glacier custard", "incident review") and hits["short"].words == 2
+    assert "apart" not in hits and "none" not in hits

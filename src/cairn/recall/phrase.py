@@ -106,11 +106,17 @@ def phrase_hits(
         return {}
     seen: dict[Span, int] = {}
     hits: dict[str, PhraseHit] = {}
+    words = {w for span in spans for w in span}
     for memory in candidates:
         texts = chunks(memory)
         joined = " \n ".join(texts)
+        # A cheap necessary condition first: each word of the span occurs in the record's
+        # text somewhere (checked once per word, not once per span holding it).
+        present = {w for w in words if w in joined}
+        if not present:
+            continue
         for span in spans:  # longest first: the first qualifying span is the best
-            if not all(w in joined for w in span) or not holds(texts, span):
+            if not present.issuperset(span) or not holds(texts, span):
                 continue
             if span not in seen:
                 seen[span] = frequency(span)
