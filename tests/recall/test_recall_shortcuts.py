@@ -9,7 +9,7 @@ import random
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from cairn.model import Kind, Memory
+from cairn.model import Kind, Memory, Status
 from cairn.recall import candidates
 from cairn.recall.candidates import IndexStats, fetch
 from cairn.recall.query import parse_query
@@ -164,3 +164,38 @@ def test_phrase_precheck_finds_spans_in_aliases_and_keeps_the_longest():
     assert hits["alias"].span == "glacier custard incident"
     assert hits["short"].span in ("glacier custard", "incident review") and hits["short"].words == 2
     assert "apart" not in hits and "none" not in hits
+
+
+# -- resolution: records handed over are used only as the view holds them ----------------
+
+
+def test_resolution_with_records_handed_over_equals_resolution_that_reads_them(tmp_path):
+    from datetime import timedelta
+
+    from cairn import Cairn
+    from cairn.recall.resolve import resolve
+    from testkit import Clock
+
+    clock = Clock()
+    with Cairn(tmp_path / "c.db", now=clock) as cairn:
+        old = cairn.remember("The relay rotates keys every 30 days", kind="fact").memory.id
+        clock.at += timedelta(hours=1)
+        new = cairn.remember("The relay rotates keys every 14 days", kind="fact").memory.id
+        cairn.relate(new, "corrects", old)
+        rival = cairn.remember("The relay never rotates its keys", kind="fact").memory.id
+        cairn.relate(rival, "contradicts", new)
+        ids = [old, rival]
+        records = cairn.store.get_memories(cairn.space, [old, new, rival])
+        plain = resolve(cairn.store, cairn.space, ids, include_history=False, now=clock.at)
+        assert resolve(cairn.store, cairn.space, ids, include_history=False, now=clock.at, read=records) == plain
+        # Handed-over records are used (a withdrawn correction corrects nothing) ...
+        withdrawn = {new: replace(records[new], status=Status.FORGOTTEN)}
+        assert resolve(cairn.store, cairn.space, ids, include_history=False, now=clock.at, read=withdrawn) != plain
+        # ... except under known_at, where the records as they stood then decide.
+        later = clock.at + timedelta(minutes=1)
+        then = resolve(cairn.store, cairn.space, ids, include_history=False, now=later, known_at=later)
+        assert resolve(cairn.store, cairn.space, ids, include_history=False, now=later, known_at=later,
+                       read=withdrawn) == then == plain
+        # A record of another space is never taken for this space's.
+        foreign = {new: replace(records[new], space="elsewhere", status=Status.FORGOTTEN)}
+        assert resolve(cairn.store, cairn.space, ids, include_history=False, now=clock.at, read=foreign) == plain

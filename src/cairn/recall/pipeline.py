@@ -495,6 +495,9 @@ def _resolve_and_pack(view: ReadView, request: Request, ranked: list[Candidate],
         now=request.now,
         as_of=request.as_of,
         known_at=request.known_at,
+        # The claims lane's records, read from this view as they stand: resolution need not
+        # read them again.
+        read={c.id: c.memory for c in candidates if c.lane == "claims" and c.memory is not None},
     )
     items = _gather(view, request, resolved, by_id, candidates)
     placed = {r.id for r in resolved}

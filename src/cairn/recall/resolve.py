@@ -38,6 +38,7 @@ Records without relations come back unchanged, in their order, with no markers. 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -189,9 +190,14 @@ def resolve(
     now: datetime,
     as_of: datetime | None = None,
     known_at: datetime | None = None,
+    read: Mapping[str, Memory] | None = None,
 ) -> list[Resolved]:
-    """The ranked hits with relations applied (see the module docstring)."""
+    """The ranked hits with relations applied (see the module docstring). ``read``: records
+    the caller already read from ``view`` in its current state, by id (ignored under
+    ``known_at``, which resolves with the records as they stood then)."""
     graph = _Graph(view, space, known_at)
+    if read and known_at is None:
+        graph._memories.update((i, m) for i, m in read.items() if m.space == space)
     reference = now if as_of is None else as_of
     heads = {i: graph.head(i, reference) for i in ranked_ids}
     out: list[Resolved] = []
