@@ -314,6 +314,18 @@ class _Reads(vectors.VectorReads):
     def _memory_row(self, row: tuple[str]) -> Memory | None:
         return _memory(row[0])
 
+    def _texts(self, sql: str, args: Sequence[object]) -> list:
+        """Every row of ``sql``, texts converted by SQLite itself (no Python call per
+        value); if one is not UTF-8, read again the careful way (see :func:`_text`)."""
+        self.conn.text_factory = str
+        try:
+            return self.conn.execute(sql, args).fetchall()
+        except sqlite3.OperationalError:
+            self.conn.text_factory = _text
+            return self.conn.execute(sql, args).fetchall()
+        finally:
+            self.conn.text_factory = _text
+
     def get_memory(self, space: str, memory_id: str) -> Memory | None:
         row = self.conn.execute("SELECT data FROM memories WHERE space = ? AND id = ?", (space, memory_id)).fetchone()
         return None if row is None else self._memory_row(row)
@@ -640,19 +652,23 @@ class _Reads(vectors.VectorReads):
         out: list[Memory] = []
         if limit < 1:
             return out
-        step = limit * 2
         # Filter space, kind and status in the select list, not in the WHERE clause: there
         # the planner may scan the space's index instead of looking the rowids up. A row
         # that fails them comes back without its body (NULL), so Python converts one text
         # per kept row, and a retired row is skipped before its data is decoded.
         kept = "space = ?" + (" AND kind != 'episode'" if claims_only else "") + (
             " AND status != 'retired'" if skip_retired else "")
-        for start in range(0, len(keys), step):
+        start = 0
+        while start < len(keys):
+            # The first read asks for as many rows as wanted (most keys pass); the next ones,
+            # after rows were left out, for twice as many.
+            step = limit if start == 0 else limit * 2
             chunk = list(keys[start : start + step])
+            start += step
             marks = ",".join("?" * len(chunk))
-            rows = dict(self.conn.execute(
+            rows = dict(self._texts(
                 f"SELECT rowid, CASE WHEN {kept} THEN data END FROM memories WHERE rowid IN ({marks})", (space, *chunk)
-            ).fetchall())
+            ))
             for key in chunk:
                 data = rows.get(key)
                 memory = None if data is None else _memory(data)
