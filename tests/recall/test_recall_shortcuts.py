@@ -9,6 +9,9 @@ import random
 from dataclasses import replace
 from datetime import UTC, datetime
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from cairn.model import Kind, Memory, Status
 from cairn.recall import candidates
 from cairn.recall.candidates import IndexStats, fetch
@@ -199,3 +202,17 @@ def test_resolution_with_records_handed_over_equals_resolution_that_reads_them(t
         # A record of another space is never taken for this space's.
         foreign = {new: replace(records[new], space="elsewhere", status=Status.FORGOTTEN)}
         assert resolve(cairn.store, cairn.space, ids, include_history=False, now=clock.at, read=foreign) == plain
+
+
+# -- field terms: read from the index form, the same terms as the tokeniser's ----------
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(max_size=80) | st.lists(st.sampled_from(["Postgres", "naïve", "数据库端口", "v2.1", "e-mail", "x\u3000y",
+                                                          "ǅemal", "İstanbul", "ﬁle", "\u2028", "don't", "5432"]),
+                                         max_size=8).map(" ".join))
+def test_field_terms_are_the_tokenisers_terms(text):
+    from cairn.recall.score import field_terms
+    from cairn.text import tokenize
+
+    assert field_terms(text) == [t.term for t in tokenize(text)]

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ..model import Memory
-from ..text import tokenize
+from ..text import index_text
 from .query import Feature, ParsedQuery
 
 
@@ -116,8 +116,10 @@ class Lexical:
 
 
 def field_terms(text: str) -> list[str]:
-    """Match terms of one field (stopwords included: they count for length)."""
-    return [t.term for t in tokenize(text)]
+    """Match terms of one field (stopwords included: they count for length): the terms
+    of :func:`cairn.text.terms`, read from :func:`cairn.text.index_text` (their
+    space-joined form, built without a token object per word; no term holds a space)."""
+    return index_text(text).split()
 
 
 @lru_cache(maxsize=8192)
