@@ -216,3 +216,40 @@ def test_field_terms_are_the_tokenisers_terms(text):
     from cairn.text import tokenize
 
     assert field_terms(text) == [t.term for t in tokenize(text)]
+
+
+# -- phrase frequency: a short first read counts what the whole scan counts --------------
+
+
+class _Phrases:
+    def __init__(self, texts: list[str]) -> None:
+        self.texts, self.limits = texts, []
+
+    def phrase_texts(self, space, words, limit):
+        self.limits.append(limit)
+        return [(t, []) for t in self.texts[:limit]]
+
+
+def _full_count(texts: list[str], span, ceiling: int = 3) -> int:
+    from cairn.recall.phrase import holds
+    from cairn.text import normalize
+
+    n = 0
+    for t in texts[: candidates.PHRASE_SCAN]:
+        if holds([normalize(t)], span):
+            n += 1
+            if n > ceiling:
+                break
+    return n
+
+
+def test_phrase_frequency_from_a_short_first_read_equals_the_whole_scan():
+    span = ("signing", "key")
+    hit, miss = "rotate the signing key", "the key for signing"  # the store's superset: words, not the phrase
+    rng = random.Random(3)
+    for _ in range(200):
+        texts = [rng.choice((hit, miss)) for _ in range(rng.randint(0, 70))]
+        view = _Phrases(texts)
+        assert candidates.index_frequency(view, "default")(span) == _full_count(texts, span), texts
+    view = _Phrases([hit] * 10)
+    assert candidates.index_frequency(view, "default")(span) == 4 and view.limits == [4]  # one short read sufficed

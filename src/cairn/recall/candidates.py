@@ -124,13 +124,20 @@ def index_frequency(view: ReadView, space: str, ceiling: int = PHRASE.ceiling, s
     """
 
     def count(span: Span) -> int:
+        words = terms(" ".join(span))
+        # A recurring span verifies on its first few hits: read ceiling + 1 of them first,
+        # and the whole scan only when they did not all pass the exact rule. Hits are
+        # counted in the store's order either way, so the count is the one a full read
+        # gives (a short first read proves nothing: the store drops unreadable rows).
         n = 0
-        for content, aliases in view.phrase_texts(space, terms(" ".join(span)), scan):
-            texts = [normalize(content), *(normalize(a) for a in aliases)]
-            if holds(texts, span):
-                n += 1
-                if n > ceiling:
-                    break
+        for limit in dict.fromkeys((min(ceiling + 1, scan), scan)):
+            n = 0
+            for content, aliases in view.phrase_texts(space, words, limit):
+                texts = [normalize(content), *(normalize(a) for a in aliases)]
+                if holds(texts, span):
+                    n += 1
+                    if n > ceiling:
+                        return n
         return n
 
     return count

@@ -681,10 +681,11 @@ class _Reads(vectors.VectorReads):
     def phrase_texts(self, space: str, words: Sequence[str], limit: int) -> list[tuple[str, list[str]]]:
         rows = self.conn.execute(
             # CROSS JOIN pins FTS5 as the outer loop: with a plain JOIN the planner may walk
-            # every record of the space and probe the index per row.
+            # every record of the space and probe the index per row. In the index's own
+            # order (no sort), so that a shorter read is a prefix of a longer one.
             f"SELECT {_json('m.data', '$.content')}, {_json('m.data', '$.aliases')}"
             " FROM memories_fts CROSS JOIN memories m ON m.rowid = memories_fts.rowid"
-            " WHERE memories_fts MATCH ? AND m.space = ? LIMIT ?",
+            " WHERE memories_fts MATCH ? AND m.space = ? ORDER BY memories_fts.rowid LIMIT ?",
             (fts.phrase(words), space, limit),
         )
         return [(content, _aliases(aliases)) for content, aliases in rows if isinstance(content, str)]
