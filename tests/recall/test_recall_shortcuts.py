@@ -8,6 +8,7 @@ import gc
 import random
 from dataclasses import replace
 from datetime import UTC, datetime
+from typing import cast
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -17,6 +18,7 @@ from cairn.recall import candidates
 from cairn.recall.candidates import IndexStats, fetch
 from cairn.recall.query import parse_query
 from cairn.recall.score import SCORE, ListStats, lexical
+from cairn.store import ReadView
 
 T = datetime(2026, 11, 1, tzinfo=UTC)
 
@@ -68,7 +70,8 @@ class _Postings:
     """A read view holding crafted postings; records what ``load_ranked`` is asked for."""
 
     def __init__(self, postings: dict[str, list[int]], docs: int) -> None:
-        self.postings, self.docs, self.asked = postings, docs, []
+        self.postings, self.docs = postings, docs
+        self.asked: list[list[int]] = []
 
     def space_document_frequencies(self, space, terms):
         return {t: len(self.postings.get(t, [])) for t in terms}
@@ -116,8 +119,9 @@ def test_candidate_order_equals_the_plain_computation_with_ties_and_variants():
         query = replace(query, features=tuple(replace(f, variants=("gammas",)) if f.term == "gamma" else f
                                               for f in query.features))
         view = _Postings(postings, docs=5000)
-        fetch(view, "default", query, IndexStats(view, "default"), claims=True)
-        head, rest = _plain_order(query, view, IndexStats(view, "default"))
+        read = cast(ReadView, view)
+        fetch(read, "default", query, IndexStats(read, "default"), claims=True)
+        head, rest = _plain_order(query, view, IndexStats(read, "default"))
         assert view.asked == [head, rest]
 
 
@@ -126,7 +130,8 @@ def test_candidate_order_equals_the_plain_computation_with_ties_and_variants():
 
 class _Vocabulary:
     def __init__(self, held: dict[str, int]) -> None:
-        self.held, self.asked = held, []
+        self.held = held
+        self.asked: list[str] = []
 
     def df(self, term: str) -> int:
         self.asked.append(term)
@@ -223,7 +228,8 @@ def test_field_terms_are_the_tokenisers_terms(text):
 
 class _Phrases:
     def __init__(self, texts: list[str]) -> None:
-        self.texts, self.limits = texts, []
+        self.texts = texts
+        self.limits: list[int] = []
 
     def phrase_texts(self, space, words, limit):
         self.limits.append(limit)
@@ -250,6 +256,7 @@ def test_phrase_frequency_from_a_short_first_read_equals_the_whole_scan():
     for _ in range(200):
         texts = [rng.choice((hit, miss)) for _ in range(rng.randint(0, 70))]
         view = _Phrases(texts)
-        assert candidates.index_frequency(view, "default")(span) == _full_count(texts, span), texts
+        assert candidates.index_frequency(cast(ReadView, view), "default")(span) == _full_count(texts, span), texts
     view = _Phrases([hit] * 10)
-    assert candidates.index_frequency(view, "default")(span) == 4 and view.limits == [4]  # one short read sufficed
+    assert candidates.index_frequency(cast(ReadView, view), "default")(span) == 4
+    assert view.limits == [4]  # one short read sufficed
