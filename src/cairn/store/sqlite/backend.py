@@ -410,6 +410,18 @@ class _Reads(vectors.VectorReads):
         )
         return [m for m in map(self._memory_row, rows) if m is not None]
 
+    def memories_with_hashes(self, space: str, keys: Sequence[tuple[str, str]]) -> list[Memory]:
+        unique = list(dict.fromkeys(keys))
+        found: list[Memory] = []
+        for start in range(0, len(unique), 400):  # two parameters a key, under SQLite's 999
+            chunk = unique[start : start + 400]
+            rows = self.conn.execute(
+                "SELECT data FROM memories WHERE space = ? AND (origin, content_hash) IN"
+                f" (VALUES {','.join(['(?, ?)'] * len(chunk))})",
+                (space, *(value for key in chunk for value in key)))
+            found += [m for m in map(self._memory_row, rows) if m is not None]
+        return found
+
     def fts_match(self, space: str, match: str, limit: int) -> list[tuple[str, float]]:
         """Candidate ids for an FTS5 MATCH expression with their bm25 (lower is better).
 
