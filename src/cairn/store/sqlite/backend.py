@@ -37,6 +37,7 @@ import sqlite3
 import stat
 import time
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -802,7 +803,7 @@ class Tx(_Reads, vectors.VectorWrites):
         # Changes to the per-space document frequencies, summed over the transaction and
         # written by _flush_stats just before COMMIT: a bulk import touches each
         # (space, term) row once per transaction, not once per record.
-        self._df: dict[tuple[str, str], int] = {}
+        self._df: dict[str, Counter[str]] = {}  # by space
         self._docs: dict[str, int] = {}
         self.written: list[tuple[str, str, bool, str]] = []  # (space, content hash, is episode, content) put live
         self.rewrote = False  # an event body was rewritten (the store's event cache is then emptied)
@@ -820,12 +821,17 @@ class Tx(_Reads, vectors.VectorWrites):
 
     def _count_terms(self, space: str, content: str, aliases: str, sign: int) -> None:
         self._docs[space] = self._docs.get(space, 0) + sign
-        for term in {*content.split(), *aliases.split()}:
-            key = (space, term)
-            self._df[key] = self._df.get(key, 0) + sign
+        counts = self._df.get(space)
+        if counts is None:
+            counts = self._df[space] = Counter()
+        distinct = {*content.split(), *aliases.split()}
+        if sign > 0:
+            counts.update(distinct)  # counted in C, not a Python loop a term
+        else:
+            counts.subtract(distinct)
 
     def _flush_stats(self) -> None:
-        changed = [(space, term, n) for (space, term), n in self._df.items() if n]
+        changed = [(space, term, n) for space, counts in self._df.items() for term, n in counts.items() if n]
         self.conn.executemany(
             "INSERT INTO term_stats (space, term, df) VALUES (?, ?, ?)"
             " ON CONFLICT (space, term) DO UPDATE SET df = df + excluded.df",
@@ -849,7 +855,8 @@ class Tx(_Reads, vectors.VectorWrites):
 
     def space_document_frequencies(self, space: str, terms: Sequence[str]) -> dict[str, int]:
         found = super().space_document_frequencies(space, terms)
-        return {term: df + self._df.get((space, term), 0) for term, df in found.items()}
+        pending = self._df.get(space, {})
+        return {term: df + pending.get(term, 0) for term, df in found.items()}
 
     def put_memory(self, memory: Memory) -> None:
         self._put_one(memory, dumps(memory_to_dict(memory)))
