@@ -350,3 +350,23 @@ def test_a_bulk_write_widens_the_page_cache_only_while_it_lasts(tmp_path):
             assert store.conn.execute("PRAGMA cache_size").fetchone()[0] == default
     finally:
         store.close()
+
+
+def test_the_bulk_duplicate_read_is_an_index_search_not_a_scan_of_the_space(tmp_path):
+    store = Store.open(tmp_path / "x.db")
+    plans: list[str] = []
+    real = store.conn
+
+    class Planned:  # records the plan of every query the read runs
+        def execute(self, sql, args=()):
+            plans.append(str(real.execute("EXPLAIN QUERY PLAN " + sql, args).fetchall()))
+            return real.execute(sql, args)
+
+    try:
+        with store.snapshot() as view:
+            view.conn = Planned()  # type: ignore[assignment]
+            view.memories_with_hashes("a", [("ops", "h1"), ("dev", "h2")])
+            view.conn = real
+        assert plans and all("content_hash=?" in plan for plan in plans), plans
+    finally:
+        store.close()

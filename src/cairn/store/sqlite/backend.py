@@ -417,15 +417,18 @@ class _Reads(vectors.VectorReads):
         return [m for m in map(self._memory_row, rows) if m is not None]
 
     def memories_with_hashes(self, space: str, keys: Sequence[tuple[str, str]]) -> list[Memory]:
-        unique = list(dict.fromkeys(keys))
+        # By hash alone (the memories_by_content index), origins sifted here: SQLite plans a
+        # row-value IN list over (origin, content_hash) as a scan of the whole space.
+        wanted = set(keys)
+        digests = sorted({digest for _, digest in wanted})
         found: list[Memory] = []
-        for start in range(0, len(unique), 400):  # two parameters a key, under SQLite's 999
-            chunk = unique[start : start + 400]
+        for start in range(0, len(digests), 500):
+            chunk = digests[start : start + 500]
             rows = self.conn.execute(
-                "SELECT data FROM memories WHERE space = ? AND (origin, content_hash) IN"
-                f" (VALUES {','.join(['(?, ?)'] * len(chunk))})",
-                (space, *(value for key in chunk for value in key)))
-            found += [m for m in map(self._memory_row, rows) if m is not None]
+                f"SELECT origin, content_hash, data FROM memories WHERE space = ? AND content_hash IN ({','.join('?' * len(chunk))})",
+                (space, *chunk))
+            found += [m for m in (self._memory_row((data,)) for origin, digest, data in rows if (origin, digest) in wanted)
+                      if m is not None]
         return found
 
     def fts_match(self, space: str, match: str, limit: int) -> list[tuple[str, float]]:
