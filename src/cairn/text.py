@@ -36,6 +36,7 @@ _CJK = (
 # matched is read from the match, not from a second pattern: each character class over
 # these ranges costs a fresh process about a millisecond to compile.
 _TOKEN_RE = re.compile(rf"([{_CJK}]+)|[^\W_{_CJK}]+", re.UNICODE)
+_ASCII_WORD_RE = re.compile(r"[^\W_]+", re.ASCII)  # _TOKEN_RE's words on an ASCII text (no CJK there)
 
 STOPWORDS: frozenset[str] = frozenset(
     """
@@ -171,8 +172,11 @@ def index_text(text: str) -> str:
     """The space-joined terms a store indexes for a text (the SQLite store keeps them in
     its FTS5 table, tokenizer ``unicode61``): ``" ".join(terms(text))``, without building
     a :class:`Token` per word (bulk ingest tokenises every record once, here)."""
+    folded = normalize(text)
+    if folded.isascii():
+        return " ".join(map(stem, _ASCII_WORD_RE.findall(folded)))
     out: list[str] = []
-    for match in _TOKEN_RE.finditer(normalize(text)):
+    for match in _TOKEN_RE.finditer(folded):
         chunk = match.group(0)
         if match.lastindex != 1:  # not a CJK run
             out.append(stem(chunk))

@@ -165,3 +165,26 @@ def test_ingest_origin_is_redacted(cairn, db_path, tmp_path):
     path.write_text('{"id": "t1", "speaker": "ana", "text": "we deploy on fridays", "time": "2026-10-01T10:00:00Z"}\n')
     cairn.ingest(str(path), origin=ORIGIN)
     assert ORIGIN_SECRET not in _dump(db_path)
+
+
+def _patterns_by_plain_search(lowered: str) -> list[int]:
+    from cairn.policy.redaction import PATTERNS
+
+    return [i for i, p in enumerate(PATTERNS) if not p.keywords or any(k in lowered for k in p.keywords)]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_keyword_scan_selects_exactly_the_patterns_a_plain_search_selects(seed):
+    """The prefix-tree scan that picks which rules run must find every keyword, including
+    keywords inside or overlapping others (``sk`` in ``sk_live_``, ``key`` in ``accountkey``)."""
+    import random
+
+    from cairn.policy.redaction import _KEYWORDS, _todo
+
+    rng = random.Random(seed)
+    pieces = [*_KEYWORDS, " ", "x", "a", "-", "_"]
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 10))) for _ in range(3000)]
+    texts += [s.lower() for s, *_ in SECRETS] + [b.lower() for b in BENIGN]
+    for text in texts:
+        assert _todo(text, -1) == _patterns_by_plain_search(text), text
+    assert _todo("nothing to see here", -1) != _patterns_by_plain_search("a token here")  # control: the text matters

@@ -125,3 +125,21 @@ def test_look_alikes_are_not_derived_nouns(term, longer):
     assert variants(stem(longer), Vocab(stem(term))) == ()
     # control: the same shape from a real verb still meets its noun
     assert variants(stem("connect"), Vocab(stem("connection"))) == (stem("connection"),)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_indexed_terms_are_the_match_terms_whatever_the_script(seed):
+    """``index_text`` (the store's index, with a shortcut for ASCII texts) and ``terms``
+    (every query and every score) must agree, or a stored word could never be found."""
+    import random
+    import string
+
+    from cairn.text import index_text
+
+    rng = random.Random(seed)
+    alphabet = string.printable + "éüßÅ中文字数据库_—’"
+    texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 60))) for _ in range(4000)]
+    texts += ["snake_case_name and CamelCase v1.2.3", "Café MÜNCHEN 数据库 port", "ｆｕｌｌｗｉｄｔｈ ＡＢＣ"]
+    for text in texts:
+        assert index_text(text) == " ".join(terms(text)), text
+    assert index_text("caching deploys") == "cach deploy"  # control: terms are stemmed, not copied

@@ -217,6 +217,42 @@ def test_remember_many_deduplicates_against_the_store_and_within_the_call(tmp_pa
         assert again.added == 2
 
 
+def test_remember_many_dedups_onto_the_oldest_current_record_as_remember_does(tmp_path):
+    clock = [NOW - timedelta(days=3)]
+    with Cairn(tmp_path / "x.db", now=lambda: clock[0]) as c:
+        gone = c.remember("The deploy runs at noon", kind="fact").id
+        c.forget(gone)
+        clock[0] += timedelta(days=1)
+        older = c.remember("The deploy runs at noon", kind="fact").id  # the forgotten one stands no more
+        clock[0] += timedelta(days=1)
+        with c.store.write() as tx:  # a second current copy, as an import may leave
+            twin = replace(c.get(older), id="twin-of-older", created_at=clock[0])
+            tx.put_memory(twin)
+        clock[0] = NOW
+        many = c.remember_many(["The deploy runs at noon", "The deploy runs at noon!"], kind="fact")
+        one = c.remember("The deploy runs at noon", kind="fact")
+        assert many.ids == (older, older) and one.memory.id == older
+        assert [r.deduplicated for r in many.results] == [True, True]
+        # Control: neither the forgotten record nor another kind takes the claim.
+        assert c.remember_many(["The deploy runs at noon"], kind="decision").added == 1
+
+
+def test_the_bulk_duplicate_read_finds_what_the_single_read_finds(backend):
+    stored = [_memory(n, space="a", origin="ops" if n % 2 else "dev") for n in range(12)]
+    with backend.write() as tx:
+        tx.put_memories(stored)
+        tx.put_memory(_memory(99, space="b"))  # another space: never found
+    from cairn.store import content_hash
+    keys = [(m.origin, content_hash(m.content)) for m in stored[:7]] + [("ops", "no-such-hash")]
+    with backend.snapshot() as view:
+        single = sorted(m.id for o, d in keys for m in view.memories_with_hash("a", o, d))
+        bulk = sorted(m.id for m in view.memories_with_hashes("a", keys + keys))  # repeated keys: once
+        assert bulk == single == sorted(m.id for m in stored[:7])
+        assert view.memories_with_hashes("a", []) == []
+        many = [(m.origin, content_hash(m.content)) for m in stored] * 80  # over one chunk of keys
+        assert sorted(m.id for m in view.memories_with_hashes("a", many)) == sorted(m.id for m in stored)
+
+
 @pytest.mark.parametrize(("claims", "field"), [
     (["fine claim", {"text": "", "kind": "fact"}], "claim 2: text"),
     (["fine claim", {"text": "x y z", "kind": "opinion"}], "claim 2: kind"),
@@ -291,3 +327,46 @@ def test_a_rolled_back_event_is_never_served(tmp_path):
         c.pin(ref)  # the next event takes the rolled-back sequence number
         reasons = [e.reason for e in c.store.events(c.space, record_id=ref, newest_first=False)]
         assert reasons == ["remember fact", "pin"]
+
+
+def test_a_bulk_write_widens_the_page_cache_only_while_it_lasts(tmp_path):
+    from cairn.store.sqlite.backend import BULK_CACHE_KIB, BULK_CACHE_ROWS
+
+    store = Store.open(tmp_path / "x.db")
+    try:
+        default = store.conn.execute("PRAGMA cache_size").fetchone()[0]
+        seen = []
+        with store.write() as tx:
+            tx.put_memories([_memory(n) for n in range(BULK_CACHE_ROWS)])
+            seen.append(store.conn.execute("PRAGMA cache_size").fetchone()[0])
+        assert seen == [-BULK_CACHE_KIB]
+        assert store.conn.execute("PRAGMA cache_size").fetchone()[0] == default  # restored on commit
+        with pytest.raises(RuntimeError), store.write() as tx:
+            tx.put_memories([_memory(n, space="b") for n in range(BULK_CACHE_ROWS)])
+            raise RuntimeError("rolled back")
+        assert store.conn.execute("PRAGMA cache_size").fetchone()[0] == default  # and on rollback
+        with store.write() as tx:  # control: a small write leaves the cache alone
+            tx.put_memories([_memory(n, space="c") for n in range(3)])
+            assert store.conn.execute("PRAGMA cache_size").fetchone()[0] == default
+    finally:
+        store.close()
+
+
+def test_the_bulk_duplicate_read_is_an_index_search_not_a_scan_of_the_space(tmp_path):
+    store = Store.open(tmp_path / "x.db")
+    plans: list[str] = []
+    real = store.conn
+
+    class Planned:  # records the plan of every query the read runs
+        def execute(self, sql, args=()):
+            plans.append(str(real.execute("EXPLAIN QUERY PLAN " + sql, args).fetchall()))
+            return real.execute(sql, args)
+
+    try:
+        with store.snapshot() as view:
+            view.conn = Planned()  # type: ignore[assignment]
+            view.memories_with_hashes("a", [("ops", "h1"), ("dev", "h2")])
+            view.conn = real
+        assert plans and all("content_hash=?" in plan for plan in plans), plans
+    finally:
+        store.close()

@@ -133,6 +133,10 @@ class MemStore:
     def memories_with_hash(self, space: str, origin: str, digest: str) -> list[Memory]:
         return [m for m in self.iter_memories(space) if m.origin == origin and content_hash(m.content) == digest]
 
+    def memories_with_hashes(self, space: str, keys: Sequence[tuple[str, str]]) -> list[Memory]:
+        wanted = set(keys)
+        return [m for m in self.iter_memories(space) if (m.origin, content_hash(m.content)) in wanted]
+
     def ids_with_prefix(self, table: str, space: str, prefix: str, limit: int = 20) -> list[str]:
         pool = {
             "memories": [i for (s, i) in self._s.rows if s == space],

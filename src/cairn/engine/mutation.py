@@ -28,7 +28,10 @@ from ..store import WriteTx
 
 def dumps(doc: dict) -> str:
     """A record's stored form: its dict as compact JSON (as the store writes it)."""
-    return json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
+    return _ENCODER.encode(doc)
+
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
 def new_id() -> str:

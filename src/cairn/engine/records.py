@@ -350,18 +350,23 @@ class Records(Part):
         with self.scope.mutation(actor, reason or f"remember {len(memories)} records") as m:
             # Dedup as remember does (same normalised content, kind and origin, current),
             # against the store and against the claims before it in this call.
+            # The store is asked once for every (origin, hash) of the call, not once a claim.
+            digests = {id(memory): content_hash(memory.content) for memory in memories if memory.kind is not Kind.EPISODE}
             fresh: dict[tuple[str, str, str], Memory] = {}
+            stored = sorted(m.tx.memories_with_hashes(self.space, [(memory.origin, digests[id(memory)])
+                                                                    for memory in memories if id(memory) in digests]),
+                            key=lambda s: (s.created_at, s.id), reverse=True)  # the oldest current one stands
+            for s in stored:
+                if s.active:
+                    fresh[(s.origin, s.kind.value, content_hash(s.content))] = s
             new: builtins.list[Memory] = []
             for memory in memories:
                 if memory.kind is Kind.EPISODE:
                     new.append(memory)
                     results.append((memory, False))
                     continue
-                key = (memory.origin, memory.kind.value, content_hash(memory.content))
+                key = (memory.origin, memory.kind.value, digests[id(memory)])
                 standing = fresh.get(key)
-                if standing is None:
-                    found = m.tx.memories_with_hash(self.space, memory.origin, key[2])
-                    standing = next((s for s in found if s.active and s.kind is memory.kind), None)
                 if standing is None:
                     fresh[key] = memory
                     new.append(memory)

@@ -279,20 +279,60 @@ def placeholder(label: str) -> str:
 
 _KEYWORDS = tuple(dict.fromkeys(k for pattern in PATTERNS for k in pattern.keywords))
 _ALWAYS = frozenset(i for i, pattern in enumerate(PATTERNS) if not pattern.keywords)
-# Matches wherever any keyword occurs (an occurrence is a match at its position or earlier).
-_ANY_KEYWORD = re.compile("|".join(re.escape(k) for k in sorted(_KEYWORDS, key=len, reverse=True)))
-_BY_KEYWORD = {k: frozenset(i for i, pattern in enumerate(PATTERNS) if k in pattern.keywords) for k in _KEYWORDS}
+
+
+def _trie_pattern(words: tuple[str, ...]) -> str:
+    """One regular expression matching any of ``words``, shaped as their prefix tree
+    (``a(?:kia|sia)|gh(?:o_|p_)…``): at each position of a text the engine tries one
+    branch per distinct next character instead of one per word, which makes the scan of
+    a text with none of them (the common case) about four times faster than a flat
+    alternation of a hundred keywords. Greedy, so a match is the longest word starting
+    at its position."""
+    trie: dict = {}
+    for word in words:
+        node = trie
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def branch(node: dict) -> str:
+        ends = "" in node
+        alternatives = [re.escape(char) + branch(child) for char, child in sorted(node.items()) if char]
+        if not alternatives:
+            return ""
+        body = alternatives[0] if len(alternatives) == 1 and len(alternatives[0]) == 1 else f"(?:{'|'.join(alternatives)})"
+        return body + "?" if ends else body
+
+    return branch(trie)
+
+
+@cache
+def _keyword_scan() -> tuple[re.Pattern[str], re.Pattern[str], dict[str, frozenset[int]]]:
+    """What :func:`_todo` scans with, built on first use (a process that never redacts,
+    such as a hook that only triages, does not pay the few milliseconds of compiling):
+
+    * any keyword at all, as one prefix-tree expression;
+    * every position where a keyword starts (the lookahead consumes nothing, so
+      overlapping keywords are all met), the longest keyword there as the group;
+    * the patterns each keyword stands for: those of every keyword it contains (a shorter
+      one at the same position is a prefix of it, and the longest is the one matched)."""
+    tree = _trie_pattern(_KEYWORDS)
+    by_keyword = {
+        k: frozenset(i for i, pattern in enumerate(PATTERNS) if any(own in k for own in pattern.keywords))
+        for k in _KEYWORDS
+    }
+    return re.compile(tree), re.compile(f"(?=({tree}))"), by_keyword
 
 
 def _todo(lowered: str, after: int) -> list[int]:
     """The patterns (indices, in order, past ``after``) that can match ``lowered``: those
-    without keywords and those with a keyword in it. One pass over the keywords instead
-    of one per pattern: ingest redacts every turn, and most turns hold none of them."""
+    without keywords and those with a keyword in it. One scan for any keyword first:
+    ingest redacts every turn, and most turns hold none of them."""
     todo = set(_ALWAYS)
-    if _ANY_KEYWORD.search(lowered):  # none found (the common case): no keyword-gated pattern can match
-        for k in _KEYWORDS:
-            if k in lowered:
-                todo |= _BY_KEYWORD[k]
+    anywhere, each, by_keyword = _keyword_scan()
+    if anywhere.search(lowered):
+        for found in each.finditer(lowered):
+            todo |= by_keyword[found.group(1)]
     return sorted(i for i in todo if i > after)
 
 

@@ -276,6 +276,15 @@ class _Reads:
                           " ORDER BY created_at, id", (space, origin, digest))
         return [m for m in (_decoded(r[0], memory_from_dict) for r in rows) if m is not None]
 
+    def memories_with_hashes(self, space: str, keys: Sequence[tuple[str, str]]) -> list[Memory]:
+        unique = list(dict.fromkeys(keys))
+        if not unique:
+            return []
+        rows = self._rows("SELECT data FROM memories WHERE space = %s AND (origin, content_hash) IN"
+                          " (SELECT * FROM unnest(%s::text[], %s::text[]))",
+                          (space, [o for o, _ in unique], [d for _, d in unique]))
+        return [m for m in (_decoded(r[0], memory_from_dict) for r in rows) if m is not None]
+
     def ids_with_prefix(self, table: str, space: str, prefix: str, limit: int = 20) -> list[str]:
         if table not in ("memories", "events", "relations"):
             raise ValueError(table)

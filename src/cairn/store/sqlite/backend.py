@@ -37,6 +37,7 @@ import sqlite3
 import stat
 import time
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -209,8 +210,13 @@ def _as_stored(value: Any) -> Any:
     return value
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def dumps(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=False)
+    """The stored JSON form: compact, non-ASCII kept (one encoder for the process: building
+    one per call, as ``json.dumps`` with options does, is a fifth of a record's encoding)."""
+    return _ENCODER.encode(value)
 
 
 def _translate(path: str, err: sqlite3.Error) -> StoreError:
@@ -421,6 +427,21 @@ class _Reads(vectors.VectorReads):
             (space, origin, digest),
         )
         return [m for m in map(self._memory_row, rows) if m is not None]
+
+    def memories_with_hashes(self, space: str, keys: Sequence[tuple[str, str]]) -> list[Memory]:
+        # By hash alone (the memories_by_content index), origins sifted here: SQLite plans a
+        # row-value IN list over (origin, content_hash) as a scan of the whole space.
+        wanted = set(keys)
+        digests = sorted({digest for _, digest in wanted})
+        found: list[Memory] = []
+        for start in range(0, len(digests), 500):
+            chunk = digests[start : start + 500]
+            rows = self.conn.execute(
+                f"SELECT origin, content_hash, data FROM memories WHERE space = ? AND content_hash IN ({','.join('?' * len(chunk))})",
+                (space, *chunk))
+            found += [m for m in (self._memory_row((data,)) for origin, digest, data in rows if (origin, digest) in wanted)
+                      if m is not None]
+        return found
 
     def fts_match(self, space: str, match: str, limit: int) -> list[tuple[str, float]]:
         """Candidate ids for an FTS5 MATCH expression with their bm25 (lower is better).
@@ -795,6 +816,11 @@ class _Reads(vectors.VectorReads):
         return {str(r[0]) for r in rows if r[0] is not None}
 
 
+# A bulk write of at least BULK_CACHE_ROWS records runs with a page cache of BULK_CACHE_KIB.
+BULK_CACHE_ROWS = 1000
+BULK_CACHE_KIB = 65536
+
+
 @_guarded
 class Tx(_Reads, vectors.VectorWrites):
     """An open write transaction. Obtain one from :meth:`Store.write`."""
@@ -805,19 +831,35 @@ class Tx(_Reads, vectors.VectorWrites):
         # Changes to the per-space document frequencies, summed over the transaction and
         # written by _flush_stats just before COMMIT: a bulk import touches each
         # (space, term) row once per transaction, not once per record.
-        self._df: dict[tuple[str, str], int] = {}
+        self._df: dict[str, Counter[str]] = {}  # by space
         self._docs: dict[str, int] = {}
         self.written: list[tuple[str, str, bool, str]] = []  # (space, content hash, is episode, content) put live
         self.rewrote = False  # an event body was rewritten (the store's event cache is then emptied)
+        self.cache_before: int | None = None  # the page cache's size before a bulk write widened it
+
+    def _widen_cache(self, rows: int) -> None:
+        """Give a bulk write a page cache that holds what it changes. With SQLite's default
+        (2 MB) a batch of 20k records spills pages to the WAL while the transaction is
+        still open, and its indexes' random inserts read them back: about a third of the
+        SQL cost of a bulk insert. Restored when the transaction ends (:meth:`Store.write`),
+        so memory stays bounded whatever the store's size."""
+        if rows >= BULK_CACHE_ROWS and self.cache_before is None:
+            self.cache_before = int(self.conn.execute("PRAGMA cache_size").fetchone()[0])
+            self.conn.execute(f"PRAGMA cache_size = {-BULK_CACHE_KIB}")
 
     def _count_terms(self, space: str, content: str, aliases: str, sign: int) -> None:
         self._docs[space] = self._docs.get(space, 0) + sign
-        for term in {*content.split(), *aliases.split()}:
-            key = (space, term)
-            self._df[key] = self._df.get(key, 0) + sign
+        counts = self._df.get(space)
+        if counts is None:
+            counts = self._df[space] = Counter()
+        distinct = {*content.split(), *aliases.split()}
+        if sign > 0:
+            counts.update(distinct)  # counted in C, not a Python loop a term
+        else:
+            counts.subtract(distinct)
 
     def _flush_stats(self) -> None:
-        changed = [(space, term, n) for (space, term), n in self._df.items() if n]
+        changed = [(space, term, n) for space, counts in self._df.items() for term, n in counts.items() if n]
         self.conn.executemany(
             "INSERT INTO term_stats (space, term, df) VALUES (?, ?, ?)"
             " ON CONFLICT (space, term) DO UPDATE SET df = df + excluded.df",
@@ -841,7 +883,8 @@ class Tx(_Reads, vectors.VectorWrites):
 
     def space_document_frequencies(self, space: str, terms: Sequence[str]) -> dict[str, int]:
         found = super().space_document_frequencies(space, terms)
-        return {term: df + self._df.get((space, term), 0) for term, df in found.items()}
+        pending = self._df.get(space, {})
+        return {term: df + pending.get(term, 0) for term, df in found.items()}
 
     def put_memory(self, memory: Memory) -> None:
         self._put_one(memory, dumps(memory_to_dict(memory)))
@@ -950,6 +993,7 @@ class Tx(_Reads, vectors.VectorWrites):
     def _insert_new(self, rows: Sequence[tuple[Memory, str]]) -> None:
         if not rows:
             return
+        self._widen_cache(len(rows))
         rowid = int(self.conn.execute("SELECT COALESCE(MAX(rowid), 0) FROM memories").fetchone()[0])
         turns: dict[tuple[str, str], int] = {}
         records, index = [], []
@@ -1001,11 +1045,8 @@ class Tx(_Reads, vectors.VectorWrites):
             "INSERT INTO events (space, id, at, actor, reason, data) VALUES (?, ?, ?, ?, ?, ?)",
             (event.space, event.id, format_time(event.at), event.actor.value, event.reason, dumps(event_to_dict(event))),
         )
-        for record_id in event.history_ids:
-            self.conn.execute(
-                "INSERT OR IGNORE INTO event_records (space, record_id, event_seq) VALUES (?, ?, ?)",
-                (event.space, record_id, cur.lastrowid),
-            )
+        self.conn.executemany("INSERT OR IGNORE INTO event_records (space, record_id, event_seq) VALUES (?, ?, ?)",
+                              [(event.space, record_id, cur.lastrowid) for record_id in event.history_ids])
 
     def rewrite_event(self, event: Event) -> None:
         """Replace an event's stored body in place: only for ``forget --purge``."""
@@ -1210,6 +1251,8 @@ class Store(_Reads):
                 raise _translate(self.path, err) from None
         finally:
             self._writing = False
+            if tx is not None and tx.cache_before is not None:
+                self.conn.execute(f"PRAGMA cache_size = {tx.cache_before}")
             if tx is not None and tx.rewrote:
                 self._events.clear()  # an event body changed in place (purge), committed or not
             if not durable:
