@@ -56,6 +56,20 @@ tea does grandma like" (her birthday and orchids). One general change was tried 
 reverted: reading a capitalised word inside a sentence as a name ("what is *Leo*
 allergic to" must not return Leo's piano teacher) cost three answers elsewhere ("what does
 Leila do for a living", months and weekdays) for one nothing-question.
+
+Then recall changed how it treats dormant records when asked (not injected): a question
+that nothing current answers gets the dormant records that do, labelled ``dormant``
+(``inject=True``, what the Claude Code hook uses, still leaves them out). Measured on all
+six parts, the same day (digest / first / nothing-questions answered with nothing, all
+parts pooled): dormant left out 0.845 / 0.815 / 0.906; dormant only when nothing current
+answers (the rule chosen) 0.905 / 0.875 / 0.859; dormant always ranked beside current
+records 0.917 / 0.887 / 0.859. Per part with the rule: fresh2 0.920 / 0.920 / 0.900, fresh4
+0.920 / 0.920 / 0.600, the others unchanged. With the semantic extra (hybrid, the lane
+these tests run when it is installed): left out 0.857 / 0.833 / 0.875, the rule 0.917 /
+0.893 / 0.828 (fresh2's nothing-questions 0.900 → 0.800). The rule
+costs the same nothing-questions as ranking dormant records always would (a dormant
+neighbour passes the gates where nothing current does) and never adds a dormant record
+beside a current answer, where a stale one would do most harm.
 """
 
 from __future__ import annotations
@@ -133,9 +147,12 @@ FRESH_SHORT = pytest.mark.xfail(
 )
 
 
+
+
 FRESH2_SHORT = pytest.mark.xfail(
-    reason="third part measured at 0.840 / 0.840 / 1.000 as written (0.880 in the digest after a general fix); "
-           "three misses are dormant project states, left out by design and named in recall's note", strict=False
+    reason="third part measured at 0.840 / 0.840 / 1.000 as written, 0.880 after a general fix; with dormant answers "
+           "given when nothing current answers 0.920 / 0.920, and 0.900 (claims) or 0.800 (hybrid) of its "
+           "nothing-questions empty", strict=False
 )
 
 
@@ -146,8 +163,8 @@ FRESH3_SHORT = pytest.mark.xfail(
 
 
 FRESH4_SHORT = pytest.mark.xfail(
-    reason="fifth part measured at 0.560 / 0.560 / 0.800 as written: most misses are facts past their "
-           "180-day dormancy, left out by design and named in recall's note", strict=False
+    reason="fifth part measured at 0.560 / 0.560 / 0.800 as written, 0.920 / 0.920 / 0.600 once an asked question "
+           "whose only answers are dormant got them: two nothing-questions are answered by a neighbour", strict=False
 )
 
 
@@ -166,13 +183,15 @@ def test_natural_questions_are_answered(tmp_path, part):
     assert nothing >= 0.9, noisy
 
 
-def test_an_answer_left_out_as_dormant_is_named_in_the_note(tmp_path):
+def test_an_answer_left_out_as_dormant_is_named_in_the_note_or_shown(tmp_path):
     """Silence must mean "nothing relevant", never "something was hidden": every question of
-    the third part whose expected record recall left out as dormant says so in its note."""
+    the third part whose expected record is dormant is answered with it, labelled, when
+    nothing current answers, and otherwise named in the note; injected unprompted
+    (``inject``), the note names it and the digest leaves it out."""
     data = load("fresh2.json")
     now = parse_time(data["now"])
     clock = Clock(now)
-    hidden = 0
+    shown = named = 0
     with Cairn(tmp_path / "cairn.db", now=clock) as cairn:
         ids = {}
         for spec in data["stores"]["lab"]:
@@ -180,14 +199,22 @@ def test_an_answer_left_out_as_dormant_is_named_in_the_note(tmp_path):
             ids[spec["key"]] = cairn.remember(spec["text"], kind=spec["kind"]).memory.id
         clock.at = now
         for case in data["questions"]:
-            recalled = cairn.recall(case["q"], trace=False)
-            if ids[case["expect"]] in recalled.ids:
+            expected = ids[case["expect"]]
+            if expected not in cairn.recall(case["q"], trace=False, include_dormant=True).ids:
                 continue
-            dormant = cairn.recall(case["q"], trace=False, include_dormant=True)
-            if ids[case["expect"]] in dormant.ids:  # found once dormant records are offered
-                hidden += 1
-                assert "dormant" in (recalled.note or ""), (case["q"], recalled.note)
-    assert hidden >= 2  # the part holds such questions: the check above is not vacuous
+            injected = cairn.recall(case["q"], trace=False, inject=True)
+            if expected in injected.ids:
+                continue  # current: nothing to say
+            assert "dormant" in (injected.note or ""), (case["q"], injected.note)
+            asked = cairn.recall(case["q"], trace=False)
+            if injected.ids:  # a current record answers: the dormant one is named, not added
+                assert asked.ids == injected.ids and "dormant" in (asked.note or "")
+                named += 1
+            else:
+                assert asked.ids[:1] == [expected] and asked.results[0].dormant, case["q"]
+                assert "shown labelled dormant" in (asked.note or "")
+                shown += 1
+    assert shown >= 1 and named >= 1  # the part holds both kinds: the checks above are not vacuous
 
 
 if __name__ == "__main__":  # python tests/recall/test_recall_natural.py PART: per-question outcome

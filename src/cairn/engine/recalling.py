@@ -16,6 +16,7 @@ from typing import Any
 from ..errors import InvalidInput
 from ..recall.explain import explain_doc, recall_doc
 from ..recall.fusion import default_lane
+from ..recall.gates import Reason
 from ..recall.pack import PACK
 from ..recall.pipeline import LANES, MAX_LIMIT, Outcome, Request, ResultItem, run, validate
 from ..recall.traces import RETENTION_DAYS, write_trace
@@ -81,16 +82,17 @@ class Recalling(Part):
         origin: str | None = None,
         prefer_origin: str | None = None,
         include_retired: bool = False,
+        inject: bool = False,
     ) -> Recalled:
         """The few memories that matter for ``query``, packed in a bounded digest.
 
         ``origin`` keeps only that origin's records (the others are excluded as
         ``other-origin``); ``prefer_origin`` puts that origin's relevant records first
-        without leaving the others out."""
+        without leaving the others out. Dormant records: see :meth:`Cairn.recall`."""
         request = self._recall_request(query, limit, budget, lane, include_dormant, include_history, as_of, known_at,
                                        origin, prefer_origin)
         request = replace(request, include_retired=bool(include_retired))
-        outcome = self._run_recall(request)
+        outcome = self._answered(request, inject)
         trace_id = None
         if trace and not self.store.read_only:
             trace_id = write_trace(self.store, self.space, outcome, request.now, retention_days=self.trace_retention_days)
@@ -136,13 +138,32 @@ class Recalling(Part):
         known_at: datetime | str | None = None,
         origin: str | None = None,
         prefer_origin: str | None = None,
+        inject: bool = False,
     ) -> ExplainDoc:
         """Every stage's numbers for ``query``, no memory bodies, at most 8 KB. Writes nothing."""
         request = self._recall_request(query, limit, budget, lane, include_dormant, include_history, as_of, known_at,
                                        origin, prefer_origin)
-        return explain_doc(self._run_recall(request))
+        return explain_doc(self._answered(request, inject))
 
     # -- helpers -----------------------------------------------------------------------
+
+    def _answered(self, request: Request, inject: bool) -> Outcome:
+        """The recall of ``request``, or — when nothing current answers, dormant records
+        were left out that would have, and the caller is asking rather than injecting —
+        the recall with them included: a question whose only answer is old gets that
+        answer, labelled ``dormant``, rather than a pointer to it. A current answer is
+        never joined by dormant ones here (its note names them instead)."""
+        outcome = self._run_recall(request)
+        if inject or request.include_dormant or outcome.results or not outcome.withheld.get(Reason.DORMANT.value):
+            return outcome
+        again = self._run_recall(replace(request, include_dormant=True))
+        dormant = sum(1 for r in again.results if r.dormant)
+        if not dormant:
+            return outcome
+        shown = f"{'it is' if dormant == 1 else 'they are'} shown labelled dormant"
+        note = (f"nothing current to recall; {dormant} dormant {'memory matches' if dormant == 1 else 'memories match'}"
+                f" (not confirmed lately): {shown} (--inject leaves dormant records out)")
+        return replace(again, note=note, withheld=outcome.withheld)
 
     def _recall_request(self, query, limit, budget, lane, include_dormant, include_history, as_of, known_at,
                         origin=None, prefer_origin=None) -> Request:
