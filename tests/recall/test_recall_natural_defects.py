@@ -249,6 +249,17 @@ def test_a_question_whose_only_answer_is_dormant_gets_it_labelled(cli):
     assert explained["note"] is None or "dormant" not in explained["note"]  # control: not dormant then
 
 
+def test_a_dormant_neighbour_is_no_answer_in_place_of_silence(cli):
+    """Only a dormant record holding every topic word of the question comes back on its
+    own: one sharing a word or two is a neighbour, and its age makes it no better."""
+    wifi = remember(cli, "The guest wifi network is called Maple-Guest", "--kind", "fact", now="2025-01-01T00:00:00Z")
+    assert recall(cli, "what's the guest wifi called") == [wifi]
+    assert recall(cli, "what is the wifi password for the main network") == []
+    assert recall(cli, "what is the wifi password for the main network", "--include-dormant") == [wifi]  # it passes
+    explained = cli("--now", NOW, "--json", "explain", "which VPN gateway do we use").json()
+    assert explained["note"] is None or "dormant" not in explained["note"]  # control: not dormant then
+
+
 def test_a_dormant_answer_behind_a_weaker_result_is_named_in_the_note(cli):
     """Not only silence: a recall that returns a weaker match says when a dormant record
     matches the question at least as well as what it returned."""

@@ -61,6 +61,13 @@ class Recalled:
         return recall_doc(self.outcome, self.trace, self.confidence)
 
 
+# An old record answers in place of silence only when it holds most of the question: at
+# least two thirds of its weighted topic words (a current record needs 0.4, the coverage
+# gate). One that shares a word or two ("the wifi password for the main network" and the
+# guest wifi's name, about half) is a neighbour, and its age makes it no better.
+DORMANT_ANSWER_COVERAGE = 2 / 3
+
+
 class Recalling(Part):
     """recall, search and explain over one read snapshot; a trace written after a recall."""
 
@@ -150,18 +157,21 @@ class Recalling(Part):
     def _answered(self, request: Request, inject: bool) -> Outcome:
         """The recall of ``request``, or — when nothing current answers, dormant records
         were left out that would have, and the caller is asking rather than injecting —
-        the recall with them included: a question whose only answer is old gets that
-        answer, labelled ``dormant``, rather than a pointer to it. A current answer is
-        never joined by dormant ones here (its note names them instead)."""
+        the recall with them included, if every dormant record it returns covers most of
+        the question (:data:`DORMANT_ANSWER_COVERAGE`): a question whose only answer is old gets that answer, labelled
+        ``dormant``, rather than a pointer to it. A current answer is never joined by
+        dormant ones here (its note names them instead)."""
         outcome = self._run_recall(request)
         if inject or request.include_dormant or outcome.results or not outcome.withheld.get(Reason.DORMANT.value):
             return outcome
         again = self._run_recall(replace(request, include_dormant=True))
-        dormant = sum(1 for r in again.results if r.dormant)
-        if not dormant:
+        dormant = {r.id for r in again.results if r.dormant}
+        coverage = {c.id: c.lexical.coverage for c in again.candidates if c.id in dormant and c.lexical is not None}
+        if not dormant or any(coverage.get(i, 0.0) < DORMANT_ANSWER_COVERAGE for i in dormant):
             return outcome
-        shown = f"{'it is' if dormant == 1 else 'they are'} shown labelled dormant"
-        note = (f"nothing current to recall; {dormant} dormant {'memory matches' if dormant == 1 else 'memories match'}"
+        n = len(dormant)
+        shown = f"{'it is' if n == 1 else 'they are'} shown labelled dormant"
+        note = (f"nothing current to recall; {n} dormant {'memory matches' if n == 1 else 'memories match'}"
                 f" (not confirmed lately): {shown} (--inject leaves dormant records out)")
         return replace(again, note=note, withheld=outcome.withheld)
 
