@@ -108,7 +108,8 @@ def test_confirm_brings_a_dormant_record_back_without_an_event(cairn, clock):
     memory = cairn.remember(FACT, kind="fact").memory
     clock.at = day(200)  # facts are dormant after 180 days
     assert cairn.show(memory.id).quality.dormant
-    assert cairn.recall("staging database port", trace=False).ids == []
+    assert cairn.recall("staging database port", trace=False, inject=True).ids == []
+    assert cairn.recall("staging database port", trace=False).results[0].dormant  # asked: shown, labelled
     events = cairn.store.count_events(cairn.space)
     result = cairn.confirm(memory.id, source="review")
     assert result.moved and result.reason == "confirmed"
@@ -116,7 +117,7 @@ def test_confirm_brings_a_dormant_record_back_without_an_event(cairn, clock):
     assert after.reinforced_at == day(200) and after.updated_at == memory.updated_at  # evidence date unmoved
     assert after.revision == memory.revision and cairn.store.count_events(cairn.space) == events
     assert not cairn.show(memory.id).quality.dormant
-    assert cairn.recall("staging database port", trace=False).ids == [memory.id]
+    assert cairn.recall("staging database port", trace=False, inject=True).ids == [memory.id]
 
 
 def test_one_source_confirms_once_and_never_backwards(cairn, clock):

@@ -385,14 +385,14 @@ def test_a_server_on_sockets_answers(db_path):
 
 def test_an_agent_that_asks_gets_dormant_matches_labelled(connect, db_path):
     """Who asks decides dormancy: memory_recall is an explicit lookup, so a dormant match
-    comes back labelled `dormant`; the CLI's recall (what the hook injects) leaves it out,
-    and the tool leaves it out too when told to."""
+    comes back labelled `dormant`; what a hook injects (``inject``) leaves it out, and the
+    tool leaves it out too when told to, even with nothing current to offer."""
     from datetime import timedelta
 
     with Cairn(db_path, now=NOW - timedelta(days=900)) as old:
         old.remember("The office wifi network is called Fernweh", kind="fact")
     with engine(db_path) as cairn:
-        assert cairn.recall("office wifi network", trace=False).results == []
+        assert cairn.recall("office wifi network", trace=False, inject=True).results == []
 
     async def scenario():
         async with connect() as client:

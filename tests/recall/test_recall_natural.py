@@ -56,6 +56,18 @@ tea does grandma like" (her birthday and orchids). One general change was tried 
 reverted: reading a capitalised word inside a sentence as a name ("what is *Leo*
 allergic to" must not return Leo's piano teacher) cost three answers elsewhere ("what does
 Leila do for a living", months and weekdays) for one nothing-question.
+
+Then recall changed how it treats dormant records when asked (not injected): a question
+that nothing current answers gets the dormant records that do, labelled ``dormant``, if
+each holds at least two thirds of the question (``inject=True``, what the Claude Code hook
+uses, still leaves them out). Measured on all six parts the same day (digest / first /
+nothing-questions answered with nothing, all parts pooled), claims lane: dormant left out
+0.845 / 0.815 / 0.906; offered whenever nothing current answers 0.905 / 0.875 / 0.859 (a
+dormant neighbour then answers three nothing-questions: "the wifi password for the main
+network" with the guest wifi's name, at coverage 0.50); with the two-thirds bar, the rule
+kept, 0.899 / 0.869 / 0.906. With the semantic extra (hybrid, the lane these tests run
+when it is installed): 0.857 / 0.833 / 0.875 left out, 0.905 / 0.881 / 0.875 with the
+rule. Per part (claims): fresh2 0.920 / 0.920 / 1.000, fresh4 0.880 / 0.880 / 0.800.
 """
 
 from __future__ import annotations
@@ -133,9 +145,11 @@ FRESH_SHORT = pytest.mark.xfail(
 )
 
 
+
+
 FRESH2_SHORT = pytest.mark.xfail(
-    reason="third part measured at 0.840 / 0.840 / 1.000 as written (0.880 in the digest after a general fix); "
-           "three misses are dormant project states, left out by design and named in recall's note", strict=False
+    reason="third part measured at 0.840 / 0.840 / 1.000 as written, 0.880 after a general fix, 0.920 / 0.920 "
+           "once a dormant record answers when nothing current does (claims lane; hybrid may differ)", strict=False
 )
 
 
@@ -146,8 +160,8 @@ FRESH3_SHORT = pytest.mark.xfail(
 
 
 FRESH4_SHORT = pytest.mark.xfail(
-    reason="fifth part measured at 0.560 / 0.560 / 0.800 as written: most misses are facts past their "
-           "180-day dormancy, left out by design and named in recall's note", strict=False
+    reason="fifth part measured at 0.560 / 0.560 / 0.800 as written, 0.880 / 0.880 / 0.800 once a dormant record "
+           "holding most of a question answers it when nothing current does", strict=False
 )
 
 
@@ -166,13 +180,15 @@ def test_natural_questions_are_answered(tmp_path, part):
     assert nothing >= 0.9, noisy
 
 
-def test_an_answer_left_out_as_dormant_is_named_in_the_note(tmp_path):
+def test_an_answer_left_out_as_dormant_is_named_in_the_note_or_shown(tmp_path):
     """Silence must mean "nothing relevant", never "something was hidden": every question of
-    the third part whose expected record recall left out as dormant says so in its note."""
+    the third part whose expected record is dormant is answered with it, labelled, when
+    nothing current answers, and otherwise named in the note; injected unprompted
+    (``inject``), the note names it and the digest leaves it out."""
     data = load("fresh2.json")
     now = parse_time(data["now"])
     clock = Clock(now)
-    hidden = 0
+    shown = named = 0
     with Cairn(tmp_path / "cairn.db", now=clock) as cairn:
         ids = {}
         for spec in data["stores"]["lab"]:
@@ -180,14 +196,22 @@ def test_an_answer_left_out_as_dormant_is_named_in_the_note(tmp_path):
             ids[spec["key"]] = cairn.remember(spec["text"], kind=spec["kind"]).memory.id
         clock.at = now
         for case in data["questions"]:
-            recalled = cairn.recall(case["q"], trace=False)
-            if ids[case["expect"]] in recalled.ids:
+            expected = ids[case["expect"]]
+            if expected not in cairn.recall(case["q"], trace=False, include_dormant=True).ids:
                 continue
-            dormant = cairn.recall(case["q"], trace=False, include_dormant=True)
-            if ids[case["expect"]] in dormant.ids:  # found once dormant records are offered
-                hidden += 1
-                assert "dormant" in (recalled.note or ""), (case["q"], recalled.note)
-    assert hidden >= 2  # the part holds such questions: the check above is not vacuous
+            injected = cairn.recall(case["q"], trace=False, inject=True)
+            if expected in injected.ids:
+                continue  # current: nothing to say
+            assert "dormant" in (injected.note or ""), (case["q"], injected.note)
+            asked = cairn.recall(case["q"], trace=False)
+            if injected.ids:  # a current record answers: the dormant one is named, not added
+                assert asked.ids == injected.ids and "dormant" in (asked.note or "")
+                named += 1
+            else:
+                assert asked.ids[:1] == [expected] and asked.results[0].dormant, case["q"]
+                assert "shown labelled dormant" in (asked.note or "")
+                shown += 1
+    assert shown >= 1 and named >= 1  # the part holds both kinds: the checks above are not vacuous
 
 
 if __name__ == "__main__":  # python tests/recall/test_recall_natural.py PART: per-question outcome

@@ -210,7 +210,9 @@ def test_a_record_not_valid_yet_is_not_current(cli):
 def test_a_question_about_the_past_is_not_answered_from_freshness(cli):
     oslo = remember(cli, "Sara lives in Oslo", "--kind", "fact", "--valid-to", "2024-12-31", now="2024-01-01T00:00:00Z")
     later = "2026-01-01T00:00:00Z"
-    assert recall(cli, "where did Sara live", now=later) == []  # dormant and past: not offered unprompted
+    assert recall(cli, "where did Sara live", "--inject", now=later) == []  # dormant and past: not offered unprompted
+    asked = cli("--now", later, "--json", "recall", "where did Sara live", "--no-trace").json()["results"]
+    assert [(r["id"], "dormant" in r["markers"], "past-state" in r["markers"]) for r in asked] == [(oslo, True, True)]
     result = cli("--now", later, "--json", "recall", "where did Sara live", "--as-of", "2024-06-01", "--no-trace")
     assert [r["id"] for r in result.json()["results"]] == [oslo]
     assert "dormant" in result.json()["results"][0]["markers"]  # the label still shows
@@ -221,12 +223,41 @@ def test_a_question_about_the_past_is_not_answered_from_freshness(cli):
 
 
 def test_dormant_matches_are_counted_with_how_to_see_them(cli):
-    remember(cli, "The VPN gateway is vpn.example.org", "--kind", "fact", now="2025-01-01T00:00:00Z")
-    text = note(cli, "which VPN gateway do we use")
+    vpn = remember(cli, "The VPN gateway is vpn.example.org", "--kind", "fact", now="2025-01-01T00:00:00Z")
+    text = note(cli, "which VPN gateway do we use", "--inject")
     assert "1 matching memory is dormant" in text and "--include-dormant" in text and "cairn search" in text
-    assert recall(cli, "which VPN gateway do we use", "--include-dormant") != []
-    other = note(cli, "what is the wifi password")  # negative control: nothing was hidden
+    assert recall(cli, "which VPN gateway do we use", "--inject") == []
+    assert recall(cli, "which VPN gateway do we use", "--inject", "--include-dormant") == [vpn]
+    other = note(cli, "what is the wifi password", "--inject")  # negative control: nothing was hidden
     assert "dormant" not in other
+
+
+def test_a_question_whose_only_answer_is_dormant_gets_it_labelled(cli):
+    """Asked (not injected), a question that nothing current answers gets the dormant
+    records that do, labelled, and a note that says so; a current answer is never joined
+    by dormant ones, and nothing unrelated is offered because it is dormant."""
+    vpn = remember(cli, "The VPN gateway is vpn.example.org", "--kind", "fact", now="2025-01-01T00:00:00Z")
+    result = cli("--now", NOW, "--json", "recall", "which VPN gateway do we use", "--no-trace").json()
+    assert [r["id"] for r in result["results"]] == [vpn] and "dormant" in result["results"][0]["markers"]
+    assert "shown labelled dormant" in result["note"] and "--inject" in result["note"]
+    shown = cli("--now", NOW, "recall", "which VPN gateway do we use", "--no-trace").out
+    assert "vpn.example.org" in shown and "dormant" in shown
+    assert recall(cli, "what is the wifi password") == []  # control: unrelated, dormant or not
+    fresh = remember(cli, "The VPN gateway moved to gw.example.net", "--kind", "fact")
+    assert recall(cli, "which VPN gateway do we use") == [fresh]  # current answers: the dormant one stays out
+    explained = cli("--now", "2025-01-01T00:00:00Z", "--json", "explain", "which VPN gateway do we use").json()
+    assert explained["note"] is None or "dormant" not in explained["note"]  # control: not dormant then
+
+
+def test_a_dormant_neighbour_is_no_answer_in_place_of_silence(cli):
+    """Only a dormant record holding every topic word of the question comes back on its
+    own: one sharing a word or two is a neighbour, and its age makes it no better."""
+    wifi = remember(cli, "The guest wifi network is called Maple-Guest", "--kind", "fact", now="2025-01-01T00:00:00Z")
+    assert recall(cli, "what's the guest wifi called") == [wifi]
+    assert recall(cli, "what is the wifi password for the main network") == []
+    assert recall(cli, "what is the wifi password for the main network", "--include-dormant") == [wifi]  # it passes
+    explained = cli("--now", NOW, "--json", "explain", "which VPN gateway do we use").json()
+    assert explained["note"] is None or "dormant" not in explained["note"]  # control: not dormant then
 
 
 def test_a_dormant_answer_behind_a_weaker_result_is_named_in_the_note(cli):

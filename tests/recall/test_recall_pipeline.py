@@ -67,11 +67,13 @@ def test_other_space_is_never_seen(cairn, db_path, clock):
     assert hidden not in reasons(cairn, "staging cluster hetzner")
 
 
-def test_dormant_is_left_out_of_recall_but_found_by_search(cairn, mem):
+def test_dormant_is_left_out_of_injection_but_found_when_asked(cairn, mem):
     old = mem("The sprint board lives in Linear", kind="project_state", days_ago=10)  # dormant after 7 d
-    assert cairn.recall("sprint board linear").ids == []
-    assert reasons(cairn, "sprint board linear")[old] == Reason.DORMANT
+    assert cairn.recall("sprint board linear", inject=True).ids == []
+    assert reasons(cairn, "sprint board linear", inject=True)[old] == Reason.DORMANT
+    assert reasons(cairn, "sprint board linear")[old] == "selected"  # explain shows the recall that runs
     assert cairn.recall("sprint board linear", include_dormant=True).ids == [old]
+    assert cairn.recall("sprint board linear").ids == [old]  # asked, with nothing current: shown, labelled
     found = cairn.search("sprint board linear")
     assert found.ids == [old]
     assert "dormant" in found.results[0].markers

@@ -62,7 +62,12 @@ def _common(p: argparse.ArgumentParser, *, limit: int, budget: int, dormant: boo
     p.add_argument("--include-history", action="store_true",
                    help="let a superseded decision follow its successor as historical rationale")
     if dormant:
-        p.add_argument("--include-dormant", action="store_true", help="also offer dormant (old, unconfirmed) records")
+        p.add_argument("--include-dormant", action="store_true",
+                       help="rank dormant (old, unconfirmed) records beside current ones, labelled dormant; without it"
+                            " they come back only when nothing current answers")
+        p.add_argument("--inject", action="store_true",
+                       help="recall as a host injecting memories unprompted: dormant records never come back (the note"
+                            " counts them)")
     if trace:
         p.add_argument("--no-trace", action="store_true", help="do not write a trace of this recall")
 
@@ -81,7 +86,7 @@ def _options(args) -> dict:
 
 
 def cmd_recall(cairn: Cairn, args) -> Output:
-    recalled = cairn.recall(args.query, include_dormant=args.include_dormant, trace=not args.no_trace,
+    recalled = cairn.recall(args.query, include_dormant=args.include_dormant, inject=args.inject, trace=not args.no_trace,
                             include_retired=args.include_retired, **_options(args))
     output = _render(recalled)
     if args.topic is not None:
@@ -121,7 +126,7 @@ def _render(recalled) -> Output:
 
 
 def cmd_explain(cairn: Cairn, args) -> Output:
-    doc = cairn.explain(args.query, include_dormant=args.include_dormant, **_options(args))
+    doc = cairn.explain(args.query, include_dormant=args.include_dormant, inject=args.inject, **_options(args))
     q = doc["query"]
     lines = [
         f"query features: {', '.join(q['features']) or '-'}"

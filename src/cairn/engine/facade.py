@@ -445,19 +445,24 @@ class Cairn:
         origin: str | None = None,
         prefer_origin: str | None = None,
         include_retired: bool = False,
+        inject: bool = False,
     ) -> Recalled:
         """The few memories that matter for ``query``, packed in a bounded digest.
 
+        Dormant records (old, not confirmed lately) are ranked beside current ones only
+        with ``include_dormant``; without it they come back, labelled ``dormant``, when
+        nothing current answers (the note says so), and never with ``inject`` — what a
+        host pushes into an agent's context unprompted.
         ``origin`` keeps only that origin's records; ``prefer_origin`` (a host passes its
         project) puts that origin's relevant records first without leaving others out.
         Retired records are left out unless ``include_retired``.
         Read-only but for its trace (``trace=False`` writes none)."""
         _recall_args(query, limit, budget, lane, as_of, known_at, include_dormant, include_history, trace,
-                     include_retired)
+                     include_retired, inject)
         return self._recalling.recall(
             query, limit=limit, budget=budget, lane=lane, include_dormant=include_dormant,
             include_history=include_history, as_of=as_of, known_at=known_at, trace=trace,
-            origin=origin, prefer_origin=prefer_origin, include_retired=include_retired,
+            origin=origin, prefer_origin=prefer_origin, include_retired=include_retired, inject=inject,
         )
 
     def search(
@@ -494,14 +499,16 @@ class Cairn:
         known_at: datetime | str | None = None,
         origin: str | None = None,
         prefer_origin: str | None = None,
+        inject: bool = False,
     ) -> ExplainDoc:
         """Every stage's numbers for ``query`` and each candidate's reason, no memory
-        bodies, at most 8 KB. Writes nothing."""
-        _recall_args(query, limit, budget, lane, as_of, known_at, include_dormant, include_history)
+        bodies, at most 8 KB (of the recall :meth:`recall` would run, dormant fallback
+        included). Writes nothing."""
+        _recall_args(query, limit, budget, lane, as_of, known_at, include_dormant, include_history, inject)
         return self._recalling.explain(
             query, limit=limit, budget=budget, lane=lane, include_dormant=include_dormant,
             include_history=include_history, as_of=as_of, known_at=known_at,
-            origin=origin, prefer_origin=prefer_origin,
+            origin=origin, prefer_origin=prefer_origin, inject=inject,
         )
 
     def ingest(
@@ -763,7 +770,7 @@ def _recall_args(query: object, limit: object, budget: object, lane: object, as_
     check_time_arg(as_of, "as_of")
     check_time_arg(known_at, "known_at")
     for flag in flags:
-        check_bool(flag, "include_dormant, include_history and trace")
+        check_bool(flag, "include_dormant, include_history, include_retired, inject and trace")
 
 
 _CLAIM_KEYS = frozenset((

@@ -16,6 +16,7 @@ from typing import Any
 from ..errors import InvalidInput
 from ..recall.explain import explain_doc, recall_doc
 from ..recall.fusion import default_lane
+from ..recall.gates import Reason
 from ..recall.pack import PACK
 from ..recall.pipeline import LANES, MAX_LIMIT, Outcome, Request, ResultItem, run, validate
 from ..recall.traces import RETENTION_DAYS, write_trace
@@ -60,6 +61,13 @@ class Recalled:
         return recall_doc(self.outcome, self.trace, self.confidence)
 
 
+# An old record answers in place of silence only when it holds most of the question: at
+# least two thirds of its weighted topic words (a current record needs 0.4, the coverage
+# gate). One that shares a word or two ("the wifi password for the main network" and the
+# guest wifi's name, about half) is a neighbour, and its age makes it no better.
+DORMANT_ANSWER_COVERAGE = 2 / 3
+
+
 class Recalling(Part):
     """recall, search and explain over one read snapshot; a trace written after a recall."""
 
@@ -81,16 +89,17 @@ class Recalling(Part):
         origin: str | None = None,
         prefer_origin: str | None = None,
         include_retired: bool = False,
+        inject: bool = False,
     ) -> Recalled:
         """The few memories that matter for ``query``, packed in a bounded digest.
 
         ``origin`` keeps only that origin's records (the others are excluded as
         ``other-origin``); ``prefer_origin`` puts that origin's relevant records first
-        without leaving the others out."""
+        without leaving the others out. Dormant records: see :meth:`Cairn.recall`."""
         request = self._recall_request(query, limit, budget, lane, include_dormant, include_history, as_of, known_at,
                                        origin, prefer_origin)
         request = replace(request, include_retired=bool(include_retired))
-        outcome = self._run_recall(request)
+        outcome = self._answered(request, inject)
         trace_id = None
         if trace and not self.store.read_only:
             trace_id = write_trace(self.store, self.space, outcome, request.now, retention_days=self.trace_retention_days)
@@ -136,13 +145,35 @@ class Recalling(Part):
         known_at: datetime | str | None = None,
         origin: str | None = None,
         prefer_origin: str | None = None,
+        inject: bool = False,
     ) -> ExplainDoc:
         """Every stage's numbers for ``query``, no memory bodies, at most 8 KB. Writes nothing."""
         request = self._recall_request(query, limit, budget, lane, include_dormant, include_history, as_of, known_at,
                                        origin, prefer_origin)
-        return explain_doc(self._run_recall(request))
+        return explain_doc(self._answered(request, inject))
 
     # -- helpers -----------------------------------------------------------------------
+
+    def _answered(self, request: Request, inject: bool) -> Outcome:
+        """The recall of ``request``, or — when nothing current answers, dormant records
+        were left out that would have, and the caller is asking rather than injecting —
+        the recall with them included, if every dormant record it returns covers most of
+        the question (:data:`DORMANT_ANSWER_COVERAGE`): a question whose only answer is old gets that answer, labelled
+        ``dormant``, rather than a pointer to it. A current answer is never joined by
+        dormant ones here (its note names them instead)."""
+        outcome = self._run_recall(request)
+        if inject or request.include_dormant or outcome.results or not outcome.withheld.get(Reason.DORMANT.value):
+            return outcome
+        again = self._run_recall(replace(request, include_dormant=True))
+        dormant = {r.id for r in again.results if r.dormant}
+        coverage = {c.id: c.lexical.coverage for c in again.candidates if c.id in dormant and c.lexical is not None}
+        if not dormant or any(coverage.get(i, 0.0) < DORMANT_ANSWER_COVERAGE for i in dormant):
+            return outcome
+        n = len(dormant)
+        shown = f"{'it is' if n == 1 else 'they are'} shown labelled dormant"
+        note = (f"nothing current to recall; {n} dormant {'memory matches' if n == 1 else 'memories match'}"
+                f" (not confirmed lately): {shown} (--inject leaves dormant records out)")
+        return replace(again, note=note, withheld=outcome.withheld)
 
     def _recall_request(self, query, limit, budget, lane, include_dormant, include_history, as_of, known_at,
                         origin=None, prefer_origin=None) -> Request:

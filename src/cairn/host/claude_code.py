@@ -214,7 +214,7 @@ def _query(prompt: str, intent: str) -> str:
 def _recall(cairn: Any, query: str, origin: str | None) -> list[tuple[str, str, str]]:
     """(version key, digest line, memory id) of each memory the recall put in its digest.
     This project's memories come first (``prefer_origin``), others are not left out."""
-    recalled = cairn.recall(query, lane="claims", prefer_origin=origin)
+    recalled = cairn.recall(query, lane="claims", prefer_origin=origin, inject=True)
     lines = recalled.digest.splitlines()[1:]  # the first line is the digest's own header
     by_prefix = {r.id[:10]: r for r in recalled.results}
     found = []

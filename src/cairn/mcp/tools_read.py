@@ -59,7 +59,9 @@ def _options(a: Args) -> dict[str, Any]:
     **_query_params(limit=3, max_limit=20, budget=2048, dormant=True, trace=True, dormant_default=True),
 )
 def recall(cairn: Cairn, a: Args) -> Reply:
-    doc = cairn.recall(a["query"], include_dormant=a["include_dormant"], trace=a["trace"], **_options(a)).to_dict()
+    # An agent that turns dormant records off wants none: not even when nothing current answers.
+    doc = cairn.recall(a["query"], include_dormant=a["include_dormant"], inject=not a["include_dormant"],
+                       trace=a["trace"], **_options(a)).to_dict()
     return Reply(doc, render.recalled(doc))
 
 
