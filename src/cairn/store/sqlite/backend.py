@@ -436,9 +436,9 @@ class _Reads(vectors.VectorReads):
         found: list[Memory] = []
         for start in range(0, len(digests), 500):
             chunk = digests[start : start + 500]
+            marks = ",".join("?" * len(chunk))
             rows = self.conn.execute(
-                f"SELECT origin, content_hash, data FROM memories WHERE space = ? AND content_hash IN ({','.join('?' * len(chunk))})",
-                (space, *chunk))
+                f"SELECT origin, content_hash, data FROM memories WHERE space = ? AND content_hash IN ({marks})", (space, *chunk))
             found += [m for m in (self._memory_row((data,)) for origin, digest, data in rows if (origin, digest) in wanted)
                       if m is not None]
         return found
@@ -883,8 +883,8 @@ class Tx(_Reads, vectors.VectorWrites):
 
     def space_document_frequencies(self, space: str, terms: Sequence[str]) -> dict[str, int]:
         found = super().space_document_frequencies(space, terms)
-        pending = self._df.get(space, {})
-        return {term: df + pending.get(term, 0) for term, df in found.items()}
+        pending = self._df.get(space)
+        return found if pending is None else {term: df + pending[term] for term, df in found.items()}
 
     def put_memory(self, memory: Memory) -> None:
         self._put_one(memory, dumps(memory_to_dict(memory)))
