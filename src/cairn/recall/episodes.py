@@ -222,7 +222,7 @@ def speaker_terms(view: ReadView, space: str, terms) -> frozenset[str]:
     return frozenset(term for term in terms if view.names_speaker(space, term))
 
 
-TEXT_CACHE = 8192  # turn texts kept read (stems, counts) per process: bounded, keyed by the text itself
+TEXT_CACHE = 4096  # turn texts kept read (stems, counts) per process: bounded, keyed by the text itself
 
 
 @dataclass(frozen=True, slots=True)
@@ -477,7 +477,10 @@ def _final(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: Episod
     place = _time_places(turns, cutoff)
     cue = asked or (Tense.PRESENT if cutoff else None)
     when_asked = q.asks_time and p.when_boost
+    dated = bool(q.months or q.years)
+    lend, answer, second = p.neighbour_weight, p.answer_weight, p.second_weight
     speakers: dict[str, frozenset[str]] = {}
+    times: dict[str, float] = {}  # the time factor of each time said (LoCoMo: one per session)
     out = []
     for t in turns:
         said_by = speakers.get(t.speaker)
@@ -490,26 +493,35 @@ def _final(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: Episod
         base = t.lexical * (1 + t.phrase)
         if base == 0 and by_named:
             base = p.speaker_floor  # the speaker's own turn, when the words found too few
-        origin, turn, day = t.origin, t.turn, t.at[:10]
+        origin, turn, at = t.origin, t.turn, t.at
+        day = at[:10]
+        # The best share a neighbour lends (max() of the shares, first best kept).
+        best: float | None = None
         before, after = by_place.get((origin, turn - 1)), by_place.get((origin, turn + 1))
-        near = [p.neighbour_weight * n.lexical for n in (before, after) if n is not None]
-        if before is not None and before.read.asks:
-            near.append(p.answer_weight * before.lexical)  # the reply to a question lends more
-        two_away = (by_place.get((origin, turn - 2)), by_place.get((origin, turn + 2)))
-        near += [p.second_weight * n.lexical for n in two_away if n is not None and n.at[:10] == day]
-        context = max(near, default=0.0) + p.session_weight * session_best[(origin, day)]
+        if before is not None:
+            best = lend * before.lexical
+        if after is not None and (best is None or lend * after.lexical > best):
+            best = lend * after.lexical
+        if before is not None and before.read.asks and (best is None or answer * before.lexical > best):
+            best = answer * before.lexical  # the reply to a question lends more
+        for n in (by_place.get((origin, turn - 2)), by_place.get((origin, turn + 2))):
+            if n is not None and n.at[:10] == day and (best is None or second * n.lexical > best):
+                best = second * n.lexical
+        context = (0.0 if best is None else best) + p.session_weight * session_best[(origin, day)]
         speaker = 1.0
         if about in said_by:
             speaker += p.speaker_boost
         elif by_named:
             speaker += p.speaker_boost * p.other_speaker_share
-        date = 1 + p.date_boost if _date_named(q, t.at) else 1.0
+        date = 1 + p.date_boost if dated and _date_named(q, at) else 1.0
         if when_asked and t.read.when:
             date *= 1 + p.when_boost
-        if q.days and len(t.at) >= 10 and (int(t.at[5:7]), int(t.at[8:10])) in q.days:
+        if q.days and len(at) >= 10 and (int(at[5:7]), int(at[8:10])) in q.days:
             date *= 1 + p.day_boost  # said on the very day the question names
-        later = cutoff is not None and t.at > cutoff
-        when = p.after_as_of if later else time_factor(place.get(t.at, 0.5), cue, p.time_weight)
+        when = times.get(at)
+        if when is None:
+            later = cutoff is not None and at > cutoff
+            when = times[at] = p.after_as_of if later else time_factor(place.get(at, 0.5), cue, p.time_weight)
         score = (base + context) * speaker * date * when
         if score > 0:
             out.append(_Scored(score, t, context, speaker, date, when, matched))
