@@ -225,26 +225,35 @@ def speaker_terms(view: ReadView, space: str, terms) -> frozenset[str]:
 TEXT_CACHE = 4096  # turn texts kept read (stems, counts) per process: bounded, keyed by the text itself
 
 
-@dataclass(frozen=True, slots=True)
 class _Text:
     """What scoring reads of a turn's indexed terms, derived once per text: a pure
     function of the text, so a cache keyed by it is never stale (an edited turn is
     another text)."""
 
-    stems: tuple[str, ...]  # strong stem of each term, in order
-    counts: dict[str, int]  # term frequency of each stem
-    when: bool  # says when (:func:`says_when`)
-    asks: bool  # holds a wh-word (the turn asks a question)
+    __slots__ = ("asks", "counts", "stems", "terms", "_when")
+
+    def __init__(self, terms: str) -> None:
+        self.terms = terms
+        words = terms.split()
+        self.stems = tuple(strong_stem(w) for w in words)  # strong stem of each term, in order
+        counts: dict[str, int] = {}
+        for w in self.stems:
+            counts[w] = counts.get(w, 0) + 1
+        self.counts = counts  # term frequency of each stem
+        self.asks = not _ASKING.isdisjoint(words)  # holds a wh-word: the turn asks a question
+        self._when: bool | None = None
+
+    @property
+    def when(self) -> bool:
+        """The turn says when (:func:`says_when`); read only for a question that asks when."""
+        if self._when is None:
+            self._when = says_when(self.terms.split())
+        return self._when
 
 
 @lru_cache(maxsize=TEXT_CACHE)
 def _text(terms: str) -> _Text:
-    words = terms.split()
-    stems = tuple(strong_stem(w) for w in words)
-    counts: dict[str, int] = {}
-    for w in stems:
-        counts[w] = counts.get(w, 0) + 1
-    return _Text(stems, counts, says_when(words), not _ASKING.isdisjoint(words))
+    return _Text(terms)
 
 
 @dataclass(slots=True)
