@@ -54,6 +54,17 @@ Only **matched** turns are returned: a turn holding a word of the question, or s
 by a speaker the question names. A neighbour that matches nothing lends its context to
 the turns beside it but is never handed out as a memory (``hand_out_context`` lifts
 this, for measurement only).
+
+Cost (none of it changes a score or an order; tests/recall/test_recall_episode_shortcuts.py
+holds each shortcut to the long way): what scoring reads of a turn's indexed terms
+(strong stems, their counts, whether it asks) is derived once per process per text, in a
+bounded cache keyed by the text itself (:data:`TEXT_CACHE`), so an edited turn is a new
+key; the turns that only lend context are not scored, since they are never handed out;
+factors are named and rounded only for the turns returned; the feedback pass reuses the
+neighbours the first pass read (:class:`_Neighbours`). What is left per question is
+mostly the store's: the full-text ranking of every match (``ORDER BY rank``, which grows
+with the turns holding the question's common words), reading the candidates' text and
+time, and two Python loops over the candidates per pass.
 """
 
 from __future__ import annotations
