@@ -54,6 +54,17 @@ Only **matched** turns are returned: a turn holding a word of the question, or s
 by a speaker the question names. A neighbour that matches nothing lends its context to
 the turns beside it but is never handed out as a memory (``hand_out_context`` lifts
 this, for measurement only).
+
+Cost (none of it changes a score or an order; tests/recall/test_recall_episode_shortcuts.py
+holds each shortcut to the long way): what scoring reads of a turn's indexed terms
+(strong stems, their counts, whether it asks) is derived once per process per text, in a
+bounded cache keyed by the text itself (:data:`TEXT_CACHE`), so an edited turn is a new
+key; the turns that only lend context are not scored, since they are never handed out;
+factors are named and rounded only for the turns returned; the feedback pass reuses the
+neighbours the first pass read (:class:`_Neighbours`). What is left per question is
+mostly the store's: the full-text ranking of every match (``ORDER BY rank``, which grows
+with the turns holding the question's common words), reading the candidates' text and
+time, and two Python loops over the candidates per pass.
 """
 
 from __future__ import annotations
@@ -222,15 +233,50 @@ def speaker_terms(view: ReadView, space: str, terms) -> frozenset[str]:
     return frozenset(term for term in terms if view.names_speaker(space, term))
 
 
+TEXT_CACHE = 4096  # turn texts kept read (stems, counts) per process: bounded, keyed by the text itself
+
+
+class _Text:
+    """What scoring reads of a turn's indexed terms, derived once per text: a pure
+    function of the text, so a cache keyed by it is never stale (an edited turn is
+    another text)."""
+
+    __slots__ = ("asks", "counts", "stems", "terms", "_when")
+
+    def __init__(self, terms: str) -> None:
+        self.terms = terms
+        words = terms.split()
+        self.stems = tuple(strong_stem(w) for w in words)  # strong stem of each term, in order
+        counts: dict[str, int] = {}
+        for w in self.stems:
+            counts[w] = counts.get(w, 0) + 1
+        self.counts = counts  # term frequency of each stem
+        self.asks = not _ASKING.isdisjoint(words)  # holds a wh-word: the turn asks a question
+        self._when: bool | None = None
+
+    @property
+    def when(self) -> bool:
+        """The turn says when (:func:`says_when`); read only for a question that asks when."""
+        if self._when is None:
+            self._when = says_when(self.terms.split())
+        return self._when
+
+
+@lru_cache(maxsize=TEXT_CACHE)
+def _text(terms: str) -> _Text:
+    return _Text(terms)
+
+
 @dataclass(slots=True)
 class _Turn:
     key: object  # the store's key: orders like insertion
     id: str
     origin: str
     turn: int  # position in its origin's conversation
-    terms: list[str]
+    text: str  # the indexed terms, space-joined
     speaker: str
     at: str
+    read: _Text
     lexical: float = 0.0
     coverage: float = 0.0
     phrase: float = 0.0
@@ -238,7 +284,11 @@ class _Turn:
 
     @classmethod
     def of(cls, row: EpisodeTurn) -> _Turn:
-        return cls(row.key, row.id, row.origin, row.turn, row.terms.split(), row.speaker, row.at)
+        return cls(row.key, row.id, row.origin, row.turn, row.terms, row.speaker, row.at, _text(row.terms))
+
+    @property
+    def terms(self) -> list[str]:
+        return self.text.split()
 
 
 def candidates(view: ReadView, space: str, words: list[tuple[str, bool]], cap: int,
@@ -272,42 +322,45 @@ def rank_episodes(view: ReadView, space: str, query: str, *, limit: int, profile
     known = term_counts(view, space, parsed, named, profile) if matched >= profile.candidate_cap else {}
     n_docs = max(view.space_document_count(space), len(turns))
     found = list(turns)
-    ranked = _score(view, space, parsed, found, named, profile, query, as_of, n_docs, known, {})
+    asked = tense(query)
+    near = _Neighbours(view, space)
+    ranked = _score(near, parsed, found, named, profile, asked, as_of, n_docs, known, {})
     if profile.feedback_terms and ranked:
-        related = feedback(view, space, parsed, named, ranked[: profile.feedback_docs], found, profile)
+        best = [s.turn for s in ranked[: profile.feedback_docs]]
+        related = feedback(view, space, parsed, named, best, found, profile)
         if related:
             have = {t.id for t in found}
             extra = candidates(view, space, [(w, False) for w in related], profile.feedback_cap)
             found += [t for t in extra if t.id not in have]
-            sources = frozenset(s.id for s in ranked[: profile.feedback_docs])
-            ranked = _score(view, space, parsed, found, named, profile, query, as_of, n_docs, known, related, sources)
-    return ranked[:limit]
+            sources = frozenset(t.id for t in best)
+            ranked = _score(near, parsed, found, named, profile, asked, as_of, n_docs, known, related, sources)
+    # Factors are rounded and named only for the turns handed out.
+    return [s.result() for s in ranked[:limit]]
 
 
-def _score(view: ReadView, space: str, parsed: EpisodeQuery, found: list[_Turn], named: frozenset[str],
-           profile: EpisodeProfile, query: str, as_of: datetime | None, n_docs: int, known: dict[str, int],
-           related: dict[str, float], sources: frozenset[str] = frozenset()) -> list[EpisodeScore]:
+def _score(near: _Neighbours, parsed: EpisodeQuery, found: list[_Turn], named: frozenset[str],
+           profile: EpisodeProfile, asked: Tense | None, as_of: datetime | None, n_docs: int, known: dict[str, int],
+           related: dict[str, float], sources: frozenset[str] = frozenset()) -> list[_Scored]:
     turns = list(found)
     lexical_pass(parsed, turns, named, n_docs, profile, known, related, sources)
-    turns += neighbours(view, space, turns, profile.neighbour_fetch, 2 if profile.second_weight else 1)
+    turns += near.around(turns, profile.neighbour_fetch, 2 if profile.second_weight else 1)
+    scored = _final(parsed, turns, named, profile, asked, as_of, matched_only=not profile.hand_out_context)
     # Ties go to the earlier turn (insertion order), not to the random id, so that two
     # ingests of the same conversation rank alike.
-    order = {t.id: t.key for t in turns}
-    scored = final_scores(parsed, turns, named, profile, tense(query), as_of)
-    if not profile.hand_out_context:
-        scored = [s for s in scored if s.factors["matched"]]
-    return sorted(scored, key=lambda s: (-s.score, order[s.id]))
+    scored.sort(key=lambda s: (-s.score, s.turn.key))
+    return scored
 
 
-def feedback(view: ReadView, space: str, q: EpisodeQuery, named: frozenset[str], best: list[EpisodeScore],
+def feedback(view: ReadView, space: str, q: EpisodeQuery, named: frozenset[str], best: list[_Turn],
              turns: list[_Turn], p: EpisodeProfile) -> dict[str, float]:
     """Related words: the rarest words that the best turns of a first pass share, each
     with its weight (its IDF share, times ``feedback_weight``). A word is taken only if
     the store holds it beyond those turns (it can find something new) and it is not
     common (in more than ``feedback_max_share`` of the space's turns, and more than
-    two: a speaker's name, said in greetings, is such a word)."""
+    two: a speaker's name, said in greetings, is such a word). ``best``: the first
+    pass's best turns, best first; only those among ``turns`` (the candidates) count."""
     by_id = {t.id: t for t in turns}
-    docs = [by_id[s.id] for s in best if s.id in by_id and by_id[s.id].coverage > 0]
+    docs = [by_id[t.id] for t in best if t.id in by_id and by_id[t.id].coverage > 0]
     if not docs:
         return {}
     asked = {strong_stem(t) for t in q.terms}
@@ -351,16 +404,33 @@ def term_counts(view: ReadView, space: str, q: EpisodeQuery, named: frozenset[st
     return counts
 
 
-def neighbours(view: ReadView, space: str, turns: list[_Turn], best: int, reach: int = 1) -> list[_Turn]:
-    """The turns just before and after the ``best`` strongest candidates that the index
-    did not return: an answer often shares no word with the question its neighbour asked."""
-    have = {(t.origin, t.turn) for t in turns}
-    top = sorted(turns, key=lambda t: -t.lexical)[:best]
-    steps = [d for d in range(-reach, reach + 1) if d]
-    wanted = sorted({(t.origin, t.turn + d) for t in top if t.lexical > 0 for d in steps} - have)
-    if not wanted:
-        return []
-    return [_Turn.of(row) for row in view.neighbour_turns(space, wanted)]
+class _Neighbours:
+    """The turns just before and after the strongest candidates that the index did not
+    return (an answer often shares no word with the question its neighbour asked), read
+    once per question: the feedback pass asks again for most of the places the first
+    pass read."""
+
+    def __init__(self, view: ReadView, space: str) -> None:
+        self.view = view
+        self.space = space
+        self.asked: set[tuple[str, int]] = set()
+        self.at: dict[tuple[str, int], list[_Turn]] = {}
+
+    def around(self, turns: list[_Turn], best: int, reach: int = 1) -> list[_Turn]:
+        """The turns up to ``reach`` places from the ``best`` strongest of ``turns`` that
+        ``turns`` does not hold, in key order (as one read of them all returns them)."""
+        have = {(t.origin, t.turn) for t in turns}
+        top = sorted(turns, key=lambda t: -t.lexical)[:best]
+        steps = [d for d in range(-reach, reach + 1) if d]
+        wanted = sorted({(t.origin, t.turn + d) for t in top if t.lexical > 0 for d in steps} - have)
+        if not wanted:
+            return []
+        missing = [place for place in wanted if place not in self.asked]
+        if missing:
+            self.asked.update(missing)
+            for row in self.view.neighbour_turns(self.space, missing):
+                self.at.setdefault((row.origin, row.turn), []).append(_Turn.of(row))
+        return sorted((t for place in wanted for t in self.at.get(place, ())), key=lambda t: t.key)  # type: ignore[arg-type, return-value]
 
 
 def lexical_pass(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], n_docs: int, p: EpisodeProfile,
@@ -371,17 +441,37 @@ def lexical_pass(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], n_d
     ``known_df``: document counts of the space, when the candidates are a cut."""
     wanted = [strong_stem(term) for term in q.terms if term not in named]
     extra = {strong_stem(w): weight for w, weight in (related or {}).items() if strong_stem(w) not in wanted}
-    stems = [[strong_stem(w) for w in t.terms] for t in turns]
-    present = [set(s) for s in stems]
-    df = {w: max(sum(1 for s in present if w in s), (known_df or {}).get(w, 0)) for w in {*wanted, *extra}}
+    known = known_df or {}
+    df = {w: max(sum(1 for t in turns if w in t.read.counts), known.get(w, 0)) for w in {*wanted, *extra}}
     idf = {w: math.log(1 + (n_docs - df[w] + 0.5) / (df[w] + 0.5)) for w in df}
-    total_idf = sum(idf[w] for w in dict.fromkeys(wanted)) or 1.0
-    avg_len = sum(len(t.terms) for t in turns) / len(turns)
+    unique = list(dict.fromkeys(wanted))
+    total_idf = sum(idf[w] for w in unique) or 1.0
+    avg_len = sum(len(t.read.stems) for t in turns) / len(turns)
     pairs = _query_pairs(q, named)
-    for turn, doc in zip(turns, stems, strict=True):
+    for turn in turns:
         # The turns the related words were read from are not lifted by their own words.
-        _lexical(turn, doc, wanted, idf, total_idf, avg_len, p, None if turn.id in sources else extra)
-        turn.phrase = _phrase(doc, pairs, idf, total_idf, p)
+        _lexical(turn, unique, idf, total_idf, avg_len, p, None if turn.id in sources else extra)
+        turn.phrase = _phrase(turn.read, pairs, idf, total_idf, p)
+
+
+@dataclass(slots=True)
+class _Scored:
+    """A turn's final score and the factors that made it (named and rounded by :meth:`result`)."""
+
+    score: float
+    turn: _Turn
+    context: float
+    speaker: float
+    date: float
+    when: float
+    matched: bool
+
+    def result(self) -> EpisodeScore:
+        t = self.turn
+        return EpisodeScore(t.id, self.score, {
+            "lexical": round(t.lexical, 4), "coverage": round(t.coverage, 4), "phrase": round(t.phrase, 4),
+            "context": round(self.context, 4), "speaker": self.speaker, "date": self.date, "time": round(self.when, 4),
+            "matched": float(self.matched)})
 
 
 def final_scores(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: EpisodeProfile,
@@ -390,6 +480,13 @@ def final_scores(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: 
 
     A turn is ``matched`` when it holds a word of the question or was spoken by a speaker
     the question names; the others are here only to lend context to their neighbours."""
+    return [s.result() for s in _final(q, turns, named, p, asked, as_of)]
+
+
+def _final(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: EpisodeProfile,
+           asked: Tense | None = None, as_of: datetime | None = None, matched_only: bool = False) -> list[_Scored]:
+    """:func:`final_scores` before naming the factors; ``matched_only``: the turns that
+    only lend context are not scored (they are never handed out)."""
     by_place = {(t.origin, t.turn): t for t in turns}
     about = subject(q, named)
     session_best: dict[tuple[str, str], float] = defaultdict(float)
@@ -398,64 +495,77 @@ def final_scores(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: 
         session_best[key] = max(session_best[key], t.lexical)
     cutoff = format_time(as_of) if as_of is not None else None
     place = _time_places(turns, cutoff)
+    cue = asked or (Tense.PRESENT if cutoff else None)
+    when_asked = q.asks_time and p.when_boost
+    dated = bool(q.months or q.years)
+    lend, answer, second = p.neighbour_weight, p.answer_weight, p.second_weight
+    speakers: dict[str, frozenset[str]] = {}
+    times: dict[str, float] = {}  # the time factor of each time said (LoCoMo: one per session)
     out = []
     for t in turns:
-        said_by = set(t.speaker.split())
-        by_named = bool(named & said_by)
+        said_by = speakers.get(t.speaker)
+        if said_by is None:
+            said_by = speakers[t.speaker] = frozenset(t.speaker.split())
+        by_named = not named.isdisjoint(said_by)
+        matched = t.coverage > 0 or by_named or (p.feedback_matches and t.related > 0)
+        if matched_only and not matched:
+            continue
         base = t.lexical * (1 + t.phrase)
         if base == 0 and by_named:
             base = p.speaker_floor  # the speaker's own turn, when the words found too few
-        before, after = by_place.get((t.origin, t.turn - 1)), by_place.get((t.origin, t.turn + 1))
-        near = [p.neighbour_weight * n.lexical for n in (before, after) if n is not None]
-        if before is not None and _asks(before):
-            near.append(p.answer_weight * before.lexical)  # the reply to a question lends more
-        two_away = (by_place.get((t.origin, t.turn - 2)), by_place.get((t.origin, t.turn + 2)))
-        near += [p.second_weight * n.lexical for n in two_away if n is not None and n.at[:10] == t.at[:10]]
-        context = max(near, default=0.0) + p.session_weight * session_best[(t.origin, t.at[:10])]
+        origin, turn, at = t.origin, t.turn, t.at
+        day = at[:10]
+        # The best share a neighbour lends (max() of the shares, first best kept).
+        best: float | None = None
+        before, after = by_place.get((origin, turn - 1)), by_place.get((origin, turn + 1))
+        if before is not None:
+            best = lend * before.lexical
+        if after is not None and (best is None or lend * after.lexical > best):
+            best = lend * after.lexical
+        if before is not None and before.read.asks and (best is None or answer * before.lexical > best):
+            best = answer * before.lexical  # the reply to a question lends more
+        for n in (by_place.get((origin, turn - 2)), by_place.get((origin, turn + 2))):
+            if n is not None and n.at[:10] == day and (best is None or second * n.lexical > best):
+                best = second * n.lexical
+        context = (0.0 if best is None else best) + p.session_weight * session_best[(origin, day)]
         speaker = 1.0
         if about in said_by:
             speaker += p.speaker_boost
         elif by_named:
             speaker += p.speaker_boost * p.other_speaker_share
-        date = 1 + p.date_boost if _date_named(q, t.at) else 1.0
-        if q.asks_time and p.when_boost and says_when(t.terms):
+        date = 1 + p.date_boost if dated and _date_named(q, at) else 1.0
+        if when_asked and t.read.when:
             date *= 1 + p.when_boost
-        if q.days and len(t.at) >= 10 and (int(t.at[5:7]), int(t.at[8:10])) in q.days:
+        if q.days and len(at) >= 10 and (int(at[5:7]), int(at[8:10])) in q.days:
             date *= 1 + p.day_boost  # said on the very day the question names
-        later = cutoff is not None and t.at > cutoff
-        when = p.after_as_of if later else time_factor(place[t.id], asked or (Tense.PRESENT if cutoff else None), p.time_weight)
+        when = times.get(at)
+        if when is None:
+            later = cutoff is not None and at > cutoff
+            when = times[at] = p.after_as_of if later else time_factor(place.get(at, 0.5), cue, p.time_weight)
         score = (base + context) * speaker * date * when
         if score > 0:
-            out.append(EpisodeScore(t.id, score, {
-                "lexical": round(t.lexical, 4), "coverage": round(t.coverage, 4), "phrase": round(t.phrase, 4),
-                "context": round(context, 4), "speaker": speaker, "date": date, "time": round(when, 4),
-                "matched": float(t.coverage > 0 or by_named or (p.feedback_matches and t.related > 0))}))
+            out.append(_Scored(score, t, context, speaker, date, when, matched))
     return out
 
 
 _ASKING = frozenset("what how why which where who".split())
 
 
-def _asks(turn: _Turn) -> bool:
-    return not _ASKING.isdisjoint(turn.terms)
-
-
 def _time_places(turns: list[_Turn], cutoff: str | None) -> dict[str, float]:
-    """Each turn's place in time among the candidates said by ``cutoff`` (0 = earliest,
-    1 = latest; 0.5 when all were said at once or the time is unknown)."""
+    """The place in time of each time said by ``cutoff`` among the candidates (0 =
+    earliest, 1 = latest); a time not listed (none, or after the cutoff, or all said at
+    once) is at 0.5."""
     times = sorted({t.at for t in turns if t.at and (cutoff is None or t.at <= cutoff)})
-    rank = {at: i / (len(times) - 1) for i, at in enumerate(times)} if len(times) > 1 else {}
-    return {t.id: rank.get(t.at, 0.5) for t in turns}
+    return {at: i / (len(times) - 1) for i, at in enumerate(times)} if len(times) > 1 else {}
 
 
-def _lexical(turn: _Turn, doc: list[str], wanted: list[str], idf: dict, total_idf: float, avg_len: float, p,
+def _lexical(turn: _Turn, wanted: list[str], idf: dict, total_idf: float, avg_len: float, p,
              extra: dict[str, float] | None = None) -> None:
-    counts: dict[str, int] = defaultdict(int)
-    for w in doc:
-        counts[w] += 1
-    norm = p.k1 * (1 - p.b + p.b * len(doc) / (avg_len or 1.0))
+    """BM25 and coverage of one turn over the ``wanted`` stems (each once, in order)."""
+    counts = turn.read.counts
+    norm = p.k1 * (1 - p.b + p.b * len(turn.read.stems) / (avg_len or 1.0))
     score = covered = 0.0
-    for w in dict.fromkeys(wanted):
+    for w in wanted:
         tf = counts.get(w, 0)
         if tf:
             score += idf[w] * tf * (p.k1 + 1) / (tf + norm)
@@ -482,10 +592,12 @@ def _query_pairs(q: EpisodeQuery, named: frozenset[str]) -> list[tuple[str, str]
     return out
 
 
-def _phrase(doc: list[str], pairs, idf: dict, total_idf: float, p) -> float:
+def _phrase(doc: _Text, pairs, idf: dict, total_idf: float, p) -> float:
     if not pairs:
         return 0.0
-    adjacent = set(pairwise(doc))
+    counts = doc.counts
+    # Pairs are looked for in order only in a turn that holds both words of one.
+    adjacent = set(pairwise(doc.stems)) if any(a in counts and b in counts for a, b in pairs) else set()
     bonus = sum(p.phrase_bonus * (idf.get(a, 0) + idf.get(b, 0)) / total_idf for a, b in pairs if (a, b) in adjacent)
     return min(bonus, p.phrase_cap)
 

@@ -302,9 +302,12 @@ def _aliases(value: object) -> list[str]:
 
 
 def _episode_turn(row) -> EpisodeTurn:
+    # _str inlined: the episode lane builds a few hundred of these per question.
     key, memory_id, origin, turn, content, aliases, at = row
-    turn = turn if isinstance(turn, int) else 0
-    return EpisodeTurn(key, _str(memory_id), _str(origin), turn, _str(content), _str(aliases), _str(at))
+    return EpisodeTurn(
+        key, memory_id if isinstance(memory_id, str) else "", origin if isinstance(origin, str) else "",
+        turn if isinstance(turn, int) else 0, content if isinstance(content, str) else "",
+        aliases if isinstance(aliases, str) else "", at if isinstance(at, str) else "")
 
 
 @_guarded
