@@ -329,29 +329,6 @@ def test_a_rolled_back_event_is_never_served(tmp_path):
         assert reasons == ["remember fact", "pin"]
 
 
-def test_a_bulk_write_widens_the_page_cache_only_while_it_lasts(tmp_path):
-    from cairn.store.sqlite.backend import BULK_CACHE_KIB, BULK_CACHE_ROWS
-
-    store = Store.open(tmp_path / "x.db")
-    try:
-        default = store.conn.execute("PRAGMA cache_size").fetchone()[0]
-        seen = []
-        with store.write() as tx:
-            tx.put_memories([_memory(n) for n in range(BULK_CACHE_ROWS)])
-            seen.append(store.conn.execute("PRAGMA cache_size").fetchone()[0])
-        assert seen == [-BULK_CACHE_KIB]
-        assert store.conn.execute("PRAGMA cache_size").fetchone()[0] == default  # restored on commit
-        with pytest.raises(RuntimeError), store.write() as tx:
-            tx.put_memories([_memory(n, space="b") for n in range(BULK_CACHE_ROWS)])
-            raise RuntimeError("rolled back")
-        assert store.conn.execute("PRAGMA cache_size").fetchone()[0] == default  # and on rollback
-        with store.write() as tx:  # control: a small write leaves the cache alone
-            tx.put_memories([_memory(n, space="c") for n in range(3)])
-            assert store.conn.execute("PRAGMA cache_size").fetchone()[0] == default
-    finally:
-        store.close()
-
-
 def test_the_bulk_duplicate_read_is_an_index_search_not_a_scan_of_the_space(tmp_path):
     store = Store.open(tmp_path / "x.db")
     plans: list[str] = []

@@ -819,11 +819,6 @@ class _Reads(vectors.VectorReads):
         return {str(r[0]) for r in rows if r[0] is not None}
 
 
-# A bulk write of at least BULK_CACHE_ROWS records runs with a page cache of BULK_CACHE_KIB.
-BULK_CACHE_ROWS = 1000
-BULK_CACHE_KIB = 65536
-
-
 @_guarded
 class Tx(_Reads, vectors.VectorWrites):
     """An open write transaction. Obtain one from :meth:`Store.write`."""
@@ -838,19 +833,6 @@ class Tx(_Reads, vectors.VectorWrites):
         self._docs: dict[str, int] = {}
         self.written: list[tuple[str, str, bool, str]] = []  # (space, content hash, is episode, content) put live
         self.rewrote = False  # an event body was rewritten (the store's event cache is then emptied)
-        self.cache_before: int | None = None  # the page cache's size before a bulk write widened it
-
-    def _widen_cache(self, rows: int) -> None:
-        """Give a bulk write a page cache that holds what it changes. With SQLite's default
-        (2 MB) a batch of 20k records spills pages to the WAL while the transaction is
-        still open, and its indexes' random inserts read them back: measured apart, the
-        memories insert of 20k ladder records fell from 41 to 28 µs a record with the
-        larger cache (end to end, within the noise of import's other costs: see
-        docs/benchmarks.md, "Bulk writes"). Restored when the transaction ends
-        (:meth:`Store.write`), so memory stays bounded whatever the store's size."""
-        if rows >= BULK_CACHE_ROWS and self.cache_before is None:
-            self.cache_before = int(self.conn.execute("PRAGMA cache_size").fetchone()[0])
-            self.conn.execute(f"PRAGMA cache_size = {-BULK_CACHE_KIB}")
 
     def _count_terms(self, space: str, content: str, aliases: str, sign: int) -> None:
         self._docs[space] = self._docs.get(space, 0) + sign
@@ -998,7 +980,6 @@ class Tx(_Reads, vectors.VectorWrites):
     def _insert_new(self, rows: Sequence[tuple[Memory, str]]) -> None:
         if not rows:
             return
-        self._widen_cache(len(rows))
         rowid = int(self.conn.execute("SELECT COALESCE(MAX(rowid), 0) FROM memories").fetchone()[0])
         turns: dict[tuple[str, str], int] = {}
         records, index = [], []
@@ -1256,8 +1237,6 @@ class Store(_Reads):
                 raise _translate(self.path, err) from None
         finally:
             self._writing = False
-            if tx is not None and tx.cache_before is not None:
-                self.conn.execute(f"PRAGMA cache_size = {tx.cache_before}")
             if tx is not None and tx.rewrote:
                 self._events.clear()  # an event body changed in place (purge), committed or not
             if not durable:
