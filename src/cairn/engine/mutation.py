@@ -8,7 +8,6 @@ An operation that changes nothing writes no event.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -23,15 +22,7 @@ from ..model import (
     memory_to_dict,
     relation_to_dict,
 )
-from ..store import WriteTx
-
-
-def dumps(doc: dict) -> str:
-    """A record's stored form: its dict as compact JSON (as the store writes it)."""
-    return _ENCODER.encode(doc)
-
-
-_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+from ..store import WriteTx, dumps
 
 
 def new_id() -> str:

@@ -158,9 +158,9 @@ class Recalling(Part):
         """The recall of ``request``, or — when nothing current answers, dormant records
         were left out that would have, and the caller is asking rather than injecting —
         the recall with them included, if every dormant record it returns covers most of
-        the question (:data:`DORMANT_ANSWER_COVERAGE`): a question whose only answer is old gets that answer, labelled
-        ``dormant``, rather than a pointer to it. A current answer is never joined by
-        dormant ones here (its note names them instead)."""
+        the question (:data:`DORMANT_ANSWER_COVERAGE`): a question whose only answer is
+        old gets that answer, labelled ``dormant``, rather than a pointer to it. A current
+        answer is never joined by dormant ones here (its note names them instead)."""
         outcome = self._run_recall(request)
         if inject or request.include_dormant or outcome.results or not outcome.withheld.get(Reason.DORMANT.value):
             return outcome

@@ -25,9 +25,8 @@ from ..model import (
     relation_to_dict,
 )
 from ..model.codec import imported_event_from_dict, imported_memory_from_dict
-from ..store import ReadView
+from ..store import ReadView, dumps
 from .labelling import memory_labels, require
-from .mutation import dumps
 from .scope import Part
 
 _ORDER = ("memory", "relation", "event")

@@ -14,7 +14,7 @@ from datetime import datetime
 from ..errors import StoreUnavailable
 from .migrations import MIGRATIONS, SCHEMA_VERSION
 from .protocol import Backend, EpisodeTurn, ReadView, RecordFacts, WriteTx
-from .sqlite import Store, Tx, content_hash, sqlite_version
+from .sqlite import Store, Tx, content_hash, dumps, sqlite_version
 from .sqlite.backend import SKIPPED, discard_if_empty
 
 
@@ -67,6 +67,7 @@ __all__ = [
     "WriteTx",
     "content_hash",
     "discard_if_empty",
+    "dumps",
     "is_database_url",
     "open_store",
     "skipped_rows",
