@@ -68,6 +68,22 @@ network" with the guest wifi's name, at coverage 0.50); with the two-thirds bar,
 kept, 0.899 / 0.869 / 0.906. With the semantic extra (hybrid, the lane these tests run
 when it is installed): 0.857 / 0.833 / 0.875 left out, 0.905 / 0.881 / 0.875 with the
 rule. Per part (claims): fresh2 0.920 / 0.920 / 1.000, fresh4 0.880 / 0.880 / 0.800.
+
+``fresh5.json`` is a sixth held-out part (a coding agent's memory of a mobile app: stack,
+conventions, release process, owners), written on 2026-12-02 before any of it ran:
+0.815 / 0.778 / 0.600 as written (claims lane). Two misses were general and are fixed in
+general, each with its own test (tests/recall/test_recall_phrase_variants.py): an
+abbreviation whose long form is several words ("PR" for "pull request", "e2e" for
+"end-to-end") now meets the words side by side, and a possessive after a determiner ("the
+user's email") no longer makes a role the subject of a longer question: 0.926 / 0.889 /
+0.600 (hybrid 0.926 / 0.926 / 0.600). Left: "linter" for ESLint, "languages" for a record
+naming English and German, "log in" for "sign in"; and four nothing-questions answered by a
+sibling — "who owns the onboarding screen" by the payments screen's owner, "dark mode" by
+"strict mode", "which font does the app use" by records that hold only "app". A rule that
+rejected a record holding the head of a question's compound under another modifier
+("payments screen" for "onboarding screen") was tried and dropped: it fixed one
+nothing-question and lost nine answers across the other parts ("max line length", "the
+conference trip").
 """
 
 from __future__ import annotations
@@ -83,7 +99,7 @@ from cairn.model import parse_time
 from testkit import Clock
 
 NATURAL = Path(__file__).parent / "natural"
-PARTS = ("questions.json", "heldout.json", "fresh.json", "fresh2.json", "fresh3.json", "fresh4.json")
+PARTS = ("questions.json", "heldout.json", "fresh.json", "fresh2.json", "fresh3.json", "fresh4.json", "fresh5.json")
 
 
 def load(name: str) -> dict:
@@ -165,10 +181,17 @@ FRESH4_SHORT = pytest.mark.xfail(
 )
 
 
+FRESH5_SHORT = pytest.mark.xfail(
+    reason="sixth part measured at 0.815 / 0.778 / 0.600 as written, 0.926 / 0.889 / 0.600 after two general "
+           "fixes: siblings answer nothing-questions", strict=False
+)
+
+
 @pytest.mark.parametrize(
     "part", [PARTS[0], pytest.param(PARTS[1], marks=HELDOUT_SHORT), pytest.param(PARTS[2], marks=FRESH_SHORT),
              pytest.param(PARTS[3], marks=FRESH2_SHORT), pytest.param(PARTS[4], marks=FRESH3_SHORT),
-             pytest.param(PARTS[5], marks=FRESH4_SHORT)]
+             pytest.param(PARTS[5], marks=FRESH4_SHORT),
+             pytest.param(PARTS[6], marks=FRESH5_SHORT)]
 )
 def test_natural_questions_are_answered(tmp_path, part):
     found, empty = answers(tmp_path, part)

@@ -80,10 +80,12 @@ def fetch(view: ReadView, space: str, query: ParsedQuery, stats: IndexStats, *, 
     skips them on their status, so they take no place in the pool."""
     overlap: dict[Hashable, float] = {}
     postings, bounded = 0, []
-    stats.prefetch(t for f in query.features for t in (f.term, *f.variants))
+    stats.prefetch(w for f in query.features for t in (f.term, *f.variants) for w in t.split())
     for feature in query.features:
         found = []
         for term in (feature.term, *feature.variants):
+            if " " in term:  # a phrase variant: the records holding its rarest word
+                term = min(term.split(), key=stats.df)
             rows = view.term_postings(term, SCAN_PER_TERM + 1)
             if len(rows) > SCAN_PER_TERM:
                 rows = rows[:SCAN_PER_TERM]

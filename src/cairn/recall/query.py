@@ -307,16 +307,24 @@ def _asking_verbs(text: str) -> set[str]:
     return {t.term for m in _ASKING_VERB_RE.finditer(unicodedata.normalize("NFKC", text)) for t in tokenize(m.group(1))}
 
 
-# "X's Y" or "X's Y Z" (Omar's favourite film); a lookahead, as "what's Omar's" holds two
-_POSSESSIVE_RE = re.compile(r"([^\W_]+)['’]s\s+(?=([^\W_]+(?:\s+[^\W_]+)?))")
+# "X's Y" or "X's Y Z" (Omar's favourite film); a lookahead, as "what's Omar's" holds two.
+# The word before X is kept to tell a name from a common noun: "the user's email".
+_POSSESSIVE_RE = re.compile(r"(?:([^\W_]+)\s+)?([^\W_]+)['’]s\s+(?=([^\W_]+(?:\s+[^\W_]+)?))")
+# A determiner before the owner makes it a common noun, not a name: in a question with
+# other topic words ("can I log the user's email in analytics") it is a role, not the
+# subject; alone with what it owns ("who is the cat's vet") it still tells whose.
+_DETERMINERS = frozenset("the a an this that these those our my your their his her its each every any some".split())
 
 
 def _possessor(text: str, eligible: list[str]) -> str | None:
-    """The term of the one owner in an "X's Y" phrase whose Y is also a topic word."""
+    """The term of the one owner in an "X's Y" phrase whose Y is also a topic word (an
+    owner after a determiner counts only when the question is about nothing else)."""
     owners = set()
     for m in _POSSESSIVE_RE.finditer(unicodedata.normalize("NFKC", text)):
-        owner = [t.term for t in tokenize(m.group(1))]
-        following = [t.term for t in tokenize(m.group(2))]
+        owner = [t.term for t in tokenize(m.group(2))]
+        following = [t.term for t in tokenize(m.group(3))]
+        if (m.group(1) or "").lower() in _DETERMINERS and not set(eligible) <= {*owner, *following}:
+            continue
         if owner and owner[-1] in eligible and set(following) & set(eligible):
             owners.add(owner[-1])
     return owners.pop() if len(owners) == 1 else None

@@ -135,6 +135,13 @@ def _field_counts(text: str) -> tuple[Counter[str], int]:
 _NO_FIELD: tuple[Counter[str], int] = (Counter(), 0)  # an empty field, read-only
 
 
+def _phrase_count(text: str, words: tuple[str, ...]) -> int:
+    """How often ``words`` follow each other, in that order, in the terms of ``text``."""
+    terms = field_terms(text)
+    n = len(words)
+    return sum(1 for i in range(len(terms) - n + 1) if tuple(terms[i : i + n]) == words)
+
+
 def idf(df: int, docs: int) -> float:
     """BM25 IDF, never negative (a term in every record still counts a little)."""
     docs = max(docs, df, 1)
@@ -147,8 +154,13 @@ def is_rare(term: str, stats: CorpusStats, profile: ScoreProfile = SCORE) -> boo
 
 def feature_df(feature: Feature, stats: CorpusStats) -> int:
     """Records holding the feature or one of its variants (an upper bound: the sum)."""
-    df = stats.df(feature.term) + sum(stats.df(v) for v in feature.variants)
+    df = stats.df(feature.term) + sum(_df(v, stats) for v in feature.variants)
     return min(df, max(stats.docs, 1))
+
+
+def _df(term: str, stats: CorpusStats) -> int:
+    """Records holding ``term``; for a phrase variant, those holding its rarest word (a bound)."""
+    return min(stats.df(t) for t in term.split()) if " " in term else stats.df(term)
 
 
 def coverage_weight(feature: Feature, df: int, docs: int, profile: ScoreProfile = SCORE) -> float:
@@ -189,7 +201,8 @@ class _Planned:
     """What :func:`lexical` needs of one feature, the same for every candidate of a recall."""
 
     term: str
-    spellings: tuple[str, ...]  # the term, then its variants
+    spellings: tuple[str, ...]  # the term, then its single-term variants
+    phrases: tuple[tuple[str, ...], ...]  # phrase variants, as their terms (cairn.recall.variants)
     weight: float  # scoring weight (IDF x feature weight)
     share: float  # coverage weight
     rare: bool  # an alias-only match of it names a topic (see is_rare)
@@ -209,13 +222,15 @@ def _plan(query: ParsedQuery, stats: CorpusStats, profile: ScoreProfile) -> tupl
             return found[2]
     prefetch = getattr(stats, "prefetch", None)
     if prefetch is not None:
-        prefetch(t for f in query.features for t in (f.term, *f.variants))  # one read, not one per term
+        prefetch(w for f in query.features for t in (f.term, *f.variants) for w in t.split())  # one read, not one per term
     words_only = any(not f.numeric for f in query.features)
     rare_max = max(profile.rare_alias_floor, profile.rare_alias_fraction * stats.docs)
     planned = []
     for feature in query.features:
         df, weight, share = _weights(feature, stats, profile)
-        planned.append(_Planned(feature.term, (feature.term, *feature.variants), weight, share, df <= rare_max,
+        spellings = (feature.term, *(v for v in feature.variants if " " not in v))
+        phrases = tuple(tuple(v.split()) for v in feature.variants if " " in v)
+        planned.append(_Planned(feature.term, spellings, phrases, weight, share, df <= rare_max,
                                 not (words_only and feature.numeric)))
     plan = tuple(planned)
     if memo is not None:
@@ -249,6 +264,8 @@ def lexical(query: ParsedQuery, memory: Memory, stats: CorpusStats, profile: Sco
             tf_c = sum(content.get(t, 0) for t in f.spellings)
             tf_a = sum(aliases.get(t, 0) for t in f.spellings)
             named = any(t in origin for t in f.spellings)
+        if f.phrases:
+            tf_c += sum(_phrase_count(memory.content, words) for words in f.phrases if words[0] in content)
         if tf_c:
             in_content.add(term)
         if tf_a:

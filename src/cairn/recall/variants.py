@@ -17,7 +17,10 @@ and only when the index actually holds the other form:
   ``login``, ``set up`` ↔ ``setup``.
 * **abbreviations** — a short table of common written abbreviations and their long
   form (``db`` ↔ ``database``, ``prod`` ↔ ``production``, ``dr`` ↔ ``doctor``), both
-  ways (:data:`ABBREVIATIONS`).
+  ways (:data:`ABBREVIATIONS`). A long form of several words (``pr`` → ``pull request``,
+  ``e2e`` → ``end-to-end``) is a *phrase variant*, one way only: its terms joined by a
+  space (:func:`is_phrase`), counted where a record holds them in that order, side by
+  side (:func:`cairn.recall.score.lexical`), and used only when the store holds each.
 * **agent nouns** — a verb and its ``-er`` noun: ``lint`` ↔ ``linter``, ``pars`` ↔
   ``parser``, ``format`` ↔ ``formatter``. Stems ending in ``m`` or ``n`` are left out:
   those ``-er`` words are mostly not agents (``customer``, ``container``, ``number``).
@@ -31,7 +34,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Protocol
 
-from ..text import stem
+from ..text import index_text, stem
 from .query import ParsedQuery
 
 MIN_ROOT = 4  # shorter roots extend into too many unrelated words
@@ -64,6 +67,9 @@ _ABBREVIATED: dict[str, tuple[str, ...]] = {
     "hr": ("hour",), "hrs": ("hours",), "mon": ("monday",), "tue": ("tuesday",), "wed": ("wednesday",),
     "thu": ("thursday",), "fri": ("friday",), "sat": ("saturday",), "sun": ("sunday",),
     "tel": ("telephone",), "addr": ("address",), "ave": ("avenue",), "rd": ("road",),
+    "e2e": ("end-to-end",), "ui": ("user interface",), "a11y": ("accessibility",),
+    "i18n": ("internationalization", "internationalisation"), "l10n": ("localization", "localisation"),
+    "faq": ("frequently asked questions",), "wfh": ("work from home",), "ooo": ("out of office",),
 }
 
 
@@ -71,12 +77,21 @@ def _abbreviations() -> dict[str, tuple[str, ...]]:
     table: dict[str, list[str]] = {}
     for short, longs in _ABBREVIATED.items():
         for long in longs:
-            if " " in long:
-                continue  # a phrase is no single term
-            a, b = stem(short), stem(long)
+            a, b = stem(short), index_text(long)
             table.setdefault(a, []).append(b)
-            table.setdefault(b, []).append(a)
+            if not is_phrase(b):
+                table.setdefault(b, []).append(a)  # a phrase is no single term to look up
     return {k: tuple(dict.fromkeys(v)) for k, v in table.items()}
+
+
+def is_phrase(term: str) -> bool:
+    """A phrase variant: several index terms joined by a space (no single term holds one)."""
+    return " " in term
+
+
+def held(term: str, vocabulary: Vocabulary) -> bool:
+    """The store holds ``term``, or each word of a phrase variant."""
+    return all(vocabulary.df(t) for t in term.split()) if is_phrase(term) else bool(vocabulary.df(term))
 
 
 ABBREVIATIONS: dict[str, tuple[str, ...]] = _abbreviations()
@@ -100,7 +115,7 @@ def variants(term: str, vocabulary: Vocabulary) -> tuple[str, ...]:
 
     Cost: one prefix read of the vocabulary (every longer form starts with the term)
     and a few exact look-ups for the shorter forms."""
-    found: list[str] = [t for t in ABBREVIATIONS.get(term, ()) if vocabulary.df(t)]
+    found: list[str] = [t for t in ABBREVIATIONS.get(term, ()) if held(t, vocabulary)]
     if len(term) < MIN_ROOT or not term.isascii() or not term.isalpha():
         return tuple(found)
     agent = term[-1] not in "mn" and term[-1] not in _VOWELS
@@ -142,7 +157,7 @@ def lookups(query: ParsedQuery) -> list[str]:
     for f in query.features:
         wanted.append(f.term)
         if not (f.literal or f.numeric or f.cjk):
-            wanted += [*ABBREVIATIONS.get(f.term, ()), *_shorter(f.term)]
+            wanted += [w for t in ABBREVIATIONS.get(f.term, ()) for w in t.split()] + _shorter(f.term)
     for run in query.runs:
         wanted += [stem(a + b) for a, b in zip(run, run[1:], strict=False) if a.isalpha() and b.isalpha()]
     return list(dict.fromkeys(wanted))

@@ -34,7 +34,7 @@ class ClaimsLane:
             listed = ListStats(records)
             stats, query = listed, expand(query, listed)
             known = {m.id for m in records}
-            wanted = {t for f in query.features for t in (f.term, *f.variants)}
+            wanted = {w for f in query.features for t in (f.term, *f.variants) for w in t.split()}
             matched = [m for m in records if wanted & (set(field_terms(m.content)) | set(field_terms(" ".join(m.aliases))))]
             fetched = fetch(view, request.space, query, IndexStats(view, request.space), claims=True,
                             include_retired=request.include_retired)
