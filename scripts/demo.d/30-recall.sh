@@ -22,8 +22,9 @@ run cairn --now 2026-11-29T12:02:00Z explain "SQLite authentication"
 step "Explain a recall: every candidate's numbers and reason, no memory bodies"
 run cairn --now 2026-11-29T12:03:00Z explain "the glacier custard incident"
 
-step "Dormant is not gone: left out of recall, found by search or --include-dormant"
+step "Dormant is not gone: asked, recall shows it labelled when nothing current answers; injected, it stays out"
 run cairn --now 2026-11-29T12:04:00Z recall "sprint board"
+run cairn --now 2026-11-29T12:04:00Z recall "sprint board" --inject
 run cairn --now 2026-11-29T12:04:00Z search "sprint board"
 
 step "No recency fallback: a context-free query returns nothing, and says so"

@@ -276,6 +276,8 @@ def test_a_dormant_answer_behind_a_weaker_result_is_named_in_the_note(cli):
 
 
 def test_a_claims_recall_after_ingest_points_to_the_turns(cli, tmp_path):
+    """Asked with the lane left to its default, a question that no claim answers is answered
+    from the conversation; with the claims lane chosen, or injected, it is pointed to."""
     path = tmp_path / "chat.jsonl"
     turns = [
         ("t1", "Ana", "We finally adopted a tabby named Miso from the shelter.", "2026-02-01T09:00:00Z"),
@@ -283,10 +285,16 @@ def test_a_claims_recall_after_ingest_points_to_the_turns(cli, tmp_path):
     ]
     path.write_text(jsonl(*({"id": i, "speaker": s, "text": t, "time": at} for i, s, t, at in turns)), encoding="utf-8")
     assert cli("--now", NOW, "ingest", str(path)).code == 0
-    assert recall(cli, "who adopted a tabby") == []  # claims only: turns are not claims
-    assert "--lane episodes" in note(cli, "who adopted a tabby")
+    answered = cli("--now", NOW, "--json", "recall", "who adopted a tabby", "--no-trace").json()
+    assert [r["evidence"]["source_id"] for r in answered["results"]] == ["t1"]
+    assert [r["kind"] for r in answered["results"]] == ["episode"]
+    assert "from the conversations" in answered["note"] and "--inject" in answered["note"]
+    for chosen in (("--lane", "claims"), ("--inject",)):
+        assert recall(cli, "who adopted a tabby", *chosen) == []  # turns are not claims
+        assert "--lane episodes" in note(cli, "who adopted a tabby", *chosen)
     assert recall(cli, "who adopted a tabby", "--lane", "episodes") != []
-    assert "--lane episodes" not in note(cli, "what is the wifi password")  # negative control
+    assert recall(cli, "what is the wifi password") == []  # negative control: no turn answers
+    assert "--lane episodes" not in note(cli, "what is the wifi password", "--lane", "claims")
 
 
 def test_json_note_is_null_when_something_is_recalled(cli):

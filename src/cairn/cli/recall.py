@@ -66,8 +66,8 @@ def _common(p: argparse.ArgumentParser, *, limit: int, budget: int, dormant: boo
                        help="rank dormant (old, unconfirmed) records beside current ones, labelled dormant; without it"
                             " they come back only when nothing current answers")
         p.add_argument("--inject", action="store_true",
-                       help="recall as a host injecting memories unprompted: dormant records never come back (the note"
-                            " counts them)")
+                       help="recall as a host injecting memories unprompted: dormant records and conversation turns"
+                            " never come back in place of claims (the note counts them)")
     if trace:
         p.add_argument("--no-trace", action="store_true", help="do not write a trace of this recall")
 

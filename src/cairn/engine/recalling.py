@@ -99,7 +99,7 @@ class Recalling(Part):
         request = self._recall_request(query, limit, budget, lane, include_dormant, include_history, as_of, known_at,
                                        origin, prefer_origin)
         request = replace(request, include_retired=bool(include_retired))
-        outcome = self._answered(request, inject)
+        outcome = self._answered(request, inject, lane is None)
         trace_id = None
         if trace and not self.store.read_only:
             trace_id = write_trace(self.store, self.space, outcome, request.now, retention_days=self.trace_retention_days)
@@ -150,30 +150,59 @@ class Recalling(Part):
         """Every stage's numbers for ``query``, no memory bodies, at most 8 KB. Writes nothing."""
         request = self._recall_request(query, limit, budget, lane, include_dormant, include_history, as_of, known_at,
                                        origin, prefer_origin)
-        return explain_doc(self._answered(request, inject))
+        return explain_doc(self._answered(request, inject, lane is None))
 
     # -- helpers -----------------------------------------------------------------------
 
-    def _answered(self, request: Request, inject: bool) -> Outcome:
-        """The recall of ``request``, or — when nothing current answers, dormant records
-        were left out that would have, and the caller is asking rather than injecting —
-        the recall with them included, if every dormant record it returns covers most of
-        the question (:data:`DORMANT_ANSWER_COVERAGE`): a question whose only answer is
-        old gets that answer, labelled ``dormant``, rather than a pointer to it. A current
-        answer is never joined by dormant ones here (its note names them instead)."""
+    def _answered(self, request: Request, inject: bool, default_lane: bool = False) -> Outcome:
+        """The recall of ``request`` or, when nothing current answers and the caller is
+        asking rather than injecting, what does answer it:
+
+        * dormant records that were left out, if every one returned covers most of the
+          question (:data:`DORMANT_ANSWER_COVERAGE`): a question whose only answer is old
+          gets that answer, labelled ``dormant``, rather than a pointer to it;
+        * else, when the caller left the lane to its default, the conversation turns that
+          pass the relevance gates (``Outcome.turns_found``), from the episode lane and
+          labelled as episodes: after ``cairn ingest``, a plain question finds what was
+          said. A lane the caller chose (``--lane claims``) is kept to.
+
+        A current answer is never joined by dormant records or turns here (its note names
+        dormant ones instead)."""
         outcome = self._run_recall(request)
-        if inject or request.include_dormant or outcome.results or not outcome.withheld.get(Reason.DORMANT.value):
+        if inject or outcome.results:
             return outcome
+        if not request.include_dormant and outcome.withheld.get(Reason.DORMANT.value):
+            answered = self._dormant_answer(request, outcome)
+            if answered is not None:
+                return answered
+        if default_lane and outcome.turns_found:
+            return self._turns_answer(request, outcome)
+        return outcome
+
+    def _dormant_answer(self, request: Request, outcome: Outcome) -> Outcome | None:
         again = self._run_recall(replace(request, include_dormant=True))
         dormant = {r.id for r in again.results if r.dormant}
         coverage = {c.id: c.lexical.coverage for c in again.candidates if c.id in dormant and c.lexical is not None}
         if not dormant or any(coverage.get(i, 0.0) < DORMANT_ANSWER_COVERAGE for i in dormant):
-            return outcome
+            return None
         n = len(dormant)
         shown = f"{'it is' if n == 1 else 'they are'} shown labelled dormant"
         note = (f"nothing current to recall; {n} dormant {'memory matches' if n == 1 else 'memories match'}"
                 f" (not confirmed lately): {shown} (--inject leaves dormant records out)")
         return replace(again, note=note, withheld=outcome.withheld)
+
+    def _turns_answer(self, request: Request, outcome: Outcome) -> Outcome:
+        """The best turns for ``request`` in the episode lane's order, up to its limit: the
+        ones that answer, and the ones the lane ranks beside them (a reply that shares no
+        word with the question, a later turn that changed what an earlier one said)."""
+        n = outcome.turns_found
+        again = self._run_recall(replace(request, lane="episodes"))
+        if not again.results:
+            return outcome
+        shown = len(again.results)
+        note = (f"no remembered claim answers this; from the conversations: {shown} "
+                f"{'turn' if shown == 1 else 'turns'} (verbatim episodes; --lane claims or --inject leaves them out)")
+        return replace(again, note=note, withheld=outcome.withheld, turns_found=n)
 
     def _recall_request(self, query, limit, budget, lane, include_dormant, include_history, as_of, known_at,
                         origin=None, prefer_origin=None) -> Request:

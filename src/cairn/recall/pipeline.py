@@ -120,6 +120,7 @@ class Candidate:
     factors: RankFactors | None = None
     reason: Reason | None = None
     gate: Reason | None = None  # episodes: the gate verdict, reported not applied
+    turn_coverage: float | None = None  # episodes: the share of the question the turn holds, as the episode lane reads it
     markers: tuple[str, ...] = ()
     fusion: dict | None = None  # hybrid lanes: each lane's rank and share, the cosine (cairn.recall.fusion)
     judged: bool = False  # exclude() has looked at it (lanes exclude early; the pipeline checks what they did not)
@@ -335,14 +336,23 @@ def _anchored(c: Candidate) -> bool:
     return c.phrase is not None and c.phrase.bonus > 0
 
 
+# A conversation turn answers a question that found no claim when it passes the relevance
+# gates, or when it holds at least half of what the question asks about as the episode lane
+# reads it: there a speaker's name selects that speaker's turns rather than being looked for
+# in the text (the gates want "Jonas" in "where does Jonas's sister live now"; the lane reads
+# "sister" and "live", said by Jonas), and words meet through their strong stems.
+TURN_ANSWER_COVERAGE = 0.5
+
+
 def _turns_found(view: ReadView, request: Request, query: ParsedQuery) -> int:
-    """Conversation turns that the episodes lane finds and whose gates pass: a claims
-    recall that found nothing says so instead of searching both lanes unasked (the
-    claims digest is injected into an agent's context; turns are evidence to look up)."""
+    """Conversation turns that the episodes lane finds and that answer the question
+    (:data:`TURN_ANSWER_COVERAGE`): a claims recall that found nothing either says so
+    or, asked rather than injected, answers from them (``cairn.engine.recalling``)."""
     if not plugins.is_builtin(plugins.LANE_GROUP, "episodes"):
         return 0
     found = _lane_candidates(lane("episodes"), view, request, query, {})
-    return sum(1 for c in found if c.reason is None and c.gate is None)
+    return sum(1 for c in found
+               if c.reason is None and (c.gate is None or (c.turn_coverage or 0.0) >= TURN_ANSWER_COVERAGE))
 
 
 def _silence_note(request: Request, withheld: dict[str, int], turns: int, any_candidate: bool) -> str:

@@ -37,7 +37,8 @@ class EpisodesLane:
         candidates: list[Candidate] = []
         for s in scored:
             memory = memories.get(s.id)
-            c = Candidate(s.id, self.name, memory, lane_score=s.score, raw=s.score)
+            c = Candidate(s.id, self.name, memory, lane_score=s.score, raw=s.score,
+                          turn_coverage=s.factors.get("coverage"))
             if memory is None:
                 c.reason = Reason.OTHER_SPACE  # not readable in this space
             candidates.append(c)
