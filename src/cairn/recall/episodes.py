@@ -43,6 +43,10 @@ conversations 0-4 only; model-free and deterministic):
    the question's tense orders turns of about equal relevance — present tense the later
    statement first, past tense the earlier — by at most ``time_weight``; with ``as_of``
    a turn said after it ranks behind (``after_as_of``), the rest as for the present.
+   An update seldom repeats what it updates ("the airline moved our flight, we now
+   leave on the 16th" after "we leave for Lisbon on the 14th"), so in the present tense a
+   turn that says something changed and shares a word of the question with an earlier,
+   stronger turn of the same speaker is placed just above it (``update_lift``).
 8. **Feedback** (pseudo-relevance feedback from the store's own words): the rarest
    words that the best ``feedback_docs`` turns of this first pass hold, and that the
    space holds elsewhere but not commonly, are added to the question with a small
@@ -114,6 +118,7 @@ class EpisodeProfile:
     day_boost: float = 1.0  # ×(1 + boost) more when the turn's day is named too
     speaker_floor: float = 0.05  # base of a named speaker's turn that holds none of the words
     time_weight: float = 0.2  # ×(1 + weight·place in time) by the question's tense (recall.tense)
+    update_lift: float = 0.01  # present tense: a later turn saying the same thing changed ranks this much above it
     after_as_of: float = 0.5  # × for a turn said after --as-of
     hand_out_context: bool = False  # True: a turn that only lends context may be returned too
     feedback_docs: int = 3  # pseudo-relevance feedback: best turns of a first pass read for related words
@@ -241,7 +246,7 @@ class _Text:
     function of the text, so a cache keyed by it is never stale (an edited turn is
     another text)."""
 
-    __slots__ = ("asks", "counts", "stems", "terms", "_when")
+    __slots__ = ("asks", "counts", "stems", "terms", "_when", "_changes")
 
     def __init__(self, terms: str) -> None:
         self.terms = terms
@@ -253,6 +258,15 @@ class _Text:
         self.counts = counts  # term frequency of each stem
         self.asks = not _ASKING.isdisjoint(words)  # holds a wh-word: the turn asks a question
         self._when: bool | None = None
+        self._changes: bool | None = None
+
+    @property
+    def changes(self) -> bool:
+        """The turn says that something changed (:func:`says_change`); read only for a
+        question in the present tense."""
+        if self._changes is None:
+            self._changes = says_change(self.terms.split())
+        return self._changes
 
     @property
     def when(self) -> bool:
@@ -465,13 +479,17 @@ class _Scored:
     date: float
     when: float
     matched: bool
+    updates: bool = False  # lifted above an earlier turn it says changed (:func:`_updates_first`)
 
     def result(self) -> EpisodeScore:
         t = self.turn
-        return EpisodeScore(t.id, self.score, {
+        factors = {
             "lexical": round(t.lexical, 4), "coverage": round(t.coverage, 4), "phrase": round(t.phrase, 4),
             "context": round(self.context, 4), "speaker": self.speaker, "date": self.date, "time": round(self.when, 4),
-            "matched": float(self.matched)})
+            "matched": float(self.matched)}
+        if self.updates:
+            factors["update"] = 1.0
+        return EpisodeScore(t.id, self.score, factors)
 
 
 def final_scores(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: EpisodeProfile,
@@ -545,7 +563,41 @@ def _final(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: Episod
         score = (base + context) * speaker * date * when
         if score > 0:
             out.append(_Scored(score, t, context, speaker, date, when, matched))
+    if cue is Tense.PRESENT and p.update_lift:
+        _updates_first(out, q, named, cutoff, p.update_lift)
     return out
+
+
+def _updates_first(scored: list[_Scored], q: EpisodeQuery, named: frozenset[str], cutoff: str | None,
+                   lift: float) -> None:
+    """Asked in the present tense, a turn that says something changed (:func:`says_change`:
+    "the airline moved our flight, we now leave on the 16th", "the offsite moves to Braga
+    instead") and holds a word of the question that an earlier, stronger turn of the same
+    speaker in the same conversation holds too, takes that turn's place, just above it
+    (×(1 + ``lift``)): it updates what the earlier turn said, although it seldom repeats
+    the earlier turn's names ("Lisbon"). A turn said after ``cutoff`` (``--as-of``) is
+    never lifted. In place; a lifted turn's ``update`` factor is 1.
+    """
+    wanted = {strong_stem(t) for t in q.terms if t not in named}
+    by_origin: dict[str, list[_Scored]] = defaultdict(list)
+    for s in scored:
+        by_origin[s.turn.origin].append(s)
+    for group in by_origin.values():
+        if len(group) < 2:
+            continue
+        group.sort(key=lambda s: s.turn.turn)
+        for i, later in enumerate(group):
+            t = later.turn
+            if not t.read.changes or (cutoff is not None and t.at > cutoff):
+                continue
+            topic = wanted.intersection(t.read.counts)
+            if not topic:
+                continue
+            best = max((s.score for s in group[:i]
+                        if s.turn.speaker == t.speaker and not topic.isdisjoint(s.turn.read.counts)), default=0.0)
+            if best > later.score:
+                later.score = best * (1 + lift)
+                later.updates = True
 
 
 _ASKING = frozenset("what how why which where who".split())
@@ -612,6 +664,19 @@ def _date_named(q: EpisodeQuery, at: str) -> bool:
 _WHEN_WORDS = frozenset(stem(w) for w in """yesterday tomorrow tonight today ago recently lately week weekend month year
     monday tuesday wednesday thursday friday saturday sunday spring summer autumn fall winter since""".split()) | frozenset(
     stem(m) for m in MONTHS)
+
+
+# Words that say a statement replaces an earlier one ("moved", "switched", "instead",
+# "rescheduled", "not ... anymore", "scratch that"). Looser words were measured and left
+# out: "now", "actually", "change" and "update" are everyday filler in conversation, and
+# lifting the turns holding them cost LoCoMo dev 1-6 points of any@5.
+_CHANGE_WORDS = frozenset(stem(w) for w in """moved switched instead rescheduled anymore scratch replaced
+    postponed cancelled canceled""".split())
+
+
+def says_change(terms: list[str]) -> bool:
+    """The turn says that something changed (an update of an earlier statement)."""
+    return any(term in _CHANGE_WORDS for term in terms)
 
 
 def says_when(terms: list[str]) -> bool:

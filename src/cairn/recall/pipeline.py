@@ -121,6 +121,7 @@ class Candidate:
     reason: Reason | None = None
     gate: Reason | None = None  # episodes: the gate verdict, reported not applied
     turn_coverage: float | None = None  # episodes: the share of the question the turn holds, as the episode lane reads it
+    updates: bool = False  # episodes: placed above an earlier turn it says changed (recall.episodes)
     markers: tuple[str, ...] = ()
     fusion: dict | None = None  # hybrid lanes: each lane's rank and share, the cosine (cairn.recall.fusion)
     judged: bool = False  # exclude() has looked at it (lanes exclude early; the pipeline checks what they did not)
@@ -139,6 +140,8 @@ class Candidate:
             factors.update(self.factors.to_dict())
         if self.gate is not None:
             factors["gate_reported"] = self.gate.value
+        if self.updates:
+            factors["update"] = 1
         if self.fusion:
             factors["fusion"] = self.fusion
         doc = {

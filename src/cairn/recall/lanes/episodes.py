@@ -38,7 +38,7 @@ class EpisodesLane:
         for s in scored:
             memory = memories.get(s.id)
             c = Candidate(s.id, self.name, memory, lane_score=s.score, raw=s.score,
-                          turn_coverage=s.factors.get("coverage"))
+                          turn_coverage=s.factors.get("coverage"), updates=bool(s.factors.get("update")))
             if memory is None:
                 c.reason = Reason.OTHER_SPACE  # not readable in this space
             candidates.append(c)
