@@ -28,6 +28,7 @@ from ..policy.aging import freshness
 from ..policy.temporal import temporal_status
 from ..store import ReadView
 from ..store.timetravel import memory_known_at
+from . import kept
 from .candidates import IndexStats
 from .fusion import FUSIONS, matched
 from .gates import GATES, Reason, below_cutoff, exclusion, relevance_gate
@@ -321,7 +322,10 @@ def _retired_matches(view: ReadView, request: Request, query: ParsedQuery) -> li
         return []
     if "claims" not in COMPOSITIONS.get(request.lane, FUSIONS.get(request.lane, (request.lane,))):
         return []
-    if not view.count_memories(request.space, statuses=(Status.RETIRED.value,)):
+    counts = kept.table(view, "retired", 64)  # kept while the store's data is unchanged
+    if request.space not in counts:
+        counts[request.space] = view.count_memories(request.space, statuses=(Status.RETIRED.value,))
+    if not counts[request.space]:
         return []  # nothing retired in this space (an index count): no second lane run
     found = _lane_candidates(lane("claims"), view, replace(request, include_retired=True), query, {})
     retired = [c for c in found if c.memory is not None and c.memory.status is Status.RETIRED]
