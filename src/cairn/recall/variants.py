@@ -29,6 +29,7 @@ see the term the user typed as present. Pure apart from the vocabulary lookups.
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import lru_cache
 from typing import Protocol
 
 from ..text import stem
@@ -116,8 +117,10 @@ def variants(term: str, vocabulary: Vocabulary) -> tuple[str, ...]:
     return tuple(dict.fromkeys(v for v in found if v != term))[:MAX_VARIANTS]
 
 
-def _shorter(term: str) -> list[str]:
-    """The shorter forms of ``term`` that are variants when the index holds them."""
+@lru_cache(maxsize=4096)
+def _shorter(term: str) -> tuple[str, ...]:
+    """The shorter forms of ``term`` that are variants when the index holds them (a pure
+    function of the term, stemming included: kept for the recently asked terms)."""
     shorter: list[str] = []
     for cut in range(1, MAX_TAIL + 1):
         root = term[:-cut]
@@ -132,7 +135,7 @@ def _shorter(term: str) -> list[str]:
         for verb in (root, root[:-1] if root[-1] == root[-2] else ""):
             if verb and verb[-1] not in "mn":
                 shorter.append(verb)
-    return [r for r in dict.fromkeys(shorter) if r != term]
+    return tuple(r for r in dict.fromkeys(shorter) if r != term)
 
 
 def lookups(query: ParsedQuery) -> list[str]:
