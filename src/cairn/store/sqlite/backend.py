@@ -141,6 +141,7 @@ SKIPPED = [0]
 
 _DECODED: dict[str, Memory] = {}
 DECODED_MAX = 4096  # records kept decoded per process (bounded: memory stays flat in N)
+LOADED_KEPT = 4096  # load_ranked outcomes kept per (space, filter) while the data is unchanged
 
 
 def _memory(data: object) -> Memory | None:
@@ -687,6 +688,16 @@ class _Reads(vectors.VectorReads):
         # per kept row, and a retired row is skipped before its data is decoded.
         kept = "space = ?" + (" AND kind != 'episode'" if claims_only else "") + (
             " AND status != 'retired'" if skip_retired else "")
+        # Each key's outcome (its record, or None when the row is missing or filtered out)
+        # is kept while the data is unchanged (state_memo): the next recall's candidates
+        # are mostly the same records. A malformed row is never kept, so every read that
+        # skips it counts it.
+        memo = self.state_memo()
+        known: dict | None = None
+        if memo is not None:
+            known = memo.get(("load_ranked", space, claims_only, skip_retired))
+            if known is None or len(known) >= LOADED_KEPT:
+                known = memo[("load_ranked", space, claims_only, skip_retired)] = {}
         start = 0
         while start < len(keys):
             # The first read asks for as many rows as wanted (most keys pass); the next ones,
@@ -694,13 +705,19 @@ class _Reads(vectors.VectorReads):
             step = limit if start == 0 else limit * 2
             chunk = list(keys[start : start + step])
             start += step
-            marks = ",".join("?" * len(chunk))
+            wanted = chunk if known is None else [key for key in chunk if key not in known]
+            marks = ",".join("?" * len(wanted))
             rows = dict(self._texts(
-                f"SELECT rowid, CASE WHEN {kept} THEN data END FROM memories WHERE rowid IN ({marks})", (space, *chunk)
-            ))
+                f"SELECT rowid, CASE WHEN {kept} THEN data END FROM memories WHERE rowid IN ({marks})", (space, *wanted)
+            )) if wanted else {}
             for key in chunk:
-                data = rows.get(key)
-                memory = None if data is None else _memory(data)
+                if known is not None and key in known:
+                    memory = known[key]
+                else:
+                    data = rows.get(key)
+                    memory = None if data is None else _memory(data)
+                    if known is not None and (memory is not None or data is None):
+                        known[key] = memory
                 if memory is not None:
                     out.append(memory)
                     if len(out) >= limit:
