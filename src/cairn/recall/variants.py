@@ -33,7 +33,7 @@ from functools import lru_cache
 from typing import Protocol
 
 from ..text import stem
-from .query import ParsedQuery
+from .query import Feature, ParsedQuery
 
 MIN_ROOT = 4  # shorter roots extend into too many unrelated words
 MAX_TAIL = 3
@@ -158,10 +158,17 @@ def expand(query: ParsedQuery, vocabulary: Vocabulary) -> ParsedQuery:
     features = tuple(
         f
         if f.literal or f.numeric or f.cjk
-        else replace(f, variants=_of(f.term, f.surface, vocabulary) + joined.get(f.surface, ()))
+        else _with_variants(f, _of(f.term, f.surface, vocabulary) + joined.get(f.surface, ()))
         for f in query.features
     )
+    if all(a is b for a, b in zip(features, query.features, strict=True)):
+        return query  # no word has a variant: the query as it was (dataclasses.replace costs µs a call)
     return replace(query, features=features)
+
+
+def _with_variants(feature: Feature, found: tuple[str, ...]) -> Feature:
+    """``feature`` with ``found`` as its variants; the same object when they do not change."""
+    return feature if found == feature.variants else replace(feature, variants=found)
 
 
 def _compounds(query: ParsedQuery, vocabulary: Vocabulary) -> dict[str, tuple[str, ...]]:
