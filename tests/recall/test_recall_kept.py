@@ -104,6 +104,22 @@ def test_a_traced_recall_keeps_the_memo_and_a_record_write_does_not(cairn):
         assert view.state_memo() is not kept
 
 
+def test_the_version_is_read_on_the_snapshots_own_transaction(cairn, db_path, clock):
+    """The check opens the snapshot: a commit landing right after it is neither seen by
+    that snapshot's reads nor hidden from the next snapshot's check."""
+    _seed(cairn)
+    with cairn.store.snapshot() as view:
+        memo = view.state_memo()
+        assert memo is not None
+        memo["probe"] = 1
+        with Cairn(db_path, now=clock) as other:
+            other.remember("A fact written while the snapshot is open", kind="fact")
+        assert view.space_document_count(cairn.space) == 3  # the snapshot's data: what the memo was checked against
+    with cairn.store.snapshot() as view:
+        assert "probe" not in view.state_memo()
+        assert view.space_document_count(cairn.space) == 4
+
+
 def test_nothing_is_kept_outside_a_read_snapshot_or_inside_a_write(cairn):
     store = cairn.store
     assert store.state_memo() is None  # each statement its own snapshot: nothing to tie a value to
