@@ -265,3 +265,15 @@ def _plain_name_like(text: str) -> set[str]:
 @given(st.text(alphabet=st.sampled_from(list("aZé1ǅ _-ßŞ٣x")), max_size=24))
 def test_name_like_words_are_the_plain_rules(text):
     assert query._name_like(text) == _plain_name_like(text)
+
+
+def test_kept_tables_stay_bounded_however_many_spaces_are_read(cairn):
+    from cairn.recall import kept
+
+    with cairn.store.snapshot() as view:
+        for n in range(kept.TABLES * 2):
+            kept.table(view, ("df", f"space-{n}"), 4)["term"] = n
+        assert len(view.state_memo()) <= kept.TABLES
+        full = kept.table(view, "full", 2)
+        full.update(a=1, b=2)
+        assert kept.table(view, "full", 2) == {}  # a full table is dropped, not grown

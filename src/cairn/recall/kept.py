@@ -20,6 +20,8 @@ from collections.abc import Hashable
 
 from ..store import ReadView
 
+TABLES = 256  # kept tables of one store state, all spaces together
+
 
 def table(view: ReadView, name: Hashable, bound: int) -> dict:
     """The kept table ``name`` of ``view``'s current data (empty when it was full, or when
@@ -29,8 +31,16 @@ def table(view: ReadView, name: Hashable, bound: int) -> dict:
         return {}
     found = memo.get(name)
     if found is None or len(found) >= bound:
+        _room(memo)
         found = memo[name] = {}
     return found
+
+
+def _room(memo: dict) -> None:
+    """Tables are per space: a process reading many spaces drops them all at
+    :data:`TABLES` rather than keep one set per space it ever read."""
+    if len(memo) >= TABLES:
+        memo.clear()
 
 
 def weighed(view: ReadView, name: Hashable, budget: int) -> tuple[dict, list[int]]:
@@ -42,5 +52,6 @@ def weighed(view: ReadView, name: Hashable, budget: int) -> tuple[dict, list[int
         return {}, [0]
     found = memo.get(name)
     if found is None or found[1][0] >= budget:
+        _room(memo)
         found = memo[name] = ({}, [0])
     return found
