@@ -81,7 +81,7 @@ def _span_re(span: Span) -> re.Pattern[str]:
 
 def chunks(memory: Memory) -> list[str]:
     """The normalised texts a span is looked for in: the content and each alias."""
-    return list(_chunks(memory.content, memory.aliases)[0])
+    return list(_chunks(memory.content, tuple(memory.aliases))[0])
 
 
 @lru_cache(maxsize=8192)
@@ -148,7 +148,7 @@ def phrase_hits(
     hits: dict[str, PhraseHit] = {}
     words = {w for span in spans for w in span}
     for memory in candidates:
-        texts, joined = _chunks(memory.content, memory.aliases)
+        texts, joined = _chunks(memory.content, tuple(memory.aliases))
         # A cheap necessary condition first: each word of the span occurs in the record's
         # text somewhere (checked once per word, not once per span holding it).
         present = {w for w in words if w in joined}
