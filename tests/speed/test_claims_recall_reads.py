@@ -93,3 +93,35 @@ def test_scoring_reads_the_frequencies_of_a_query_in_one_statement(cairn):
         finally:
             cairn.store.conn.set_trace_callback(None)
     assert len([s for s in seen if "FROM term_stats" in s]) == 1, seen
+
+
+def test_a_recall_after_another_reads_only_what_no_recall_before_it_read(cairn):
+    """What the first recall derived (record count, frequencies, prefix reads, postings,
+    rows, relations) is kept while the data is unchanged: the same question again makes
+    only the snapshot's own statements; a write brings the reads back."""
+    for n in range(12):
+        cairn.remember(f"The relay cluster {n} rotates its signing key weekly", kind="fact")
+    cairn.remember("Berlin office moved to the third floor", kind="fact")
+    question = "how often does the relay rotate the signing key"
+
+    def statements() -> list[str]:
+        seen: list[str] = []
+        cairn.store.conn.set_trace_callback(seen.append)
+        try:
+            assert cairn.recall(question, trace=False, lane="claims").ids
+        finally:
+            cairn.store.conn.set_trace_callback(None)
+        return [s for s in seen if not s.startswith("--")]  # FTS5's own inner statements left out
+
+    first = statements()
+    again = statements()
+    assert len(first) >= 10, first
+    reads = [s for s in again if s.split()[0] not in ("BEGIN", "COMMIT", "PRAGMA")]
+    lane = ("memories_fts", "term_stats", "space_stats", "rowid IN", "turn IS NOT NULL")
+    assert not [s for s in reads if any(part in s for part in lane)], reads
+    # What is left is the results' confidence, read by the engine's trust part in its own
+    # snapshot: the records, then each one's events and relations.
+    assert len(reads) <= 1 + 2 * 3, reads
+    cairn.remember("The relay cluster 99 rotates its signing key daily", kind="fact")
+    after = statements()
+    assert [part for part in lane[:4] if any(part in s for s in after)] == list(lane[:4]), after  # read again

@@ -198,6 +198,9 @@ class MemStore:
     def get_source(self, space: str, source_id: str) -> dict | None:
         return self._s.sources.get((space, source_id))
 
+    def state_memo(self) -> dict | None:
+        return None  # nothing is kept across reads: every recall reads afresh
+
     # -- traces ------------------------------------------------------------------------
 
     def recent_traces(self, space: str, limit: int) -> list[dict]:

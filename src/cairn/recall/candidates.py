@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from ..model import Memory
 from ..store import ReadView
 from ..text import normalize, terms
+from . import kept
 from .phrase import PHRASE, Span, holds
 from .query import ParsedQuery
 from .score import feature_df, idf
@@ -31,6 +32,10 @@ from .score import feature_df, idf
 SCAN_PER_TERM = 3000  # postings read per term (its newest matches)
 POOL = 48  # candidates handed to Cairn's own scoring
 PHRASE_SCAN = 64  # FTS phrase hits verified per span
+KEPT_SPACES = 64  # spaces whose record count is kept (cairn.recall.kept)
+KEPT_TERMS = 16384  # document frequencies (and prefix reads) kept per space
+KEPT_POSTINGS = 65536  # postings kept, all terms together (a few MB at most)
+KEPT_SPANS = 4096  # phrase frequencies kept per space
 
 
 class IndexStats:
@@ -41,8 +46,13 @@ class IndexStats:
     def __init__(self, view: ReadView, space: str | None = None) -> None:
         self.view = view
         self.space = space
-        self.docs = view.document_count() if space is None else view.space_document_count(space)
-        self._cache: dict[str, int] = {}
+        # The count and the frequencies are kept while the store's data is unchanged
+        # (cairn.recall.kept): a recall reads only the terms no recall before it asked.
+        counts = kept.table(view, "docs", KEPT_SPACES)
+        if space not in counts:
+            counts[space] = view.document_count() if space is None else view.space_document_count(space)
+        self.docs: int = counts[space]
+        self._cache: dict[str, int] = kept.table(view, ("df", space), KEPT_TERMS)
         self.memo: dict = {}  # per-feature weights of score.lexical, for this recall
 
     def prefetch(self, terms: Iterable[str]) -> None:
@@ -60,7 +70,11 @@ class IndexStats:
         return self._cache[term]
 
     def extensions(self, prefix: str, limit: int) -> list[str]:
-        return self.view.terms_with_prefix(prefix, limit)
+        known = kept.table(self.view, "extensions", KEPT_TERMS)
+        found = known.get((prefix, limit))
+        if found is None:
+            found = known[(prefix, limit)] = self.view.terms_with_prefix(prefix, limit)
+        return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,12 +95,16 @@ def fetch(view: ReadView, space: str, query: ParsedQuery, stats: IndexStats, *, 
     overlap: dict[Hashable, float] = {}
     postings, bounded = 0, []
     stats.prefetch(w for f in query.features for t in (f.term, *f.variants) for w in t.split())
+    known, weight_kept = kept.weighed(view, "postings", KEPT_POSTINGS)
     for feature in query.features:
         found = []
         for term in (feature.term, *feature.variants):
             if " " in term:  # a phrase variant: the records holding its rarest word
                 term = min(term.split(), key=stats.df)
-            rows = view.term_postings(term, SCAN_PER_TERM + 1)
+            rows = known.get(term)
+            if rows is None:
+                rows = known[term] = view.term_postings(term, SCAN_PER_TERM + 1)
+                weight_kept[0] += len(rows) + 1
             if len(rows) > SCAN_PER_TERM:
                 rows = rows[:SCAN_PER_TERM]
                 bounded.append(term)
@@ -125,7 +143,15 @@ def index_frequency(view: ReadView, space: str, ceiling: int = PHRASE.ceiling, s
     are verified per span.
     """
 
+    known = kept.table(view, ("phrase", space, ceiling, scan), KEPT_SPANS)
+
     def count(span: Span) -> int:
+        found = known.get(span)
+        if found is None:
+            found = known[span] = _count(span)
+        return found
+
+    def _count(span: Span) -> int:
         words = terms(" ".join(span))
         # A recurring span verifies on its first few hits: read ceiling + 1 of them first,
         # and the whole scan only when they did not all pass the exact rule. Hits are

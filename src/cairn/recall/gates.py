@@ -86,6 +86,10 @@ GATES = frozenset(
 )
 
 
+_FORGOTTEN, _CONFLICTED, _RETIRED, _INCORRECT = Status.FORGOTTEN, Status.CONFLICTED, Status.RETIRED, Verdict.INCORRECT
+_NOT_VALID_AT, _NOT_YET_VALID = Reason.NOT_VALID_AT.value, Reason.NOT_YET_VALID.value
+
+
 @dataclass(frozen=True, slots=True)
 class GateProfile:
     coverage_min: float = 0.4  # IDF-weighted share of the query a match must hold
@@ -116,24 +120,28 @@ def exclusion(
     ``not-yet-valid``);
     ``recorded`` is False when ``known_at`` lies before the record existed.
     """
+    # The enum members are module constants here: an Enum class attribute costs a
+    # descriptor call, and a member's .value another, on every candidate of every recall.
     if memory.space != space:
         return Reason.OTHER_SPACE
-    if memory.status is Status.FORGOTTEN or memory.purged_at is not None:
+    status = memory.status
+    if status is _FORGOTTEN or memory.purged_at is not None:
         return Reason.FORGOTTEN
-    if memory.status is Status.CONFLICTED:
+    if status is _CONFLICTED:
         return Reason.CONFLICTED
-    if memory.status is Status.RETIRED and not include_retired:
+    if status is _RETIRED and not include_retired:
         # Retired by a retention policy: out of recall, back under search or --include-retired.
         return Reason.RETIRED
     accuracy = memory.feedback.accuracy
-    if accuracy is not None and accuracy.verdict is Verdict.INCORRECT:
+    if accuracy is not None and accuracy.verdict is _INCORRECT:
         return Reason.DISPUTED
     if not recorded:
         return Reason.NOT_YET_RECORDED
-    if temporal == Reason.NOT_VALID_AT.value:
-        return Reason.NOT_VALID_AT
-    if temporal == Reason.NOT_YET_VALID.value:
-        return Reason.NOT_YET_VALID
+    if temporal is not None:
+        if temporal == _NOT_VALID_AT:
+            return Reason.NOT_VALID_AT
+        if temporal == _NOT_YET_VALID:
+            return Reason.NOT_YET_VALID
     if dormant and not include_dormant:
         # Old is not false: dormant means "not offered unprompted", never unfindable.
         return Reason.DORMANT

@@ -81,12 +81,52 @@ def _span_re(span: Span) -> re.Pattern[str]:
 
 def chunks(memory: Memory) -> list[str]:
     """The normalised texts a span is looked for in: the content and each alias."""
-    return [normalize(memory.content), *(normalize(a) for a in memory.aliases)]
+    return list(_chunks(memory.content, tuple(memory.aliases))[0])
+
+
+@lru_cache(maxsize=8192)
+def _chunks(content: str, aliases: tuple[str, ...]) -> tuple[tuple[str, ...], str]:
+    """(:func:`chunks`, the same joined by " \\n ") of one record's texts. Normalising is
+    a pure function of the text and a recalled record is often recalled again: a process
+    normalises each recently seen text once (bounded, so memory stays flat)."""
+    texts = (normalize(content), *(normalize(a) for a in aliases))
+    return texts, " \n ".join(texts)
 
 
 def holds(texts: Iterable[str], span: Span) -> bool:
-    pattern = _span_re(span)
-    return any(pattern.search(t) for t in texts)
+    """Whether one of ``texts`` holds ``span`` as :func:`_span_re` defines it (whole words,
+    in order, whitespace between). Matched by hand rather than by that pattern: most spans
+    of a query are new to the process, and compiling a pattern costs several times
+    more than looking for a few words in a few short texts."""
+    return any(_span_in(t, span) for t in texts)
+
+
+def _joins(c: str) -> bool:
+    """A character that continues a word (``\\w`` or ``-``: :func:`_span_re`'s boundary)."""
+    return c.isalnum() or c == "_" or c == "-"
+
+
+def _span_in(text: str, span: Span) -> bool:
+    """``_span_re(span).search(text)``, by hand: ``\\s`` is ``str.isspace`` and ``\\w`` is
+    ``str.isalnum`` or ``_`` (the same Unicode tables), and a span's words hold no
+    whitespace, so ``\\s+`` takes every blank before the next word: one way to match."""
+    first, end = span[0], len(text)
+    start = text.find(first)
+    while start >= 0:
+        if start == 0 or not _joins(text[start - 1]):
+            at = start + len(first)
+            for word in span[1:]:
+                gap = at
+                while gap < end and text[gap].isspace():
+                    gap += 1
+                if gap == at or not text.startswith(word, gap):
+                    break
+                at = gap + len(word)
+            else:
+                if at == end or not _joins(text[at]):
+                    return True
+        start = text.find(first, start + 1)
+    return False
 
 
 def phrase_hits(
@@ -108,8 +148,7 @@ def phrase_hits(
     hits: dict[str, PhraseHit] = {}
     words = {w for span in spans for w in span}
     for memory in candidates:
-        texts = chunks(memory)
-        joined = " \n ".join(texts)
+        texts, joined = _chunks(memory.content, tuple(memory.aliases))
         # A cheap necessary condition first: each word of the span occurs in the record's
         # text somewhere (checked once per word, not once per span holding it).
         present = {w for w in words if w in joined}

@@ -24,10 +24,11 @@ from datetime import UTC, datetime
 from .. import plugins
 from ..errors import InvalidInput
 from ..model import Kind, Marker, Memory, Status
-from ..policy.aging import freshness
+from ..policy.aging import Freshness, freshness
 from ..policy.temporal import temporal_status
 from ..store import ReadView
 from ..store.timetravel import memory_known_at
+from . import kept
 from .candidates import IndexStats
 from .fusion import FUSIONS, matched
 from .gates import GATES, Reason, below_cutoff, exclusion, relevance_gate
@@ -125,6 +126,7 @@ class Candidate:
     markers: tuple[str, ...] = ()
     fusion: dict | None = None  # hybrid lanes: each lane's rank and share, the cosine (cairn.recall.fusion)
     judged: bool = False  # exclude() has looked at it (lanes exclude early; the pipeline checks what they did not)
+    fresh: Freshness | None = None  # freshness at the request's now, when exclude() needed it (ranking reuses it)
 
     def explain(self) -> dict:
         """Numbers only, never the memory body."""
@@ -325,7 +327,10 @@ def _retired_matches(view: ReadView, request: Request, query: ParsedQuery) -> li
         return []
     if "claims" not in COMPOSITIONS.get(request.lane, FUSIONS.get(request.lane, (request.lane,))):
         return []
-    if not view.count_memories(request.space, statuses=(Status.RETIRED.value,)):
+    counts = kept.table(view, "retired", 64)  # kept while the store's data is unchanged
+    if request.space not in counts:
+        counts[request.space] = view.count_memories(request.space, statuses=(Status.RETIRED.value,))
+    if not counts[request.space]:
         return []  # nothing retired in this space (an index count): no second lane run
     found = _lane_candidates(lane("claims"), view, replace(request, include_retired=True), query, {})
     retired = [c for c in found if c.memory is not None and c.memory.status is Status.RETIRED]
@@ -423,7 +428,7 @@ def _apply_gates(live: list[Candidate], query: ParsedQuery, request: Request) ->
     for c in live:
         if c.reason is None:
             assert c.memory is not None
-            c.factors = rank_factors(c.memory, c.raw, request.now)
+            c.factors = rank_factors(c.memory, c.raw, request.now, fresh=c.fresh)
             c.reason = Reason.BELOW_CUTOFF if c.id in low else None
 
 
@@ -439,7 +444,7 @@ def _report_gates(live: list[Candidate], query: ParsedQuery, request: Request) -
     for c in live:
         assert c.memory is not None and c.lexical is not None  # live: excluded and scored above
         c.gate = relevance_gate(query, c.memory, c.lexical, anchored=_anchored(c))
-        c.factors = rank_factors(c.memory, c.raw, request.now)
+        c.factors = rank_factors(c.memory, c.raw, request.now, fresh=c.fresh)
     low = below_cutoff({c.id: c.raw for c in live if c.gate is None})
     for c in live:
         if c.id in low:
@@ -454,31 +459,33 @@ def exclude(candidates: list[Candidate], request: Request) -> None:
     marked ``future`` under ``include_history`` —, dormant unless asked for or under an
     ``as_of`` before now);
     a candidate without a readable record is out as ``other-space``."""
+    now, origin = request.now, request.origin
+    # A question about the past is not answered from freshness: under an as-of before
+    # now, dormancy stays a label and excludes nothing.
+    include_dormant = request.include_dormant or (request.as_of is not None and request.as_of < now)
     for c in candidates:
-        if c.reason is None and request.origin is not None and c.memory is not None and c.memory.origin != request.origin:
+        if c.reason is None and origin is not None and c.memory is not None and c.memory.origin != origin:
             c.reason = Reason.OTHER_ORIGIN  # the caller asked for one origin only
             continue
         if c.reason is not None or c.judged:
             continue
         c.judged = True
-        if c.memory is None:
+        memory = c.memory
+        if memory is None:
             c.reason = Reason.OTHER_SPACE
             continue
-        temporal = temporal_status(
-            c.memory, now=request.now, as_of=request.as_of, include_future=request.include_history
-        )
-        dormant = freshness(c.memory, request.now).dormant
-        c.markers = tuple(temporal.markers)
-        c.reason = exclusion(
-            c.memory,
-            space=request.space,
-            dormant=dormant,
-            # A question about the past is not answered from freshness: under an as-of
-            # before now, dormancy stays a label and excludes nothing.
-            include_dormant=request.include_dormant or (request.as_of is not None and request.as_of < request.now),
-            temporal=temporal.exclusion,
-            include_retired=request.include_retired,
-        )
+        temporal = temporal_status(memory, now=now, as_of=request.as_of, include_future=request.include_history)
+        c.markers = temporal.markers
+        # Dormancy is the last rule of exclusion(), read only when every other rule let
+        # the record through and dormant records are not asked for: the freshness it
+        # takes is most of an exclusion's cost, and most candidates never reach it.
+        reason = exclusion(memory, space=request.space, dormant=False, include_dormant=True,
+                           temporal=temporal.exclusion, include_retired=request.include_retired)
+        if reason is None and not include_dormant:
+            c.fresh = freshness(memory, now)
+            if c.fresh.dormant:
+                reason = Reason.DORMANT
+        c.reason = reason
 
 
 def _interleave(lists: list[list[Candidate]]) -> list[Candidate]:
@@ -585,7 +592,7 @@ def _gather(view: ReadView, request: Request, resolved: list[Resolved], by_id: d
             c.reason = None  # brought back by resolution, see above
             c.raw = max(c.raw, source.raw if source else 0.0)
         if c.factors is None or c.factors.relevance != c.raw:
-            c.factors = rank_factors(c.memory, c.raw, request.now)
+            c.factors = rank_factors(c.memory, c.raw, request.now, fresh=c.fresh)
         if r.matched and r.matched != r.id and r.matched in by_id and r.matched not in emitted_ids:
             # Only a hit that does not itself come back (e.g. as one side of a contradiction
             # pair) was replaced by its successor.

@@ -269,7 +269,8 @@ def _named(text: str, features: tuple[Feature, ...]) -> tuple[str | None, tuple[
     ]
     if len(eligible) < 2:
         return None, ()
-    named = [t for t in eligible if t in _name_like(text)]
+    names = _name_like(text)
+    named = [t for t in eligible if t in names]
     if len(named) > 1:
         return None, ()
     owner = _possessor(text, eligible)
@@ -334,10 +335,18 @@ def _name_like(text: str) -> set[str]:
     """Terms of words that look like names: an upper-case letter after the first
     character, or letters mixed with digits."""
     out: set[str] = set()
-    for word in re.findall(r"[^\W_]+", unicodedata.normalize("NFKC", text)):
-        if any(c.isupper() for c in word[1:]) or (any(c.isdigit() for c in word) and any(c.isalpha() for c in word)):
+    for word in _WORD_RE.findall(unicodedata.normalize("NFKC", text)):
+        # The plain lower-case word (no upper-case letter after the first, nothing but
+        # letters, so no digit) is most words and fails both tests: judged in C first.
+        rest = word[1:]
+        if rest.islower() and word.isalpha():
+            continue
+        if any(c.isupper() for c in rest) or (any(c.isdigit() for c in word) and any(c.isalpha() for c in word)):
             out.update(t.term for t in tokenize(word))
     return out
+
+
+_WORD_RE = re.compile(r"[^\W_]+")
 
 
 def is_function_word(word: str) -> bool:

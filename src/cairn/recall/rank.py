@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from ..model import Memory, Verdict
-from ..policy.aging import freshness
+from ..policy.aging import Freshness, freshness
 from ..policy.priority import evidence_priority
 
 
@@ -74,8 +74,12 @@ def accuracy_factor(memory: Memory, profile: RankProfile = RANK) -> float:
     return {Verdict.ACCURATE: profile.accurate, Verdict.INCORRECT: profile.incorrect}.get(slot.verdict, 1.0)
 
 
-def rank_factors(memory: Memory, relevance: float, now: datetime, profile: RankProfile = RANK) -> RankFactors:
-    fresh = freshness(memory, now)
+def rank_factors(memory: Memory, relevance: float, now: datetime, profile: RankProfile = RANK, *,
+                 fresh: Freshness | None = None) -> RankFactors:
+    """``fresh``: ``freshness(memory, now)`` when the caller has it already (exclusion
+    computed it to judge dormancy)."""
+    if fresh is None:
+        fresh = freshness(memory, now)
     # The source priority of the evidence, not the replacement protection of a confirmed
     # record: feedback must not raise evidence weight.
     priority = evidence_priority(memory.kind, memory.evidence)

@@ -46,8 +46,10 @@ from ..model import Kind, Marker, Memory, Relation, Role, Status, Verdict
 from ..policy.temporal import has_started
 from ..store import ReadView
 from ..store.timetravel import memory_known_at, relations_known_at
+from . import kept
 
 CHAIN = (Role.CORRECTS, Role.SUPERSEDES)
+KEPT_RECORDS = 8192  # records whose relations are kept per space
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +76,13 @@ class _Graph:
     def edges(self, record_id: str) -> list[Relation]:
         if record_id not in self._edges:
             if self.known_at is None:
-                self._edges[record_id] = self.view.relations(self.space, record_id=record_id)
+                # Kept while the store's data is unchanged (cairn.recall.kept): most hits
+                # have no relations, and the next recall asks about the same records.
+                known = kept.table(self.view, ("relations", self.space), KEPT_RECORDS)
+                found = known.get(record_id)
+                if found is None:
+                    found = known[record_id] = self.view.relations(self.space, record_id=record_id)
+                self._edges[record_id] = found
             else:
                 if self._all is None:
                     self._all = relations_known_at(self.view, self.space, self.known_at)

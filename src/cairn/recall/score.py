@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
@@ -248,15 +248,31 @@ def lexical(query: ParsedQuery, memory: Memory, stats: CorpusStats, profile: Sco
     still counts, at its prior weight: the query asked about it, and nothing here
     answers that part.
     """
+    return _scored(_plan(query, stats, profile), memory, profile)
+
+
+def scorer(query: ParsedQuery, stats: CorpusStats, profile: ScoreProfile = SCORE) -> Callable[[Memory], Lexical]:
+    """:func:`lexical` of ``query`` under ``stats`` as a function of the record: the
+    query's plan is looked up once, not once per candidate. The same numbers as
+    :func:`lexical` (the same code scores both)."""
+    plan = _plan(query, stats, profile)
+    return lambda memory: _scored(plan, memory, profile)
+
+
+_NONE: frozenset[str] = frozenset()
+
+
+def _scored(plan: tuple[_Planned, ...], memory: Memory, profile: ScoreProfile) -> Lexical:
     content, c_len = _field_counts(memory.content)
     aliases, a_len = _field_counts(" ".join(memory.aliases)) if memory.aliases else _NO_FIELD
     origin = _field_counts(memory.origin)[0] if memory.origin else _NO_FIELD[0]
     c_norm = 1 - profile.b + profile.b * c_len / profile.content_avg_terms
     a_norm = 1 - profile.b + profile.b * a_len / profile.alias_avg_terms
     k1 = profile.k1
+    content_weight, alias_weight = profile.content_weight, profile.alias_weight
     score = total = covered = 0.0
     in_content, in_aliases, rare, in_origin = set(), set(), set(), set()
-    for f in _plan(query, stats, profile):
+    for f in plan:
         term = f.term
         if len(f.spellings) == 1:
             tf_c, tf_a, named = content.get(term, 0), aliases.get(term, 0), term in origin
@@ -278,14 +294,15 @@ def lexical(query: ParsedQuery, memory: Memory, stats: CorpusStats, profile: Sco
             total += f.share
             if tf_c or term in rare or named:
                 covered += f.share
-        tf = profile.content_weight * tf_c / c_norm + (profile.alias_weight * tf_a / a_norm if aliases else 0.0)
-        if tf:
-            score += f.weight * tf * (k1 + 1) / (tf + k1)
+        if tf_c or tf_a:
+            tf = content_weight * tf_c / c_norm + (alias_weight * tf_a / a_norm if aliases else 0.0)
+            if tf:
+                score += f.weight * tf * (k1 + 1) / (tf + k1)
     return Lexical(
         score=score,
-        in_content=frozenset(in_content),
-        in_aliases=frozenset(in_aliases),
-        rare_alias=frozenset(rare),
-        in_origin=frozenset(in_origin),
+        in_content=frozenset(in_content) if in_content else _NONE,
+        in_aliases=frozenset(in_aliases) if in_aliases else _NONE,
+        rare_alias=frozenset(rare) if rare else _NONE,
+        in_origin=frozenset(in_origin) if in_origin else _NONE,
         coverage=covered / total if total else 0.0,
     )

@@ -19,6 +19,7 @@ import json
 import os
 import re
 from datetime import datetime, timedelta
+from functools import lru_cache
 
 from .. import wire
 from ..errors import InvalidInput, NotFound
@@ -38,7 +39,7 @@ _ID_RE = re.compile(r"^[0-9a-f]{24}$")
 def trace_doc(outcome: Outcome, trace_id: str, at: datetime) -> wire.TraceDoc:
     """The trace body: features, parameters, selected and rejected ids with reasons."""
     request = outcome.request
-    redacted, found = redact(request.query)
+    redacted, found = _redacted(request.query)
     features = (parse_query(redacted) if found else outcome.query).to_dict()
     rejected: list[wire.RejectedDoc] = [
         {"id": c.id, "reason": c.reason.value}
@@ -71,8 +72,18 @@ def _score(c: Candidate) -> wire.TraceScoreDoc:
         "rank_score": None if c.factors is None else round(c.factors.rank_score, 4),
     }
     if c.phrase is not None:
-        doc["span"] = redact(c.phrase.span)[0]
+        doc["span"] = _redacted(c.phrase.span)[0]
     return doc
+
+
+@lru_cache(maxsize=4096)
+def _redacted(text: str) -> tuple[str, bool]:
+    """``redact(text)``: the text, and whether a secret was found. A pure function of the
+    text, and the costliest part of a trace (a query holding a keyword such as "key" is
+    matched against its patterns: about 0.1 ms); the spans of one recall repeat across
+    its candidates, and a process keeps the recently traced texts."""
+    clean, found = redact(text)
+    return clean, bool(found)
 
 
 def write_trace(store: Backend, space: str, outcome: Outcome, at: datetime, *, retention_days: float = RETENTION_DAYS) -> str:

@@ -32,10 +32,11 @@ see the term the user typed as present. Pure apart from the vocabulary lookups.
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import lru_cache
 from typing import Protocol
 
 from ..text import index_text, stem
-from .query import ParsedQuery
+from .query import Feature, ParsedQuery
 
 MIN_ROOT = 4  # shorter roots extend into too many unrelated words
 MAX_TAIL = 3
@@ -131,8 +132,10 @@ def variants(term: str, vocabulary: Vocabulary) -> tuple[str, ...]:
     return tuple(dict.fromkeys(v for v in found if v != term))[:MAX_VARIANTS]
 
 
-def _shorter(term: str) -> list[str]:
-    """The shorter forms of ``term`` that are variants when the index holds them."""
+@lru_cache(maxsize=4096)
+def _shorter(term: str) -> tuple[str, ...]:
+    """The shorter forms of ``term`` that are variants when the index holds them (a pure
+    function of the term, stemming included: kept for the recently asked terms)."""
     shorter: list[str] = []
     for cut in range(1, MAX_TAIL + 1):
         root = term[:-cut]
@@ -147,7 +150,7 @@ def _shorter(term: str) -> list[str]:
         for verb in (root, root[:-1] if root[-1] == root[-2] else ""):
             if verb and verb[-1] not in "mn":
                 shorter.append(verb)
-    return [r for r in dict.fromkeys(shorter) if r != term]
+    return tuple(r for r in dict.fromkeys(shorter) if r != term)
 
 
 def lookups(query: ParsedQuery) -> list[str]:
@@ -157,7 +160,7 @@ def lookups(query: ParsedQuery) -> list[str]:
     for f in query.features:
         wanted.append(f.term)
         if not (f.literal or f.numeric or f.cjk):
-            wanted += [w for t in ABBREVIATIONS.get(f.term, ()) for w in t.split()] + _shorter(f.term)
+            wanted += [w for t in ABBREVIATIONS.get(f.term, ()) for w in t.split()] + list(_shorter(f.term))
     for run in query.runs:
         wanted += [stem(a + b) for a, b in zip(run, run[1:], strict=False) if a.isalpha() and b.isalpha()]
     return list(dict.fromkeys(wanted))
@@ -170,10 +173,17 @@ def expand(query: ParsedQuery, vocabulary: Vocabulary) -> ParsedQuery:
     features = tuple(
         f
         if f.literal or f.numeric or f.cjk
-        else replace(f, variants=_of(f.term, f.surface, vocabulary) + joined.get(f.surface, ()))
+        else _with_variants(f, _of(f.term, f.surface, vocabulary) + joined.get(f.surface, ()))
         for f in query.features
     )
+    if all(a is b for a, b in zip(features, query.features, strict=True)):
+        return query  # no word has a variant: the query as it was (dataclasses.replace costs µs a call)
     return replace(query, features=features)
+
+
+def _with_variants(feature: Feature, found: tuple[str, ...]) -> Feature:
+    """``feature`` with ``found`` as its variants; the same object when they do not change."""
+    return feature if found == feature.variants else replace(feature, variants=found)
 
 
 def _compounds(query: ParsedQuery, vocabulary: Vocabulary) -> dict[str, tuple[str, ...]]:

@@ -139,6 +139,15 @@ class ReadView(Protocol):
     def recent_traces(self, space: str, limit: int) -> list[dict]: ...
     def get_trace(self, space: str, trace_id: str) -> dict | None: ...
 
+    # -- values derived from the data, kept while it stays unchanged
+    def state_memo(self) -> dict | None:
+        """A dict that lives as long as the data this view reads is unchanged: emptied
+        before it is handed out after any commit (this connection's or another's), so a
+        caller may keep there what it derived from reads (document frequencies, a term's
+        postings) and reuse it in a later read view. None when the backend cannot tell
+        (nothing is then kept). Callers bound what they keep."""
+        ...
+
     # -- lexical index: statistics (per space, or file-wide numbers, never records)
     def document_count(self) -> int:
         """An O(1) upper bound of the records in the index, every space included."""

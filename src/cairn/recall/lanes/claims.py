@@ -18,7 +18,7 @@ from ..gates import Reason
 from ..phrase import list_frequency, phrase_hits
 from ..pipeline import Candidate, Request, exclude
 from ..query import ParsedQuery
-from ..score import CorpusStats, ListStats, field_terms, lexical
+from ..score import CorpusStats, ListStats, field_terms, scorer
 from ..variants import expand, lookups
 
 
@@ -54,8 +54,9 @@ class ClaimsLane:
         exclude(candidates, request)
         live = [(c, c.memory) for c in candidates if c.reason is None and c.memory is not None]
         hits = phrase_hits(query, [m for _, m in live], frequency)
+        score = scorer(query, stats)
         for c, memory in live:
-            c.lexical = lexical(query, memory, stats)
+            c.lexical = score(memory)
             c.phrase = hits.get(c.id)
             c.raw = c.lexical.score * (1 + (c.phrase.bonus if c.phrase else 0.0))
         return candidates

@@ -370,6 +370,9 @@ class _Reads:
         row = self._one("SELECT data FROM sources WHERE space = %s AND id = %s", (space, source_id))
         return None if row is None else _decoded(row[0], _as_stored)
 
+    def state_memo(self) -> dict | None:
+        return None  # no cheap way to tell that another session committed: nothing is kept
+
     # -- traces ------------------------------------------------------------------------
 
     def recent_traces(self, space: str, limit: int) -> list[dict]:

@@ -141,6 +141,7 @@ SKIPPED = [0]
 
 _DECODED: dict[str, Memory] = {}
 DECODED_MAX = 4096  # records kept decoded per process (bounded: memory stays flat in N)
+LOADED_KEPT = 4096  # load_ranked outcomes kept per (space, filter) while the data is unchanged
 
 
 def _memory(data: object) -> Memory | None:
@@ -606,6 +607,11 @@ class _Reads(vectors.VectorReads):
         row = self.conn.execute("SELECT data FROM traces WHERE space = ? AND id = ?", (space, trace_id)).fetchone()
         return None if row is None else _decoded(row[0], _as_stored)
 
+    # -- values kept while the data is unchanged ----------------------------------------
+
+    def state_memo(self) -> dict | None:
+        return None  # inside a write transaction the data is changing: nothing is kept
+
     # -- lexical index: statistics -----------------------------------------------------
 
     def document_count(self) -> int:
@@ -682,6 +688,16 @@ class _Reads(vectors.VectorReads):
         # per kept row, and a retired row is skipped before its data is decoded.
         kept = "space = ?" + (" AND kind != 'episode'" if claims_only else "") + (
             " AND status != 'retired'" if skip_retired else "")
+        # Each key's outcome (its record, or None when the row is missing or filtered out)
+        # is kept while the data is unchanged (state_memo): the next recall's candidates
+        # are mostly the same records. A malformed row is never kept, so every read that
+        # skips it counts it.
+        memo = self.state_memo()
+        known: dict | None = None
+        if memo is not None:
+            known = memo.get(("load_ranked", space, claims_only, skip_retired))
+            if known is None or len(known) >= LOADED_KEPT:
+                known = memo[("load_ranked", space, claims_only, skip_retired)] = {}
         start = 0
         while start < len(keys):
             # The first read asks for as many rows as wanted (most keys pass); the next ones,
@@ -689,13 +705,19 @@ class _Reads(vectors.VectorReads):
             step = limit if start == 0 else limit * 2
             chunk = list(keys[start : start + step])
             start += step
-            marks = ",".join("?" * len(chunk))
+            wanted = chunk if known is None else [key for key in chunk if key not in known]
+            marks = ",".join("?" * len(wanted))
             rows = dict(self._texts(
-                f"SELECT rowid, CASE WHEN {kept} THEN data END FROM memories WHERE rowid IN ({marks})", (space, *chunk)
-            ))
+                f"SELECT rowid, CASE WHEN {kept} THEN data END FROM memories WHERE rowid IN ({marks})", (space, *wanted)
+            )) if wanted else {}
             for key in chunk:
-                data = rows.get(key)
-                memory = None if data is None else _memory(data)
+                if known is not None and key in known:
+                    memory = known[key]
+                else:
+                    data = rows.get(key)
+                    memory = None if data is None else _memory(data)
+                    if known is not None and (memory is not None or data is None):
+                        known[key] = memory
                 if memory is not None:
                     out.append(memory)
                     if len(out) >= limit:
@@ -833,6 +855,7 @@ class Tx(_Reads, vectors.VectorWrites):
         self._docs: dict[str, int] = {}
         self.written: list[tuple[str, str, bool, str]] = []  # (space, content hash, is episode, content) put live
         self.rewrote = False  # an event body was rewritten (the store's event cache is then emptied)
+        self.trace_changes = 0  # rows changed in the traces table (which no kept value is derived from)
 
     def _count_terms(self, space: str, content: str, aliases: str, sign: int) -> None:
         self._docs[space] = self._docs.get(space, 0) + sign
@@ -1072,16 +1095,20 @@ class Tx(_Reads, vectors.VectorWrites):
         )
 
     def put_trace(self, space: str, trace_id: str, at: str, doc: Mapping[str, object]) -> None:
+        start = self.conn.total_changes
         self.conn.execute(
             "INSERT INTO traces (space, id, at, data) VALUES (?, ?, ?, ?)",
             (space, trace_id, at, dumps(doc)),
         )
+        self.trace_changes += self.conn.total_changes - start
 
     def prune_traces(self, space: str, before: str, expired: Callable[[str, str, str], bool]) -> int:
+        start = self.conn.total_changes
         rows = self.conn.execute("SELECT id, at, data FROM traces WHERE space = ? AND at < ?", (space, before)).fetchall()
         doomed = [trace_id for trace_id, at, data in rows if expired(trace_id, at, data)]
         for trace_id in doomed:
             self.conn.execute("DELETE FROM traces WHERE space = ? AND id = ?", (space, trace_id))
+        self.trace_changes += self.conn.total_changes - start
         return len(doomed)
 
 
@@ -1099,9 +1126,32 @@ class Store(_Reads):
         self._claimed = False
         self._events = EventCache()
         self._writing = False
+        # state_memo(): kept values and the data version they were derived from
+        # (PRAGMA data_version, which moves when another connection commits, and this
+        # connection's own count of changed rows); checked once per read snapshot.
+        self._memo: dict = {}
+        self._memo_version: tuple[int, int] | None = None
+        self._memo_checked = False
+        self._reading = False
 
     def _event_cache(self) -> EventCache | None:
         return None if self._writing else self._events
+
+    def state_memo(self) -> dict | None:
+        """Values derived from this database's data, kept while no commit (of this
+        connection or another) has changed it. Only inside :meth:`snapshot`: the check
+        runs on the snapshot's own read transaction, so what is kept and what the
+        snapshot reads are the same data. Outside one (each statement its own snapshot)
+        and while writing: None."""
+        if not self._reading or self._writing or not self.conn.in_transaction:
+            return None
+        if not self._memo_checked:
+            version = (int(self.conn.execute("PRAGMA data_version").fetchone()[0]), self.conn.total_changes)
+            if version != self._memo_version:
+                self._memo = {}
+                self._memo_version = version
+            self._memo_checked = True
+        return self._memo
 
     @classmethod
     def open(
@@ -1212,6 +1262,7 @@ class Store(_Reads):
         if not durable:
             self.conn.execute("PRAGMA synchronous = NORMAL")
         tx: Tx | None = None
+        start = self.conn.total_changes
         try:
             try:
                 self.conn.execute("BEGIN IMMEDIATE")
@@ -1235,6 +1286,12 @@ class Store(_Reads):
             except sqlite3.Error as err:
                 _rollback(self.conn)
                 raise _translate(self.path, err) from None
+            if self._memo_version is not None and self._memo_version[1] == start and (
+                    self.conn.total_changes - start == tx.trace_changes):
+                # Only trace rows changed (a traced recall): nothing kept is derived from
+                # them, so the kept values stay. Another connection's commit still moves
+                # data_version, checked at the next snapshot.
+                self._memo_version = (self._memo_version[0], self.conn.total_changes)
         finally:
             self._writing = False
             if tx is not None and tx.rewrote:
@@ -1249,9 +1306,11 @@ class Store(_Reads):
             self.conn.execute("BEGIN")
         except sqlite3.Error as err:
             raise _translate(self.path, err) from None
+        self._reading, self._memo_checked = True, False
         try:
             yield self
         finally:
+            self._reading, self._memo_checked = False, False
             try:
                 if self.conn.in_transaction:  # see _rollback: SQLite may have ended it already
                     self.conn.execute("COMMIT")
