@@ -14,12 +14,12 @@ candidate (``factors.fusion``):
 
 * claims — calibrated score fusion (:func:`_fuse_claims`): relevance is the lexical
   share (raw over the best lexical survivor's) plus a small weight × the cosine;
-* episodes — weighted reciprocal rank (:func:`_fuse_episodes`): rank *r* (1-based) in a
-  lane's order gives ``weight / (k + r)``, the sum scaled so that first in both is 1.0;
-  rank fusion needs no common scale between the episode ranker's score and a cosine.
-  The semantic order it reads is meaning *in context* (:func:`in_context`): a turn's
-  cosine plus a share of its neighbours', by the episode ranker's context rules, so that
-  a reply is found through the question it answers.
+* episodes — calibrated score fusion too (:func:`_fuse_episodes`): the episode ranker's
+  share (its score over the best's) plus a weight × meaning's share, where meaning is
+  *in context* (:func:`in_context`): a turn's cosine plus a share of its neighbours', by
+  the episode ranker's context rules, so that a reply is found through the question it
+  answers. Each list is scaled by its own best, so no common scale between the episode
+  ranker's score and a cosine is assumed.
 
 The semantic gate. A cosine is not relevance: every text has a nearest neighbour, and an
 unrelated memory still scores 0.1-0.3 with this model. A candidate passes on meaning
@@ -62,12 +62,15 @@ class SemanticProfile:
     support: float = 0.2  # the least cosine that counts beside lexical evidence
     min_words: int = 2  # query words (phrasing included) before meaning alone may answer it
     claims_semantic_weight: float = 0.25  # hybrid claims: relevance = lexical share + this × cosine
-    # hybrid-episodes, reciprocal rank: set on LoCoMo dev (conversations 0-4). The episode
-    # ranker is much the stronger list there (dev any@5 0.786 against 0.492 for meaning
-    # with context), so meaning nudges its order rather than sharing it.
-    episodes_rrf_k: float = 20.0
-    episodes_lexical_weight: float = 1.0
-    episodes_semantic_weight: float = 0.3
+    # hybrid-episodes, calibrated score fusion: relevance = the episode ranker's share (its
+    # score over the best's) + this × meaning's share (relevance in context over the best).
+    # Set on LoCoMo dev (conversations 0-4): the episode ranker is much the stronger list
+    # there (any@5 0.786 against 0.492 for meaning in context), so meaning re-orders turns
+    # of about equal lexical relevance and brings in a turn of its own only behind the
+    # lexical list's strong ones. Any weight from 0.1 to 0.3 gives the same any@5 within
+    # half a point; reciprocal-rank fusion at its best was no better and fell off sharply
+    # around its best setting (docs/benchmarks.md, "Semantic extra").
+    episodes_semantic_weight: float = 0.2
     # A turn's relevance by meaning lends a share to the turns around it, as in the episode
     # ranker (cairn.recall.episodes, step 5, same shares): a reply ("Mostly pottery") means
     # little alone, the question it answers carries the meaning.
@@ -326,10 +329,6 @@ def _context_scores(at_hand: list[Candidate], turns: dict, p: SemanticProfile) -
     return out
 
 
-def _rrf(order: list[str], k: float, weight: float) -> dict[str, tuple[int, float]]:
-    return {i: (r, weight / (k + r)) for r, i in enumerate(order, start=1)}
-
-
 def _fuse_claims(lexical: list[Candidate], semantic: list[Candidate], merged: dict[str, Candidate],
                  cosine: dict[str, float], query: ParsedQuery, request: Request) -> list[Candidate]:
     """Calibrated score fusion: relevance = lexical share + ``claims_semantic_weight`` × cosine.
@@ -383,21 +382,35 @@ def _fuse_claims(lexical: list[Candidate], semantic: list[Candidate], merged: di
 
 def _fuse_episodes(lexical: list[Candidate], semantic: list[Candidate], merged: dict[str, Candidate],
                    cosine: dict[str, float], request: Request, context: dict[str, float]) -> list[Candidate]:
+    """Calibrated score fusion: relevance = lexical share + ``episodes_semantic_weight`` ×
+    semantic share.
+
+    The lexical share is the episode ranker's score over the best's (1.0 for its first
+    turn); the semantic share is a turn's relevance by meaning (in context when
+    :func:`in_context` scored it, else its cosine) over the best of the ``pool`` turns
+    that lead the semantic order, and 0 outside them. No gate decides (evidence-finding:
+    the verdicts are reported)."""
     p = SEMANTIC
-    lex_order = [c.id for c in lexical if c.reason is None]
-    sem_order = [c.id for c in semantic if c.reason is None]
-    lex_share = _rrf(lex_order, p.episodes_rrf_k, p.episodes_lexical_weight)
-    sem_share = _rrf(sem_order, p.episodes_rrf_k, p.episodes_semantic_weight)
-    top = (p.episodes_lexical_weight + p.episodes_semantic_weight) / (p.episodes_rrf_k + 1)
+    lex_live = [c for c in lexical if c.reason is None]
+    best_lex = max((float(c.lane_score or 0.0) for c in lex_live), default=0.0)
+    lex_share = {c.id: (r, float(c.lane_score or 0.0) / best_lex if best_lex > 0 else 0.0)
+                 for r, c in enumerate(lex_live, start=1)}
+    lead = [c for c in semantic if c.reason is None][: p.pool]
+    meaning = {c.id: max(context.get(c.id, float(c.lane_score or 0.0)), 0.0) for c in lead}
+    best_sem = max(meaning.values(), default=0.0)
+    sem_share = {c.id: (r, p.episodes_semantic_weight * meaning[c.id] / best_sem if best_sem > 0 else 0.0)
+                 for r, c in enumerate(lead, start=1)}
     live = [c for c in merged.values() if c.reason is None and c.memory is not None]
     for c in live:
         assert c.memory is not None
-        c.raw = (lex_share.get(c.id, (0, 0.0))[1] + sem_share.get(c.id, (0, 0.0))[1]) / top
+        c.raw = lex_share.get(c.id, (0, 0.0))[1] + sem_share.get(c.id, (0, 0.0))[1]
         c.factors = rank_factors(c.memory, c.raw, request.now)
         _record(c, cosine, lex_share, sem_share)
         if c.id in context and c.fusion is not None:
             c.fusion["in_context"] = round(context[c.id], 4)
-    live.sort(key=lambda c: (-c.raw, c.id))
+    # Ties keep the episode ranker's order, then meaning's (an id is random).
+    last = len(merged) + 1
+    live.sort(key=lambda c: (-c.raw, lex_share.get(c.id, (last,))[0], sem_share.get(c.id, (last,))[0], c.id))
     return live
 
 
