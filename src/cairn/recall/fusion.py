@@ -268,9 +268,9 @@ def in_context(view: ReadView, request: Request, query: ParsedQuery, semantic: l
     wanted = sorted({(o, t + d) for o, t in places.values() for d in (-2, -1, 0, 1, 2)})
     turns = {t.id: t for t in view.neighbour_turns(request.space, wanted)}
     by_id = {c.id: c for c in semantic}
-    added = [i for i in turns if i not in by_id]
-    memories = view.get_memories(request.space, added)
-    fresh = [Candidate(i, "semantic-episodes", memories.get(i)) for i in added]
+    new_ids = [i for i in turns if i not in by_id]
+    memories = view.get_memories(request.space, new_ids)
+    fresh = [Candidate(i, "semantic-episodes", memories.get(i)) for i in new_ids]
     exclude(fresh, request)
     model = require()
     index = VectorIndex.load(vector_view(view), request.space, model, True)
@@ -285,21 +285,26 @@ def in_context(view: ReadView, request: Request, query: ParsedQuery, semantic: l
         if cos is not None:
             c.lane_score = c.raw = cos
             joined.append(c)
-    if joined:
+    # A turn with no place (an episode stored outside a conversation) keeps its cosine.
+    at_hand = [c for c in [*live, *joined] if c.lane_score is not None]
+    relevance = {c.id: max(float(c.lane_score or 0.0), 0.0) for c in at_hand}
+    relevance.update(_context_scores([c for c in at_hand if c.id in turns], turns, p))
+    at_hand.sort(key=lambda c: (-relevance[c.id], -float(c.lane_score or 0.0), c.id))
+    lead = at_hand[: p.pool]
+    chosen = {c.id for c in lead}
+    # A turn read only for its context becomes a candidate when it leads; it is then
+    # judged as the lane judges its own (gates reported). The others only lent.
+    added = [c for c in lead if c.id not in by_id]
+    if added:
         from .candidates import IndexStats
         from .score import lexical as lexical_evidence
 
         stats = IndexStats(view, request.space)
-        for c in joined:
+        for c in added:
             assert c.memory is not None
             c.lexical = lexical_evidence(query, c.memory, stats)
-        semantic_gate(joined, query, request, report_only=True)
-    at_hand = [c for c in [*live, *joined] if c.id in turns and c.lane_score is not None]
-    relevance = _context_scores(at_hand, turns, p)
-    at_hand.sort(key=lambda c: (-relevance[c.id], -float(c.lane_score or 0.0), c.id))
-    lead = at_hand[: p.pool]
-    chosen = {c.id for c in lead}
-    scan["semantic_context"] = {"read": len(turns), "added": len([c for c in lead if c.id not in by_id])}
+        semantic_gate(added, query, request, report_only=True)
+    scan["semantic_context"] = {"read": len(turns), "added": len(added)}
     return [*lead, *(c for c in semantic if c.id not in chosen)], relevance
 
 
