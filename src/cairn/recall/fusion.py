@@ -254,11 +254,6 @@ def in_context(view: ReadView, request: Request, query: ParsedQuery, semantic: l
     shape what is shown. Under ``known_at`` the order is left as the lane made it (the
     turns around a match are read as they are now, not as they were then); likewise on
     a store that cannot say where a turn sits."""
-    from ..embed.vectors import VectorIndex, require
-    from ..store import content_hash
-    from .lanes.semantic import query_vector, vector_view
-    from .pipeline import Candidate, exclude
-
     p = SEMANTIC
     live = [c for c in semantic if c.reason is None and c.memory is not None]
     places_of = getattr(view, "episode_places", None)
@@ -268,25 +263,8 @@ def in_context(view: ReadView, request: Request, query: ParsedQuery, semantic: l
     wanted = sorted({(o, t + d) for o, t in places.values() for d in (-2, -1, 0, 1, 2)})
     turns = {t.id: t for t in view.neighbour_turns(request.space, wanted)}
     by_id = {c.id: c for c in semantic}
-    new_ids = [i for i in turns if i not in by_id]
-    memories = view.get_memories(request.space, new_ids)
-    fresh = [Candidate(i, "semantic-episodes", memories.get(i)) for i in new_ids]
-    exclude(fresh, request)
-    model = require()
-    index = VectorIndex.load(vector_view(view), request.space, model, True)
-    vector = query_vector(model, request.query)
-    joined = []
-    for c in fresh:
-        if c.reason is not None or c.memory is None:
-            continue
-        if c.memory.status.value == "retired" and not request.include_retired:
-            continue  # as the lane: a retired turn takes no place unless asked for
-        cos = index.similarity(vector, content_hash(c.memory.content))
-        if cos is not None:
-            c.lane_score = c.raw = cos
-            joined.append(c)
     # A turn with no place (an episode stored outside a conversation) keeps its cosine.
-    at_hand = [c for c in [*live, *joined] if c.lane_score is not None]
+    at_hand = [*live, *_around(view, request, [i for i in turns if i not in by_id])]
     relevance = {c.id: max(float(c.lane_score or 0.0), 0.0) for c in at_hand}
     relevance.update(_context_scores([c for c in at_hand if c.id in turns], turns, p))
     at_hand.sort(key=lambda c: (-relevance[c.id], -float(c.lane_score or 0.0), c.id))
@@ -295,17 +273,52 @@ def in_context(view: ReadView, request: Request, query: ParsedQuery, semantic: l
     # A turn read only for its context becomes a candidate when it leads; it is then
     # judged as the lane judges its own (gates reported). The others only lent.
     added = [c for c in lead if c.id not in by_id]
-    if added:
-        from .candidates import IndexStats
-        from .score import lexical as lexical_evidence
-
-        stats = IndexStats(view, request.space)
-        for c in added:
-            assert c.memory is not None
-            c.lexical = lexical_evidence(query, c.memory, stats)
-        semantic_gate(added, query, request, report_only=True)
+    _judge(view, request, query, added)
     scan["semantic_context"] = {"read": len(turns), "added": len(added)}
     return [*lead, *(c for c in semantic if c.id not in chosen)], relevance
+
+
+def _around(view: ReadView, request: Request, ids: list[str]) -> list[Candidate]:
+    """The turns ``ids`` read around the nearest ones, as candidates with their cosine:
+    those that pass the exclusions, are not retired (unless asked for) and have a vector."""
+    from ..embed.vectors import VectorIndex, require
+    from ..model import Status
+    from ..store import content_hash
+    from .lanes.semantic import query_vector, vector_view
+    from .pipeline import Candidate, exclude
+
+    memories = view.get_memories(request.space, ids)
+    fresh = [Candidate(i, "semantic-episodes", memories.get(i)) for i in ids]
+    exclude(fresh, request)
+    model = require()
+    index = VectorIndex.load(vector_view(view), request.space, model, True)
+    vector = query_vector(model, request.query)
+    out = []
+    for c in fresh:
+        if c.reason is not None or c.memory is None:
+            continue
+        if c.memory.status is Status.RETIRED and not request.include_retired:
+            continue  # as the lane: a retired turn takes no place unless asked for
+        cos = index.similarity(vector, content_hash(c.memory.content))
+        if cos is not None:
+            c.lane_score = c.raw = cos
+            out.append(c)
+    return out
+
+
+def _judge(view: ReadView, request: Request, query: ParsedQuery, added: list[Candidate]) -> None:
+    """Lexical evidence and the reported semantic gate of turns that joined the list, as
+    the pipeline and the lane give them to the lane's own candidates."""
+    if not added:
+        return
+    from .candidates import IndexStats
+    from .score import lexical as lexical_evidence
+
+    stats = IndexStats(view, request.space)
+    for c in added:
+        assert c.memory is not None  # excluded above: every one has its record
+        c.lexical = lexical_evidence(query, c.memory, stats)
+    semantic_gate(added, query, request, report_only=True)
 
 
 def _context_scores(at_hand: list[Candidate], turns: dict, p: SemanticProfile) -> dict[str, float]:
