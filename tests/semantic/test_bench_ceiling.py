@@ -1,10 +1,11 @@
 """The fusion ceiling of ``python -m cairn.bench.semantic``: a question counts for a lane when
-an evidence turn is in that lane's top 5, and for the ceiling when it is in either's."""
+an evidence turn is in that lane's top 5, and for the ceiling when it is in either's; the
+semantic order is counted as the lane gives it and as the fusion reads it (in context)."""
 
 from __future__ import annotations
 
 from cairn.bench import locomo
-from cairn.bench.semantic import CeilingRanker
+from cairn.bench.semantic import CeilingRanker, report
 
 from .conftest import needs_extra
 
@@ -41,3 +42,16 @@ def test_the_ceiling_counts_either_lane_and_each_alone(tmp_path):
     assert counts["asked"] == asked == 2
     assert counts["either"] >= max(counts["lexical"], counts["semantic"])
     assert counts["lexical"] == 1 and counts["semantic"] == 2 and counts["either"] == 2
+    # The order the fusion reads (meaning in context) is counted beside the lane's own.
+    assert counts["context"] == 2 and counts["either_context"] == 2
+
+
+def test_the_report_has_a_row_per_split_and_lane_and_the_ceiling_per_split():
+    conversation = _conversation([("Which class did Caroline start?", "D1:5")])
+    result = locomo.run([conversation], split="dev", lane="lexical")
+    counts = {"dev": {"asked": 4, "lexical": 2, "semantic": 1, "either": 3, "context": 2, "either_context": 4}}
+    lines = report("cmd", loco={"lexical": result}, split="dev", para={}, lat=[], fill={}, sizes={}, cands=[],
+                   ceiling=counts)
+    assert any(line.startswith("| lexical | dev | 1 | 1.000 |") for line in lines)
+    assert any(line.startswith("| FTS5 baseline (same run) | dev | 1 |") for line in lines)
+    assert any(line.startswith("Fusion ceiling, dev (same run, 4 questions)") and "**1.000**" in line for line in lines)

@@ -4,6 +4,8 @@ back-filled, and searched by the semantic lane."""
 
 from __future__ import annotations
 
+import json
+
 from cairn import Cairn
 from cairn.embed import vectors
 
@@ -36,3 +38,18 @@ def test_backfill_on_every_backend(backend, clock, monkeypatch, counting):
         assert cairn.embed(limit=2, progress=False).remaining == 3
         assert cairn.embed(progress=False).embedded == 3
         assert backend.count_vectors("default") == 5 and backend.count_missing_vectors("default", "minilm") == 0
+
+
+def test_episode_places_on_every_backend(backend, clock, counting):
+    """Where a turn sits, for reading the turns around one found by meaning: episodes
+    only, in the given space only."""
+    lines = [json.dumps({"id": f"t{i}", "speaker": "Ana", "text": f"Turn number {i} of the chat", "time": "2026-10-01T10:00:00Z"})
+             for i in range(3)]
+    with Cairn(store=backend, now=clock) as cairn:
+        cairn.ingest(lines, format="jsonl", origin="chat", progress=False)
+        claim = cairn.remember("Our team lunch is every Friday at the ramen place", kind="fact").memory.id
+        turns = {r.memory.evidence.source_id: r.memory.id
+                 for r in cairn.search("turn number chat", lane="episodes", trace=False).results}
+        ids = [turns["t0"], turns["t2"], claim, "no-such-id"]
+        assert backend.episode_places("default", ids) == {turns["t0"]: ("chat", 1), turns["t2"]: ("chat", 3)}
+        assert backend.episode_places("elsewhere", ids) == {}

@@ -419,6 +419,11 @@ class MemStore:
                 out[pair] = vector_text(r.memory)
         return [(d, e, t) for (d, e), t in list(out.items())[:limit]]
 
+    def episode_places(self, space: str, ids: Sequence[str]) -> dict[str, tuple[str, int]]:
+        rows = [self._s.rows.get((space, i)) for i in dict.fromkeys(ids)]
+        return {r.memory.id: (r.memory.origin, r.turn) for r in rows
+                if r is not None and r.turn is not None and r.memory.kind.value == "episode"}
+
     def count_missing_vectors(self, space: str, embedder: str) -> int:
         return len(self.missing_vectors(space, embedder, 10**9))
 

@@ -5,7 +5,8 @@ and the comparison of embedder candidates.
                                    [--split heldout] [--skip-locomo] [--skip-candidates]
 
 * **LoCoMo** — ``cairn bench locomo`` (its protocol, :mod:`cairn.bench.locomo`) through
-  each of Cairn's episode lanes, lexical, semantic and hybrid, on the same split.
+  each of Cairn's episode lanes, lexical, semantic and hybrid, on the same split (with
+  ``--split all``, a row per split and lane), and the fusion ceiling (:class:`CeilingRanker`).
 * **Paraphrase set** — ``tests/semantic/paraphrase.json``: claims whose questions share
   no content word with them, and unanswerable questions (negative controls); top-1 rate
   and the share of negatives that got an empty digest, per lane and split.
@@ -80,11 +81,17 @@ def paraphrase_rates(lanes=("claims", "semantic", "hybrid")) -> dict[str, dict[s
     return out
 
 
+CEILING_KEYS = ("asked", "lexical", "semantic", "either", "context", "either_context")
+
+
 class CeilingRanker(locomo.CairnRanker):
     """The hybrid ranker of ``cairn bench locomo``, which also measures, after its timed
     questions, what any fusion of the two lanes it fuses could reach at most: a question
     counts when an evidence turn is in the lexical lane's top 5 *or* the semantic lane's
-    top 5 (ten places: a bound on any fused top 5, not a ranking)."""
+    top 5 (ten places: a bound on any fused top 5, not a ranking). Counted twice: with
+    the ``semantic-episodes`` lane's own order (``semantic``, ``either``), and with the
+    order the fusion reads, meaning in context (``context``, ``either_context``: the
+    ``semantic_rank`` that explain shows for each hybrid candidate)."""
 
     def __init__(self, conversation: dict, folder: Path, counts: dict[str, int], index: int) -> None:
         super().__init__(conversation, folder, lane="hybrid")
@@ -97,28 +104,44 @@ class CeilingRanker(locomo.CairnRanker):
                 for lane in ("episodes", "semantic-episodes"):
                     found = self.cairn.search(q.text, lane=lane, limit=5, trace=False)
                     tops[lane] = {r.memory.evidence.source_id for r in found.results}
+                tops["context"] = self._context_top(q.text, 5)
+                for key in CEILING_KEYS:
+                    self.counts.setdefault(key, 0)
                 self.counts["asked"] += 1
                 self.counts["lexical"] += bool(tops["episodes"] & q.evidence)
                 self.counts["semantic"] += bool(tops["semantic-episodes"] & q.evidence)
                 self.counts["either"] += bool((tops["episodes"] | tops["semantic-episodes"]) & q.evidence)
+                self.counts["context"] += bool(tops["context"] & q.evidence)
+                self.counts["either_context"] += bool((tops["episodes"] | tops["context"]) & q.evidence)
         finally:
             super().close()
 
+    def _context_top(self, question: str, k: int) -> set[str | None]:
+        """The turn ids of the first ``k`` of the semantic order the hybrid fusion read."""
+        doc = self.cairn.explain(question, lane="hybrid-episodes", limit=k)
+        ranked = {c["id"]: c["factors"]["fusion"]["semantic_rank"] for c in doc["candidates"]
+                  if c.get("factors", {}).get("fusion", {}).get("semantic_rank", k + 1) <= k}
+        memories = self.cairn.store.get_memories("default", list(ranked))
+        return {m.evidence.source_id for m in memories.values()}
 
-def locomo_lanes(split: str, lanes=("lexical", "semantic", "hybrid")) -> tuple[dict[str, dict], dict[str, int]]:
-    """Each lane's ``cairn bench locomo`` document, and the fusion ceiling counts of the
-    hybrid run (:class:`CeilingRanker`)."""
+
+def locomo_lanes(split: str, lanes=("lexical", "semantic", "hybrid")
+                 ) -> tuple[dict[str, locomo.Result], dict[str, dict[str, int]]]:
+    """Each lane's ``cairn bench locomo`` result, and the fusion ceiling counts of the
+    hybrid run per split (:class:`CeilingRanker`)."""
     data = locomo.load()
     out = {}
-    counts = {"asked": 0, "lexical": 0, "semantic": 0, "either": 0}
+    counts: dict[str, dict[str, int]] = {}
     for lane in lanes:
         started = time.perf_counter()
         factory = None
         if lane == "hybrid":
             def factory(conversation: dict, folder: Path) -> CeilingRanker:
-                return CeilingRanker(conversation, folder, counts, data.index(conversation))
-        out[lane] = locomo.run(data, split=split, lane=lane, cairn_factory=factory).doc()
-        _log(f"locomo {split} {lane}: {out[lane]['cairn']} ({time.perf_counter() - started:.0f} s)")
+                index = data.index(conversation)
+                part = "dev" if index in locomo.SPLITS["dev"] else "heldout"
+                return CeilingRanker(conversation, folder, counts.setdefault(part, {}), index)
+        out[lane] = locomo.run(data, split=split, lane=lane, cairn_factory=factory)
+        _log(f"locomo {split} {lane}: {out[lane].doc()['cairn']} ({time.perf_counter() - started:.0f} s)")
     return out, counts
 
 
@@ -309,29 +332,30 @@ def candidates() -> list[dict]:
 # -- report --------------------------------------------------------------------------------
 
 
-def report(command: str, *, loco: dict, split: str, para: dict, lat: list[dict], fill: dict, sizes: dict,
-           cands: list[dict], ceiling: dict[str, int] | None = None) -> list[str]:
+def report(command: str, *, loco: dict[str, locomo.Result], split: str, para: dict, lat: list[dict], fill: dict,
+           sizes: dict, cands: list[dict], ceiling: dict[str, dict[str, int]] | None = None) -> list[str]:
     ceiling = ceiling or {}
     lines = [*stamp(command), ""]
     if loco:
         lines += [f"LoCoMo evidence retrieval, split {split} (conversations {', '.join(map(str, locomo.SPLITS[split]))}),"
                   " categories 1-4, one run, each lane through `Cairn.search`/`recall` as `cairn bench locomo --lane`:", "",
-                  "| lane | questions | any@5 | all@5 | any@10 | all@10 | latency ms p50 / p95 |",
-                  "|---|---:|---:|---:|---:|---:|---:|"]
-        for lane, doc in loco.items():
-            c = doc["cairn"]
-            lat_ms = c.get("latency_ms", {})
-            lines.append(f"| {lane} | {doc['questions']} | {c['any@5']:.3f} | {c['all@5']:.3f} | {c['any@10']:.3f} |"
-                         f" {c['all@10']:.3f} | {lat_ms.get('median', 0):.1f} / {lat_ms.get('p95', 0):.1f} |")
+                  "| lane | split | questions | any@5 | all@5 | any@10 | all@10 | latency ms p50 / p95 |",
+                  "|---|---|---:|---:|---:|---:|---:|---:|"]
         first = next(iter(loco.values()))
-        b = first["baseline"]
-        lines += [f"| FTS5 baseline (same run) | {first['questions']} | {b['any@5']:.3f} | {b['all@5']:.3f} |"
-                  f" {b['any@10']:.3f} | {b['all@10']:.3f} | |", ""]
-        if ceiling.get("asked"):
-            n = ceiling["asked"]
-            lines += [f"Fusion ceiling (same run, {n} questions): an evidence turn in the lexical lane's top 5"
-                      f" {ceiling['lexical'] / n:.3f}, in the semantic lane's top 5 {ceiling['semantic'] / n:.3f},"
-                      f" in either (ten places, a bound on any fusion's any@5) **{ceiling['either'] / n:.3f}**.", ""]
+        for part in first.by_split:
+            for lane, result in loco.items():
+                lines.append(_locomo_row(lane, part, result.by_split[part].cairn))
+            lines.append(_locomo_row("FTS5 baseline (same run)", part, first.by_split[part].baseline, latency=False))
+        lines.append("")
+        for part, counts in sorted(ceiling.items()):
+            n = counts.get("asked", 0)
+            if not n:
+                continue
+            lines += [f"Fusion ceiling, {part} (same run, {n} questions): an evidence turn in the lexical lane's top 5"
+                      f" {counts['lexical'] / n:.3f}, in the semantic lane's top 5 {counts['semantic'] / n:.3f}"
+                      f" (in the order the fusion reads, meaning in context: {counts['context'] / n:.3f}), in either"
+                      f" (ten places, a bound on any fusion's any@5) {counts['either'] / n:.3f}, with meaning in context"
+                      f" **{counts['either_context'] / n:.3f}**.", ""]
     if para:
         lines += ["Paraphrase set (`tests/semantic/paraphrase.json`: 30 claims; questions that share no content word with",
                   "their answer, and unanswerable questions). Top-1 = the expected claim comes first; empty = an",
@@ -367,6 +391,13 @@ def report(command: str, *, loco: dict, split: str, para: dict, lat: list[dict],
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     lines.append(f"Load average at the end of the run: {load} (2 cores shared with other work: times are upper bounds).")
     return lines
+
+
+def _locomo_row(lane: str, part: str, side: locomo.Side, latency: bool = True) -> str:
+    c = side.doc()
+    ms = f"{c['latency_ms'].get('median', 0):.1f} / {c['latency_ms'].get('p95', 0):.1f}" if latency else ""
+    return (f"| {lane} | {part} | {side.asked} | {c['any@5']:.3f} | {c['all@5']:.3f} | {c['any@10']:.3f} |"
+            f" {c['all@10']:.3f} | {ms} |")
 
 
 def main(argv: list[str] | None = None) -> int:

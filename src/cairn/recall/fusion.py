@@ -14,9 +14,12 @@ candidate (``factors.fusion``):
 
 * claims — calibrated score fusion (:func:`_fuse_claims`): relevance is the lexical
   share (raw over the best lexical survivor's) plus a small weight × the cosine;
-* episodes — weighted reciprocal rank (:func:`_fuse_episodes`): rank *r* (1-based) in a
-  lane's order gives ``weight / (k + r)``, the sum scaled so that first in both is 1.0;
-  rank fusion needs no common scale between the episode ranker's score and a cosine.
+* episodes — calibrated score fusion too (:func:`_fuse_episodes`): the episode ranker's
+  share (its score over the best's) plus a weight × meaning's share, where meaning is
+  *in context* (:func:`in_context`): a turn's cosine plus a share of its neighbours', by
+  the episode ranker's context rules, so that a reply is found through the question it
+  answers. Each list is scaled by its own best, so no common scale between the episode
+  ranker's score and a cosine is assumed.
 
 The semantic gate. A cosine is not relevance: every text has a nearest neighbour, and an
 unrelated memory still scores 0.1-0.3 with this model. A candidate passes on meaning
@@ -59,12 +62,22 @@ class SemanticProfile:
     support: float = 0.2  # the least cosine that counts beside lexical evidence
     min_words: int = 2  # query words (phrasing included) before meaning alone may answer it
     claims_semantic_weight: float = 0.25  # hybrid claims: relevance = lexical share + this × cosine
-    # hybrid-episodes, reciprocal rank: set on LoCoMo dev (conversations 0-4). The episode
-    # ranker is much the stronger list there (dev any@5 0.767 against 0.476 for cosine
-    # alone), so meaning nudges its order rather than sharing it.
-    episodes_rrf_k: float = 5.0
-    episodes_lexical_weight: float = 1.0
+    # hybrid-episodes, calibrated score fusion: relevance = the episode ranker's share (its
+    # score over the best's) + this × meaning's share (relevance in context over the best).
+    # Set on LoCoMo dev (conversations 0-4): the episode ranker is much the stronger list
+    # there (any@5 0.786 against 0.492 for meaning in context), so meaning re-orders turns
+    # of about equal lexical relevance and brings in a turn of its own only behind the
+    # lexical list's strong ones. Any weight from 0.1 to 0.3 gives the same any@5 within
+    # half a point; reciprocal-rank fusion at its best was no better and fell off sharply
+    # around its best setting (docs/benchmarks.md, "Semantic extra").
     episodes_semantic_weight: float = 0.2
+    # A turn's relevance by meaning lends a share to the turns around it, as in the episode
+    # ranker (cairn.recall.episodes, step 5, same shares): a reply ("Mostly pottery") means
+    # little alone, the question it answers carries the meaning.
+    context_neighbour: float = 0.6  # of the best cosine of the turn before or after
+    context_second: float = 0.6  # of the turn two places away, in the same session (the same speaker)
+    context_answer: float = 0.8  # of the turn before, when it asks a question
+    context_session: float = 0.35  # of the best cosine in the turn's session
 
 
 SEMANTIC = SemanticProfile()
@@ -205,15 +218,133 @@ def fuse(view: ReadView, request: Request, query: ParsedQuery, scan: dict, lanes
     merged: dict[str, Candidate] = {c.id: c for c in semantic}
     merged.update({c.id: c for c in lexical})  # the lexical candidate carries the lexical evidence
     if episodes:
-        ranked = _fuse_episodes(lexical, semantic, merged, cosine, request)
+        semantic, context = in_context(view, request, query, semantic, scan)
+        merged = {c.id: c for c in semantic}
+        merged.update({c.id: c for c in lexical})
+        cosine.update({c.id: float(c.lane_score) for c in semantic if c.lane_score is not None and c.id not in cosine})
+        ranked = _fuse_episodes(lexical, semantic, merged, cosine, request, context)
     else:
         ranked = _fuse_claims(lexical, semantic, merged, cosine, query, request)
     scan["fusion"] = {"lanes": [lexical_lane.name, lanes[1].name], "fused": len(ranked)}
     return ranked, list(merged.values())
 
 
-def _rrf(order: list[str], k: float, weight: float) -> dict[str, tuple[int, float]]:
-    return {i: (r, weight / (k + r)) for r, i in enumerate(order, start=1)}
+# -- meaning in context (episodes) ---------------------------------------------------------
+
+_ASKS = frozenset("what how why which where who".split())  # a turn holding one asks (as the episode ranker reads it)
+
+
+def in_context(view: ReadView, request: Request, query: ParsedQuery, semantic: list[Candidate],
+               scan: dict) -> tuple[list[Candidate], dict[str, float]]:
+    """The ``semantic-episodes`` candidates re-ordered by their relevance in context, with
+    the turns around them added: the same rules as the episode ranker's context step.
+
+    A turn's relevance is its cosine, plus the best share its neighbours lend: the turn
+    before or after (``context_neighbour``), the turn before when it asks a question
+    (``context_answer``: the likely reply), the turn two places away in the same session
+    (``context_second``); plus ``context_session`` × the best cosine of its session among
+    the turns at hand. Every turn at most two places from a nearest turn is read and
+    scored, so a reply that shares no meaning with the question is found through the
+    question before it. Returns the candidates, the best ``pool`` by that relevance
+    first and in that order, and the relevance of each turn scored (explain shows it as
+    ``factors.fusion.in_context``); ``lane_score`` stays the turn's own cosine.
+
+    Only turns that pass the exclusions (and are not retired, unless asked for) take
+    part or lend: a forgotten turn has no vector, and a turn another rule hides must not
+    shape what is shown. Under ``known_at`` the order is left as the lane made it (the
+    turns around a match are read as they are now, not as they were then); likewise on
+    a store that cannot say where a turn sits."""
+    p = SEMANTIC
+    live = [c for c in semantic if c.reason is None and c.memory is not None]
+    places_of = getattr(view, "episode_places", None)
+    if not live or request.known_at is not None or places_of is None:
+        return semantic, {}
+    places: dict[str, tuple[str, int]] = places_of(request.space, [c.id for c in live])
+    wanted = sorted({(o, t + d) for o, t in places.values() for d in (-2, -1, 0, 1, 2)})
+    turns = {t.id: t for t in view.neighbour_turns(request.space, wanted)}
+    by_id = {c.id: c for c in semantic}
+    # A turn with no place (an episode stored outside a conversation) keeps its cosine.
+    at_hand = [*live, *_around(view, request, [i for i in turns if i not in by_id])]
+    relevance = {c.id: max(float(c.lane_score or 0.0), 0.0) for c in at_hand}
+    relevance.update(_context_scores([c for c in at_hand if c.id in turns], turns, p))
+    at_hand.sort(key=lambda c: (-relevance[c.id], -float(c.lane_score or 0.0), c.id))
+    lead = at_hand[: p.pool]
+    chosen = {c.id for c in lead}
+    # A turn read only for its context becomes a candidate when it leads; it is then
+    # judged as the lane judges its own (gates reported). The others only lent.
+    added = [c for c in lead if c.id not in by_id]
+    _judge(view, request, query, added)
+    scan["semantic_context"] = {"read": len(turns), "added": len(added)}
+    return [*lead, *(c for c in semantic if c.id not in chosen)], relevance
+
+
+def _around(view: ReadView, request: Request, ids: list[str]) -> list[Candidate]:
+    """The turns ``ids`` read around the nearest ones, as candidates with their cosine:
+    those that pass the exclusions, are not retired (unless asked for) and have a vector."""
+    from ..embed.vectors import VectorIndex, require
+    from ..model import Status
+    from ..store import content_hash
+    from .lanes.semantic import query_vector, vector_view
+    from .pipeline import Candidate, exclude
+
+    memories = view.get_memories(request.space, ids)
+    fresh = [Candidate(i, "semantic-episodes", memories.get(i)) for i in ids]
+    exclude(fresh, request)
+    model = require()
+    index = VectorIndex.load(vector_view(view), request.space, model, True)
+    vector = query_vector(model, request.query)
+    out = []
+    for c in fresh:
+        if c.reason is not None or c.memory is None:
+            continue
+        if c.memory.status is Status.RETIRED and not request.include_retired:
+            continue  # as the lane: a retired turn takes no place unless asked for
+        cos = index.similarity(vector, content_hash(c.memory.content))
+        if cos is not None:
+            c.lane_score = c.raw = cos
+            out.append(c)
+    return out
+
+
+def _judge(view: ReadView, request: Request, query: ParsedQuery, added: list[Candidate]) -> None:
+    """Lexical evidence and the reported semantic gate of turns that joined the list, as
+    the pipeline and the lane give them to the lane's own candidates."""
+    if not added:
+        return
+    from .candidates import IndexStats
+    from .score import lexical as lexical_evidence
+
+    stats = IndexStats(view, request.space)
+    for c in added:
+        assert c.memory is not None  # excluded above: every one has its record
+        c.lexical = lexical_evidence(query, c.memory, stats)
+    semantic_gate(added, query, request, report_only=True)
+
+
+def _context_scores(at_hand: list[Candidate], turns: dict, p: SemanticProfile) -> dict[str, float]:
+    """Relevance in context of each turn at hand (see :func:`in_context`); ``turns``: the
+    store's :class:`~cairn.store.EpisodeTurn` of each, by id."""
+    own = {c.id: max(float(c.lane_score or 0.0), 0.0) for c in at_hand}
+    at = {(turns[i].origin, turns[i].turn): i for i in own}
+    session: dict[tuple[str, str], float] = {}
+    for i, score in own.items():
+        key = (turns[i].origin, turns[i].at[:10])
+        session[key] = max(session.get(key, 0.0), score)
+    out = {}
+    for i, score in own.items():
+        t = turns[i]
+        best = 0.0
+        before, after = at.get((t.origin, t.turn - 1)), at.get((t.origin, t.turn + 1))
+        if before is not None:
+            asks = not _ASKS.isdisjoint(turns[before].terms.split())
+            best = max(best, (max(p.context_neighbour, p.context_answer) if asks else p.context_neighbour) * own[before])
+        if after is not None:
+            best = max(best, p.context_neighbour * own[after])
+        for j in (at.get((t.origin, t.turn - 2)), at.get((t.origin, t.turn + 2))):
+            if j is not None and turns[j].at[:10] == t.at[:10]:
+                best = max(best, p.context_second * own[j])
+        out[i] = score + best + p.context_session * session[(t.origin, t.at[:10])]
+    return out
 
 
 def _fuse_claims(lexical: list[Candidate], semantic: list[Candidate], merged: dict[str, Candidate],
@@ -268,20 +399,36 @@ def _fuse_claims(lexical: list[Candidate], semantic: list[Candidate], merged: di
 
 
 def _fuse_episodes(lexical: list[Candidate], semantic: list[Candidate], merged: dict[str, Candidate],
-                   cosine: dict[str, float], request: Request) -> list[Candidate]:
+                   cosine: dict[str, float], request: Request, context: dict[str, float]) -> list[Candidate]:
+    """Calibrated score fusion: relevance = lexical share + ``episodes_semantic_weight`` ×
+    semantic share.
+
+    The lexical share is the episode ranker's score over the best's (1.0 for its first
+    turn); the semantic share is a turn's relevance by meaning (in context when
+    :func:`in_context` scored it, else its cosine) over the best of the ``pool`` turns
+    that lead the semantic order, and 0 outside them. No gate decides (evidence-finding:
+    the verdicts are reported)."""
     p = SEMANTIC
-    lex_order = [c.id for c in lexical if c.reason is None]
-    sem_order = [c.id for c in semantic if c.reason is None]
-    lex_share = _rrf(lex_order, p.episodes_rrf_k, p.episodes_lexical_weight)
-    sem_share = _rrf(sem_order, p.episodes_rrf_k, p.episodes_semantic_weight)
-    top = (p.episodes_lexical_weight + p.episodes_semantic_weight) / (p.episodes_rrf_k + 1)
+    lex_live = [c for c in lexical if c.reason is None]
+    best_lex = max((float(c.lane_score or 0.0) for c in lex_live), default=0.0)
+    lex_share = {c.id: (r, float(c.lane_score or 0.0) / best_lex if best_lex > 0 else 0.0)
+                 for r, c in enumerate(lex_live, start=1)}
+    lead = [c for c in semantic if c.reason is None][: p.pool]
+    meaning = {c.id: max(context.get(c.id, float(c.lane_score or 0.0)), 0.0) for c in lead}
+    best_sem = max(meaning.values(), default=0.0)
+    sem_share = {c.id: (r, p.episodes_semantic_weight * meaning[c.id] / best_sem if best_sem > 0 else 0.0)
+                 for r, c in enumerate(lead, start=1)}
     live = [c for c in merged.values() if c.reason is None and c.memory is not None]
     for c in live:
         assert c.memory is not None
-        c.raw = (lex_share.get(c.id, (0, 0.0))[1] + sem_share.get(c.id, (0, 0.0))[1]) / top
+        c.raw = lex_share.get(c.id, (0, 0.0))[1] + sem_share.get(c.id, (0, 0.0))[1]
         c.factors = rank_factors(c.memory, c.raw, request.now)
         _record(c, cosine, lex_share, sem_share)
-    live.sort(key=lambda c: (-c.raw, c.id))
+        if c.id in context and c.fusion is not None:
+            c.fusion["in_context"] = round(context[c.id], 4)
+    # Ties keep the episode ranker's order, then meaning's (an id is random).
+    last = len(merged) + 1
+    live.sort(key=lambda c: (-c.raw, lex_share.get(c.id, (last,))[0], sem_share.get(c.id, (last,))[0], c.id))
     return live
 
 

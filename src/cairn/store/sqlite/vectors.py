@@ -144,6 +144,19 @@ class VectorReads:
         )
         return [(str(h), bool(e), str(c or "")) for h, e, c in rows]
 
+    def episode_places(self, space: str, ids: Sequence[str]) -> dict[str, tuple[str, int]]:
+        """The (origin, turn) of each episode of ``space`` among ``ids``."""
+        out: dict[str, tuple[str, int]] = {}
+        for chunk in _chunks(list(dict.fromkeys(ids))):
+            marks = ",".join("?" * len(chunk))
+            for memory_id, origin, turn in self.conn.execute(
+                f"SELECT id, origin, turn FROM memories WHERE space = ? AND id IN ({marks})"
+                " AND kind = 'episode' AND turn IS NOT NULL",
+                (space, *chunk),
+            ):
+                out[str(memory_id)] = (str(origin), int(turn))
+        return out
+
     def count_missing_vectors(self, space: str, embedder: str) -> int:
         """How many distinct texts :meth:`missing_vectors` would return with no limit."""
         row = self.conn.execute(
