@@ -294,6 +294,15 @@ class MemStore:
         hits.sort(key=lambda h: (-h[1], h[0].key))
         return [self._turn(r) for r, _ in hits[:cap]]
 
+    def content_postings(self, term: str, limit: int) -> list[Hashable]:
+        keys = sorted((r.key for r in self._indexed() if term in r.content), reverse=True)
+        return list(keys[:limit])
+
+    def episode_turns(self, space: str, keys: Sequence[Hashable], limit: int,
+                      skip_retired: bool = False) -> list[EpisodeTurn]:
+        by_key = {r.key: r for r in self._episodes(space) if not (skip_retired and r.memory.status.value == "retired")}
+        return [self._turn(by_key[k]) for k in keys if k in by_key][:limit]
+
     def speaker_turns(self, space: str, word: str, cap: int, skip_retired: bool = False) -> list[EpisodeTurn]:
         hits = [r for r in self._episodes(space) if word in r.aliases
                 and not (skip_retired and r.memory.status.value == "retired")]

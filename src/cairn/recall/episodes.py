@@ -80,6 +80,7 @@ from itertools import pairwise
 from ..model import format_time
 from ..store import EpisodeTurn, ReadView
 from ..text import MONTH_WORDS, MONTHS, STOPWORDS, stem, tokenize
+from .episode_candidates import turn_candidates
 from .tense import Tense, tense, time_factor
 
 
@@ -293,8 +294,9 @@ class _Turn:
 
 def candidates(view: ReadView, space: str, words: list[tuple[str, bool]], cap: int,
                include_retired: bool = True) -> list[_Turn]:
-    """Episodes matching any of ``words`` (best store relevance first when over the cap)."""
-    return [_Turn.of(row) for row in view.episode_matches(space, words, cap, skip_retired=not include_retired)]
+    """Episodes matching any of ``words``, the likeliest first when over the cap (read in
+    bounded time: :mod:`cairn.recall.episode_candidates`)."""
+    return [_Turn.of(row) for row in turn_candidates(view, space, words, cap, skip_retired=not include_retired)]
 
 
 def rank_episodes(view: ReadView, space: str, query: str, *, limit: int, profile: EpisodeProfile = PROFILE,

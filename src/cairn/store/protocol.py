@@ -196,7 +196,18 @@ class ReadView(Protocol):
                         skip_retired: bool = False) -> list[EpisodeTurn]:
         """Episodes of ``space`` whose content holds any ``(word, prefix)`` (prefix: any
         term starting with it), best backend relevance first, at most ``cap``
-        (``skip_retired``: leaving out the episodes a retention policy retired)."""
+        (``skip_retired``: leaving out the episodes a retention policy retired). Ranks
+        every match: callers keep it for words that few records hold."""
+        ...
+    def content_postings(self, term: str, limit: int) -> list[Key]:
+        """Keys of records (every space and kind) whose content holds the indexed term
+        ``term``, newest first, at most ``limit``."""
+        ...
+    def episode_turns(self, space: str, keys: Sequence[Key], limit: int,
+                      skip_retired: bool = False) -> list[EpisodeTurn]:
+        """The first ``limit`` episodes of ``space`` among ``keys``, in the order of
+        ``keys`` (other records are skipped; ``skip_retired``: as :meth:`episode_matches`).
+        Reads in chunks and stops once it has ``limit``."""
         ...
     def speaker_turns(self, space: str, word: str, cap: int, skip_retired: bool = False) -> list[EpisodeTurn]:
         """Episodes of ``space`` whose speaker (aliases) holds the indexed term ``word``,

@@ -550,6 +550,27 @@ class _Reads:
         scored = self._ranked(rows, phrases, hits, True, 0.0, texts=(4, 5))
         return [_episode_turn(row) for _, row in scored[:cap]]
 
+    def content_postings(self, term: str, limit: int) -> list[Key]:
+        # A content lexeme is the term itself (an alias lexeme carries the ALIAS mark).
+        rows = self._rows("SELECT key FROM memory_index WHERE lexemes @@ %s::tsquery ORDER BY key DESC LIMIT %s",
+                          (_lexeme(term), limit))
+        return [r[0] for r in rows]
+
+    def episode_turns(self, space: str, keys: Sequence[Key], limit: int,
+                      skip_retired: bool = False) -> list[EpisodeTurn]:
+        out: list[EpisodeTurn] = []
+        step = max(limit * 2, 1)
+        for start in range(0, len(keys), step):
+            if len(out) >= limit:
+                break
+            chunk = list(keys[start : start + step])
+            found = {row[0]: row for row in self._rows(
+                f"SELECT {_TURN_COLUMNS} FROM memories m JOIN memory_index i ON i.key = m.key"
+                " WHERE m.key = ANY(%s) AND m.space = %s AND m.kind = 'episode'"
+                + (" AND m.status <> 'retired'" if skip_retired else ""), (chunk, space))}
+            out += [_episode_turn(found[k]) for k in chunk if k in found][: limit - len(out)]
+        return out
+
     def speaker_turns(self, space: str, word: str, cap: int, skip_retired: bool = False) -> list[EpisodeTurn]:
         rows = self._rows(
             f"SELECT {_TURN_COLUMNS} FROM memory_index i JOIN memories m ON m.key = i.key"

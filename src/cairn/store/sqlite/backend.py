@@ -772,6 +772,45 @@ class _Reads(vectors.VectorReads):
         )
         return [_episode_turn(r) for r in rows]
 
+    def content_postings(self, term: str, limit: int) -> list[Key]:
+        # As term_postings, in the content column only: one JSON array built in SQLite.
+        row = self.conn.execute(
+            "SELECT json_group_array(rowid) FROM (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?"
+            " ORDER BY rowid DESC LIMIT ?)",
+            (fts.in_column("content", fts.term(term)), limit),
+        ).fetchone()
+        return sorted(json.loads(row[0]), reverse=True) if row and isinstance(row[0], str) else []
+
+    def episode_turns(self, space: str, keys: Sequence[Key], limit: int,
+                      skip_retired: bool = False) -> list[EpisodeTurn]:
+        out: list[EpisodeTurn] = []
+        kept = "space = ? AND kind = 'episode'" + (" AND status <> 'retired'" if skip_retired else "")
+        start = 0
+        while start < len(keys) and len(out) < limit:
+            # As load_ranked: the first read asks for as many rows as wanted, later ones
+            # (after rows were left out) for twice as many; the filter sits in the select
+            # list so that the rowids are looked up, not the space's index scanned.
+            step = limit if start == 0 else limit * 2
+            chunk = list(keys[start : start + step])
+            start += step
+            marks = ",".join("?" * len(chunk))
+            found = {row[0]: row for row in self._texts(
+                f"SELECT rowid, id, origin, turn, {_json('data', '$.evidence.at')} FROM memories"
+                f" WHERE rowid IN ({marks}) AND CASE WHEN {kept} THEN 1 ELSE 0 END", (*chunk, space))}
+            if not found:
+                continue
+            # The indexed text by rowid, apart: a join would let the planner walk the FTS5 table.
+            texts = {r: (c, a) for r, c, a in self._texts(
+                f"SELECT rowid, content, aliases FROM memories_fts WHERE rowid IN ({','.join('?' * len(found))})",
+                tuple(found))}
+            for key in chunk:
+                row = found.get(key)
+                if row is not None and key in texts:
+                    out.append(_episode_turn((*row[:4], *texts[key], row[4])))
+                    if len(out) >= limit:
+                        break
+        return out
+
     def speaker_turns(self, space: str, word: str, cap: int, skip_retired: bool = False) -> list[EpisodeTurn]:
         live = " AND m.status <> 'retired'" if skip_retired else ""
         rows = self.conn.execute(
