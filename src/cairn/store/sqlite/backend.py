@@ -764,13 +764,27 @@ class _Reads(vectors.VectorReads):
         if not words or self._without_episodes(space):
             return []
         live = " AND m.status <> 'retired'" if skip_retired else ""
-        rows = self.conn.execute(
-            f"SELECT f.rowid, m.id, m.origin, m.turn, f.content, f.aliases, {_json('m.data', '$.evidence.at')}"
-            " FROM memories_fts f JOIN memories m ON m.rowid = f.rowid"
+        # Only the rowids are ranked: SQLite's sorter would otherwise read every match's
+        # text and time before keeping the best ``cap``; those are read for the kept ones.
+        keys = [r[0] for r in self.conn.execute(
+            "SELECT f.rowid FROM memories_fts f JOIN memories m ON m.rowid = f.rowid"
             f" WHERE memories_fts MATCH ? AND m.space = ? AND m.kind = 'episode'{live} ORDER BY f.rank LIMIT ?",
             (fts.in_column("content", fts.words_or_prefixes(words)), space, cap),
-        )
-        return [_episode_turn(r) for r in rows]
+        )]
+        return self._turns_by_key(keys)
+
+    def _turns_by_key(self, keys: Sequence[Key]) -> list[EpisodeTurn]:
+        """The episode rows of ``keys`` (known to be episodes), in the order of ``keys``."""
+        if not keys:
+            return []
+        marks = ",".join("?" * len(keys))
+        # Two lookups by rowid: a join would let the planner walk the FTS5 table.
+        found = {row[0]: row for row in self._texts(
+            f"SELECT rowid, id, origin, turn, {_json('data', '$.evidence.at')} FROM memories WHERE rowid IN ({marks})",
+            tuple(keys))}
+        texts = {r: (c, a) for r, c, a in self._texts(
+            f"SELECT rowid, content, aliases FROM memories_fts WHERE rowid IN ({marks})", tuple(keys))}
+        return [_episode_turn((*found[k][:4], *texts[k], found[k][4])) for k in keys if k in found and k in texts]
 
     def content_postings(self, term: str, limit: int) -> list[Key]:
         # As term_postings, in the content column only: one JSON array built in SQLite.
@@ -794,26 +808,15 @@ class _Reads(vectors.VectorReads):
             chunk = list(keys[start : start + step])
             start += step
             marks = ",".join("?" * len(chunk))
-            found = {row[0]: row for row in self._texts(
-                f"SELECT rowid, id, origin, turn, {_json('data', '$.evidence.at')} FROM memories"
-                f" WHERE rowid IN ({marks}) AND CASE WHEN {kept} THEN 1 ELSE 0 END", (*chunk, space))}
-            if not found:
-                continue
-            # The indexed text by rowid, apart: a join would let the planner walk the FTS5 table.
-            texts = {r: (c, a) for r, c, a in self._texts(
-                f"SELECT rowid, content, aliases FROM memories_fts WHERE rowid IN ({','.join('?' * len(found))})",
-                tuple(found))}
-            for key in chunk:
-                row = found.get(key)
-                if row is not None and key in texts:
-                    out.append(_episode_turn((*row[:4], *texts[key], row[4])))
-                    if len(out) >= limit:
-                        break
+            kept_keys = {row[0] for row in self.conn.execute(
+                f"SELECT rowid FROM memories WHERE rowid IN ({marks}) AND CASE WHEN {kept} THEN 1 ELSE 0 END",
+                (*chunk, space))}
+            out += self._turns_by_key([key for key in chunk if key in kept_keys][: limit - len(out)])
         return out
 
     def speaker_turns(self, space: str, word: str, cap: int, skip_retired: bool = False) -> list[EpisodeTurn]:
         live = " AND m.status <> 'retired'" if skip_retired else ""
-        rows = self.conn.execute(
+        rows = self._texts(
             f"SELECT f.rowid, m.id, m.origin, m.turn, f.content, f.aliases, {_json('m.data', '$.evidence.at')}"
             " FROM memories_fts f JOIN memories m ON m.rowid = f.rowid"
             f" WHERE memories_fts MATCH ? AND m.space = ? AND m.kind = 'episode'{live} ORDER BY f.rowid DESC LIMIT ?",
@@ -839,13 +842,13 @@ class _Reads(vectors.VectorReads):
             # Two lookups: the turns by position (index), then their indexed text by rowid;
             # a join would let the planner walk the whole FTS5 table.
             marks = ",".join("?" * len(turns))
-            for row in self.conn.execute(
+            for row in self._texts(
                 f"SELECT rowid, id, origin, turn, {_json('data', '$.evidence.at')} FROM memories"
                 f" WHERE space = ? AND origin = ? AND turn IN ({marks}) AND kind = 'episode'", (space, origin, *turns)):
                 found[row[0]] = row
         if not found:
             return []
-        texts = self.conn.execute(
+        texts = self._texts(
             f"SELECT rowid, content, aliases FROM memories_fts WHERE rowid IN ({','.join('?' * len(found))})", tuple(found))
         return [_episode_turn((*found[r][:4], c, a, found[r][4])) for r, c, a in texts]
 
