@@ -152,3 +152,22 @@ def test_the_bounded_way_ranks_alike_on_both_backends(tmp_path, pg_url, monkeypa
             found = rank_episodes(cairn.store, cairn.space, question, limit=10)
             answers.append([(cairn.get(s.id).evidence.source_id, round(s.score, 9)) for s in found])
     assert answers[0] == answers[1] and answers[0]
+
+
+@pytest.mark.parametrize("side", ["sqlite", "postgres"])
+def test_a_speaker_is_told_from_the_words_newest_hits(tmp_path, request, monkeypatch, side):
+    from cairn.store.postgres import backend as pg
+    from cairn.store.sqlite import backend as lite
+
+    target = tmp_path / "a.db" if side == "sqlite" else request.getfixturevalue("pg_url")
+    with Cairn(target, now=Clock()) as cairn:
+        ingest(cairn, 60)
+        lines = [json.dumps({"id": f"n{n}", "speaker": "Cleo", "text": f"ana and ben water the {COMMON} {n}",
+                             "time": "2026-06-01T10:00:00Z"}) for n in range(8)]
+        cairn.ingest(lines, origin="later")
+        assert cairn.store.names_speaker(cairn.space, "ana") and cairn.store.names_speaker(cairn.space, "cleo")
+        assert not cairn.store.names_speaker(cairn.space, COMMON)
+        # The bound: "ana" is said in the eight newest turns, spoken only in older ones.
+        for module in (lite, pg):
+            monkeypatch.setattr(module, "SPEAKER_SCAN", 8)
+        assert not cairn.store.names_speaker(cairn.space, "ana") and cairn.store.names_speaker(cairn.space, "cleo")

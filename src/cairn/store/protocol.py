@@ -43,6 +43,7 @@ from typing import Protocol
 from ..model import Event, Memory, Relation
 
 Key = Hashable  # a backend's opaque record key
+SPEAKER_SCAN = 512  # index hits of a word read to tell whether it names a speaker (ReadView.names_speaker)
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,8 +190,10 @@ class ReadView(Protocol):
 
     # -- lexical index: the episode lane
     def names_speaker(self, space: str, word: str) -> bool:
-        """Whether ``word`` is among the indexed speaker names of an episode of ``space``
-        (checked over a bounded number of index hits)."""
+        """Whether ``word`` is among the indexed speaker names of an episode of ``space``,
+        checked over a bounded number of index hits: the newest 16 of those that hold it
+        as a speaker, among its newest :data:`SPEAKER_SCAN` in any column (a common word
+        that is never a name costs that many, not all of its postings)."""
         ...
     def episode_matches(self, space: str, words: Sequence[tuple[str, bool]], cap: int,
                         skip_retired: bool = False) -> list[EpisodeTurn]:

@@ -49,7 +49,7 @@ from ...model import (
     relation_to_dict,
 )
 from ...text import index_text
-from ..protocol import EpisodeTurn, Key, RecordFacts, facts_of
+from ..protocol import SPEAKER_SCAN, EpisodeTurn, Key, RecordFacts, facts_of
 from ..sqlite.backend import _as_stored, _decoded, _shown, _time_or_none, content_hash, dumps, read_row
 from . import rank
 from .schema import TABLES, WRITE_LOCK, check_version, migrate
@@ -528,11 +528,12 @@ class _Reads:
     # -- lexical index: the episode lane ---------------------------------------------
 
     def names_speaker(self, space: str, word: str) -> bool:
-        # As the SQLite store: the first 16 index hits (any space), then whether one is an
-        # episode of this space.
-        rows = self._rows("SELECT key, space, kind FROM memory_index WHERE lexemes @@ %s::tsquery ORDER BY key LIMIT 16",
-                          (q_alias(word),))
-        return any(s == space and k == "episode" for _, s, k in rows)
+        # As the SQLite store: the word's newest SPEAKER_SCAN index hits (any space and
+        # column); of those naming a speaker, the newest 16; whether one is an episode of
+        # this space.
+        rows = self._rows("SELECT key, space, kind, lexemes @@ %s::tsquery FROM memory_index WHERE lexemes @@ %s::tsquery"
+                          " ORDER BY key DESC LIMIT %s", (q_alias(word), q_anywhere([word]), SPEAKER_SCAN))
+        return any(s == space and k == "episode" for _, s, k, _ in [r for r in rows if r[3]][:16])
 
     def episode_matches(self, space: str, words: Sequence[tuple[str, bool]], cap: int,
                         skip_retired: bool = False) -> list[EpisodeTurn]:

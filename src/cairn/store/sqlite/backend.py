@@ -63,7 +63,7 @@ from ...model import (
 )
 from ...text import index_text, normalize
 from ..migrations import MIGRATIONS, check_version, migrate
-from ..protocol import EpisodeTurn, Key, RecordFacts, facts_of
+from ..protocol import SPEAKER_SCAN, EpisodeTurn, Key, RecordFacts, facts_of
 from . import fts, vectors
 
 T = TypeVar("T")
@@ -748,10 +748,19 @@ class _Reads(vectors.VectorReads):
     def names_speaker(self, space: str, word: str) -> bool:
         if self._without_episodes(space):
             return False
-        # Two small queries rather than one join: FTS5 first, then the rows it found, so
-        # the planner never walks the memories table.
+        # Small queries rather than one join: FTS5 first, then the rows it found, so the
+        # planner never walks the memories table. A column filter alone would walk every
+        # posting of a common word that no speaker is named: the speaker hits are looked
+        # for among the word's newest SPEAKER_SCAN postings only: a rowid range that FTS5
+        # seeks in ascending order (in descending order it walks the whole doclist).
+        oldest = self.conn.execute(
+            "SELECT min(rowid) FROM (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?"
+            " ORDER BY rowid DESC LIMIT ?)", (fts.quote_fts(word), SPEAKER_SCAN)).fetchone()[0]
+        if oldest is None:
+            return False
         match = fts.in_column("aliases", fts.quote_fts(word))
-        rows = [r[0] for r in self.conn.execute("SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? LIMIT 16", (match,))]
+        rows = [r[0] for r in self.conn.execute(
+            "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? AND rowid >= ? ORDER BY rowid", (match, oldest))][-16:]
         if not rows:
             return False
         marks = ",".join("?" * len(rows))
