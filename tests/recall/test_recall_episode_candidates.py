@@ -1,10 +1,10 @@
 """The episode lane's candidates are read in bounded time (recall/episode_candidates.py).
 
-Below the bound (every word held by at most ``SCAN`` turns of the space) the candidates
-are the store's own ranked matches, so the ranking is the one the lane always gave; above
-it, postings are read per word, at most ``SCAN`` each, and a common word's not at all when
-rarer words fill the cap. ``SCAN`` is made small here so that a store of a few hundred
-turns crosses it."""
+Below the bound (the words held by at most ``EXACT`` turns of the space, summed) the
+candidates are the store's own ranked matches, so the ranking is the one the lane always
+gave; above it, postings are read per word, at most ``SCAN`` each, and a common word's not
+at all when rarer words fill the cap. The bounds are made small here so that a store of a
+few hundred turns crosses them."""
 
 from __future__ import annotations
 
@@ -83,6 +83,7 @@ def test_below_the_bound_the_ranking_is_the_one_the_stores_ranked_matches_give(c
 
 def test_over_the_bound_a_common_word_is_not_read_when_rarer_words_fill_the_cap(cairn, monkeypatch):
     monkeypatch.setattr(episode_candidates, "SCAN", 20)
+    monkeypatch.setattr(episode_candidates, "EXACT", 20)
     ingest(cairn, 300)
     view = Counting(cairn.store)
     words = [(COMMON, False), ("quinc", False), ("prun", False)]  # index forms of quince, pruned
@@ -94,6 +95,7 @@ def test_over_the_bound_a_common_word_is_not_read_when_rarer_words_fill_the_cap(
 
 def test_over_the_bound_the_rows_read_do_not_grow_with_the_store(tmp_path, monkeypatch):
     monkeypatch.setattr(episode_candidates, "SCAN", 25)
+    monkeypatch.setattr(episode_candidates, "EXACT", 25)
     read = []
     for size in (200, 800):
         with Cairn(tmp_path / f"{size}.db", now=Clock()) as cairn:
@@ -108,6 +110,7 @@ def test_over_the_bound_the_rows_read_do_not_grow_with_the_store(tmp_path, monke
 
 def test_when_every_word_is_common_the_newest_holders_are_the_candidates(cairn, monkeypatch):
     monkeypatch.setattr(episode_candidates, "SCAN", 10)
+    monkeypatch.setattr(episode_candidates, "EXACT", 10)
     ingest(cairn, 120)
     found = turn_candidates(cairn.store, cairn.space, [(COMMON, False)], cap=5)
     assert [cairn.get(t.id).evidence.source_id for t in found] == ["t119", "t118", "t116", "t115", "t114"]
@@ -115,6 +118,7 @@ def test_when_every_word_is_common_the_newest_holders_are_the_candidates(cairn, 
 
 def test_a_prefix_word_reaches_the_terms_it_starts_and_retired_turns_are_left_out(cairn, monkeypatch):
     monkeypatch.setattr(episode_candidates, "SCAN", 10)
+    monkeypatch.setattr(episode_candidates, "EXACT", 10)
     ingest(cairn, 120)
     found = turn_candidates(cairn.store, cairn.space, [(COMMON, False), ("pru", True)], cap=5)
     assert {cairn.get(t.id).evidence.source_id for t in found[:2]} == {"t7", "t117"}
@@ -145,6 +149,7 @@ def test_the_bounded_reads_look_rows_up_by_key(cairn):
 @pytest.mark.parametrize("question", QUESTIONS)
 def test_the_bounded_way_ranks_alike_on_both_backends(tmp_path, pg_url, monkeypatch, question):
     monkeypatch.setattr(episode_candidates, "SCAN", 20)
+    monkeypatch.setattr(episode_candidates, "EXACT", 20)
     answers = []
     for target in (tmp_path / "a.db", pg_url):
         with Cairn(target, now=Clock()) as cairn:

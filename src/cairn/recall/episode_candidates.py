@@ -5,12 +5,12 @@ module only picks them, through the store's lexical-index primitives. How depend
 common the words are in the space (its own document frequencies; a prefix word counts
 every indexed term it starts, summed):
 
-* **Ranked by the store** when every word is held by at most :data:`SCAN` records: the
-  store's own relevance order over every match (:meth:`ReadView.episode_matches`), best
-  ``cap`` first. Ranking all of them costs at most the words × ``SCAN`` matches, so this
-  way is bounded too, and the candidates are exactly the ones the lane always had: a
-  conversation of a few thousand turns never leaves it.
-* **By IDF-weighted overlap of postings** when a word is more common (as the claims lane's
+* **Ranked by the store** when the words are held by at most :data:`EXACT` records
+  (summed over the words): the store's own relevance order over every match
+  (:meth:`ReadView.episode_matches`), best ``cap`` first. Ranking that many is bounded
+  too, and the candidates are exactly the ones the lane always had: in LoCoMo's
+  conversations (300-700 turns) the sum is at most 825.
+* **By IDF-weighted overlap of postings** when the words are more common (as the claims lane's
   candidates, :mod:`cairn.recall.candidates`). The rarer words' postings are read in full,
   rarest first; a common word's newest ``SCAN`` postings only when the rarer words find
   fewer than ``cap`` records (with rarer words at hand, the newest holders of a common
@@ -32,6 +32,7 @@ from collections.abc import Hashable, Sequence
 
 from ..store import EpisodeTurn, ReadView
 
+EXACT = 2000  # records holding the words (summed) up to which the store ranks every match
 SCAN = 2000  # postings read per word; a word held by more records of the space is common
 PREFIX_TERMS = 256  # indexed terms a prefix word reaches, read at most (more: the word is common)
 
@@ -45,7 +46,7 @@ def turn_candidates(view: ReadView, space: str, words: Sequence[tuple[str, bool]
     forms = [_forms(view, word, prefix) for word, prefix in words]
     df = view.space_document_frequencies(space, sorted({t for f in forms for t in f}))
     held = [sum(df[t] for t in f) if len(f) <= PREFIX_TERMS else SCAN + 1 for f in forms]
-    if max(held) <= SCAN:
+    if sum(held) <= EXACT:
         return view.episode_matches(space, words, cap, skip_retired)
     docs = max(view.space_document_count(space), 1)
     overlap: dict[Hashable, float] = {}

@@ -782,18 +782,24 @@ class _Reads(vectors.VectorReads):
         )]
         return self._turns_by_key(keys)
 
-    def _turns_by_key(self, keys: Sequence[Key]) -> list[EpisodeTurn]:
-        """The episode rows of ``keys`` (known to be episodes), in the order of ``keys``."""
+    def _turns_by_key(self, keys: Sequence[Key], kept: str = "1", args: Sequence[object] = (),
+                      limit: int | None = None) -> list[EpisodeTurn]:
+        """The episode rows of ``keys`` that pass the SQL condition ``kept`` (on the
+        memories row, with ``args``), in the order of ``keys``, at most ``limit``."""
         if not keys:
             return []
-        marks = ",".join("?" * len(keys))
-        # Two lookups by rowid: a join would let the planner walk the FTS5 table.
+        # Two lookups by rowid: a join would let the planner walk the FTS5 table. The
+        # condition sits in a CASE so that the rowids are looked up, not an index scanned.
         found = {row[0]: row for row in self._texts(
-            f"SELECT rowid, id, origin, turn, {_json('data', '$.evidence.at')} FROM memories WHERE rowid IN ({marks})",
-            tuple(keys))}
+            f"SELECT rowid, id, origin, turn, {_json('data', '$.evidence.at')} FROM memories"
+            f" WHERE rowid IN ({','.join('?' * len(keys))}) AND CASE WHEN {kept} THEN 1 ELSE 0 END", (*keys, *args))}
+        wanted = [k for k in keys if k in found][:limit]
+        if not wanted:
+            return []
         texts = {r: (c, a) for r, c, a in self._texts(
-            f"SELECT rowid, content, aliases FROM memories_fts WHERE rowid IN ({marks})", tuple(keys))}
-        return [_episode_turn((*found[k][:4], *texts[k], found[k][4])) for k in keys if k in found and k in texts]
+            f"SELECT rowid, content, aliases FROM memories_fts WHERE rowid IN ({','.join('?' * len(wanted))})",
+            tuple(wanted))}
+        return [_episode_turn((*found[k][:4], *texts[k], found[k][4])) for k in wanted if k in texts]
 
     def content_postings(self, term: str, limit: int) -> list[Key]:
         # As term_postings, in the content column only: one JSON array built in SQLite.
@@ -811,16 +817,11 @@ class _Reads(vectors.VectorReads):
         start = 0
         while start < len(keys) and len(out) < limit:
             # As load_ranked: the first read asks for as many rows as wanted, later ones
-            # (after rows were left out) for twice as many; the filter sits in the select
-            # list so that the rowids are looked up, not the space's index scanned.
+            # (after rows were left out) for twice as many.
             step = limit if start == 0 else limit * 2
             chunk = list(keys[start : start + step])
             start += step
-            marks = ",".join("?" * len(chunk))
-            kept_keys = {row[0] for row in self.conn.execute(
-                f"SELECT rowid FROM memories WHERE rowid IN ({marks}) AND CASE WHEN {kept} THEN 1 ELSE 0 END",
-                (*chunk, space))}
-            out += self._turns_by_key([key for key in chunk if key in kept_keys][: limit - len(out)])
+            out += self._turns_by_key(chunk, kept, (space,), limit - len(out))
         return out
 
     def speaker_turns(self, space: str, word: str, cap: int, skip_retired: bool = False) -> list[EpisodeTurn]:
