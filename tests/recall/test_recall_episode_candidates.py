@@ -71,7 +71,7 @@ QUESTIONS = ["what about the garden beds on sunny days", "who pruned the quince 
 def test_below_the_bound_the_ranking_is_the_one_the_stores_ranked_matches_give(cairn, monkeypatch):
     ingest(cairn, 300)
     view = Counting(cairn.store)
-    new = [rank_episodes(view, cairn.space, q, limit=48) for q in QUESTIONS]  # type: ignore[arg-type]
+    new = [rank_episodes(view, cairn.space, q, limit=48) for q in QUESTIONS]
     assert view.ranked_all > 0 and view.postings == 0  # control: the store ranked every match
     monkeypatch.setattr(episodes, "turn_candidates", lambda v, space, words, cap, skip_retired=False:
                         v.episode_matches(space, words, cap, skip_retired))
@@ -87,7 +87,7 @@ def test_over_the_bound_a_common_word_is_not_read_when_rarer_words_fill_the_cap(
     ingest(cairn, 300)
     view = Counting(cairn.store)
     words = [(COMMON, False), ("quinc", False), ("prun", False)]  # index forms of quince, pruned
-    found = turn_candidates(view, cairn.space, words, cap=2)  # type: ignore[arg-type]
+    found = turn_candidates(view, cairn.space, words, cap=2)
     assert view.ranked_all == 0  # the store did not rank every match of the common word
     assert [cairn.get(t.id).evidence.source_id for t in found] == ["t297", "t7"]  # equal overlap: newest first
     assert view.postings == 4  # quince twice, pruning and pruned once each: garden never read
@@ -101,7 +101,7 @@ def test_over_the_bound_the_rows_read_do_not_grow_with_the_store(tmp_path, monke
         with Cairn(tmp_path / f"{size}.db", now=Clock()) as cairn:
             ingest(cairn, size)
             view = Counting(cairn.store)
-            ranked = rank_episodes(view, cairn.space, "what about the garden beds on sunny days", limit=5)  # type: ignore[arg-type]
+            ranked = rank_episodes(view, cairn.space, "what about the garden beds on sunny days", limit=5)
             assert view.ranked_all == 0 and ranked  # control: the bounded way, and it found turns
             read.append((view.postings, view.turns))
     assert read[0] == read[1]
