@@ -753,14 +753,10 @@ class _Reads(vectors.VectorReads):
         # posting of a common word that no speaker is named: the speaker hits are looked
         # for among the word's newest SPEAKER_SCAN postings only: a rowid range that FTS5
         # seeks in ascending order (in descending order it walks the whole doclist).
-        oldest = self.conn.execute(
-            "SELECT min(rowid) FROM (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?"
-            " ORDER BY rowid DESC LIMIT ?)", (fts.quote_fts(word), SPEAKER_SCAN)).fetchone()[0]
-        if oldest is None:
-            return False
-        match = fts.in_column("aliases", fts.quote_fts(word))
         rows = [r[0] for r in self.conn.execute(
-            "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? AND rowid >= ? ORDER BY rowid", (match, oldest))][-16:]
+            "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?1 AND rowid >= (SELECT min(rowid) FROM"
+            " (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?2 ORDER BY rowid DESC LIMIT ?3)) ORDER BY rowid",
+            (fts.in_column("aliases", fts.quote_fts(word)), fts.quote_fts(word), SPEAKER_SCAN))][-16:]
         if not rows:
             return False
         marks = ",".join("?" * len(rows))
