@@ -18,7 +18,7 @@ from datetime import datetime
 
 from cairn.model import Event, Memory, Relation, format_time, parse_time
 from cairn.store import SCHEMA_VERSION, EpisodeTurn, RecordFacts, content_hash
-from cairn.store.protocol import facts_of
+from cairn.store.protocol import SPEAKER_SCAN, facts_of
 from cairn.store.sqlite.vectors import vector_text
 from cairn.text import index_text
 
@@ -287,7 +287,10 @@ class MemStore:
                            "" if at is None else format_time(at))
 
     def names_speaker(self, space: str, word: str) -> bool:
-        return any(word in r.aliases for r in self._episodes(space))
+        hits = sorted((r for r in self._indexed() if word in r.content or word in r.aliases), key=lambda r: r.key,
+                      reverse=True)[:SPEAKER_SCAN]
+        named = [r for r in hits if word in r.aliases][:16]
+        return any(r.memory.space == space and r.memory.kind.value == "episode" for r in named)
 
     def episode_matches(self, space: str, words: Sequence[tuple[str, bool]], cap: int,
                         skip_retired: bool = False) -> list[EpisodeTurn]:
@@ -296,6 +299,15 @@ class MemStore:
         hits = [h for h in hits if h[1]]
         hits.sort(key=lambda h: (-h[1], h[0].key))
         return [self._turn(r) for r, _ in hits[:cap]]
+
+    def content_postings(self, term: str, limit: int) -> list[Hashable]:
+        keys = sorted((r.key for r in self._indexed() if term in r.content), reverse=True)
+        return list(keys[:limit])
+
+    def episode_turns(self, space: str, keys: Sequence[Hashable], limit: int,
+                      skip_retired: bool = False) -> list[EpisodeTurn]:
+        by_key = {r.key: r for r in self._episodes(space) if not (skip_retired and r.memory.status.value == "retired")}
+        return [self._turn(by_key[k]) for k in keys if k in by_key][:limit]
 
     def speaker_turns(self, space: str, word: str, cap: int, skip_retired: bool = False) -> list[EpisodeTurn]:
         hits = [r for r in self._episodes(space) if word in r.aliases

@@ -17,7 +17,8 @@ conversations 0-4 only; model-free and deterministic):
 1. **Candidates** from the store's index: the query's content terms OR-ed, each long
    term also as a prefix so that ``paint`` reaches ``painter``/``paintings``, and a
    short stem also with its ``e`` (``named`` is indexed ``nam`` and meets ``name``); the
-   best ``candidate_cap`` by the store's relevance (:func:`candidates`), with the word
+   best ``candidate_cap`` by the store's relevance, or by IDF-weighted overlap of
+   bounded postings when the words are common (:func:`candidates`), with the word
    counts for IDF read from the space's own document frequencies (bounded) when that
    cap cuts (:func:`term_counts`); the record count is the space's too. When the words
    find fewer turns than asked for and the question names a speaker ("Ana's cat"),
@@ -65,10 +66,13 @@ holds each shortcut to the long way): what scoring reads of a turn's indexed ter
 bounded cache keyed by the text itself (:data:`TEXT_CACHE`), so an edited turn is a new
 key; the turns that only lend context are not scored, since they are never handed out;
 factors are named and rounded only for the turns returned; the feedback pass reuses the
-neighbours the first pass read (:class:`_Neighbours`). What is left per question is
-mostly the store's: the full-text ranking of every match (``ORDER BY rank``, which grows
-with the turns holding the question's common words), reading the candidates' text and
-time, and two Python loops over the candidates per pass.
+neighbours the first pass read (:class:`_Neighbours`). Candidates are read in bounded
+time (:mod:`cairn.recall.episode_candidates`): while the words are held by few turns the
+store ranks every match, as it always did; beyond that, a bounded number of postings per
+word are read and the turns chosen by IDF-weighted overlap, so a question costs about the
+same at a million turns as at ten thousand (a speaker name is checked over a bounded
+number of index hits too). What is left per question is reading the candidates and their
+neighbours (random row reads on a large store) and two Python loops over them per pass.
 """
 
 from __future__ import annotations
@@ -84,6 +88,7 @@ from itertools import pairwise
 from ..model import format_time
 from ..store import EpisodeTurn, ReadView
 from ..text import MONTH_WORDS, MONTHS, STOPWORDS, stem, tokenize
+from .episode_candidates import turn_candidates
 from .tense import Tense, tense, time_factor
 
 
@@ -307,8 +312,9 @@ class _Turn:
 
 def candidates(view: ReadView, space: str, words: list[tuple[str, bool]], cap: int,
                include_retired: bool = True) -> list[_Turn]:
-    """Episodes matching any of ``words`` (best store relevance first when over the cap)."""
-    return [_Turn.of(row) for row in view.episode_matches(space, words, cap, skip_retired=not include_retired)]
+    """Episodes matching any of ``words``, the likeliest first when over the cap (read in
+    bounded time: :mod:`cairn.recall.episode_candidates`)."""
+    return [_Turn.of(row) for row in turn_candidates(view, space, words, cap, skip_retired=not include_retired)]
 
 
 def rank_episodes(view: ReadView, space: str, query: str, *, limit: int, profile: EpisodeProfile = PROFILE,

@@ -43,6 +43,7 @@ from typing import Protocol
 from ..model import Event, Memory, Relation
 
 Key = Hashable  # a backend's opaque record key
+SPEAKER_SCAN = 512  # index hits of a word read to tell whether it names a speaker (ReadView.names_speaker)
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,14 +199,27 @@ class ReadView(Protocol):
 
     # -- lexical index: the episode lane
     def names_speaker(self, space: str, word: str) -> bool:
-        """Whether ``word`` is among the indexed speaker names of an episode of ``space``
-        (checked over a bounded number of index hits)."""
+        """Whether ``word`` is among the indexed speaker names of an episode of ``space``,
+        checked over a bounded number of index hits: the newest 16 of those that hold it
+        as a speaker, among its newest :data:`SPEAKER_SCAN` in any column (a common word
+        that is never a name costs that many, not all of its postings)."""
         ...
     def episode_matches(self, space: str, words: Sequence[tuple[str, bool]], cap: int,
                         skip_retired: bool = False) -> list[EpisodeTurn]:
         """Episodes of ``space`` whose content holds any ``(word, prefix)`` (prefix: any
         term starting with it), best backend relevance first, at most ``cap``
-        (``skip_retired``: leaving out the episodes a retention policy retired)."""
+        (``skip_retired``: leaving out the episodes a retention policy retired). Ranks
+        every match: callers keep it for words that few records hold."""
+        ...
+    def content_postings(self, term: str, limit: int) -> list[Key]:
+        """Keys of records (every space and kind) whose content holds the indexed term
+        ``term``, newest first, at most ``limit``."""
+        ...
+    def episode_turns(self, space: str, keys: Sequence[Key], limit: int,
+                      skip_retired: bool = False) -> list[EpisodeTurn]:
+        """The first ``limit`` episodes of ``space`` among ``keys``, in the order of
+        ``keys`` (other records are skipped; ``skip_retired``: as :meth:`episode_matches`).
+        Reads in chunks and stops once it has ``limit``."""
         ...
     def speaker_turns(self, space: str, word: str, cap: int, skip_retired: bool = False) -> list[EpisodeTurn]:
         """Episodes of ``space`` whose speaker (aliases) holds the indexed term ``word``,

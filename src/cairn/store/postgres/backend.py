@@ -49,7 +49,7 @@ from ...model import (
     relation_to_dict,
 )
 from ...text import index_text
-from ..protocol import EpisodeTurn, Key, RecordFacts, facts_of
+from ..protocol import SPEAKER_SCAN, EpisodeTurn, Key, RecordFacts, facts_of
 from ..sqlite.backend import _as_stored, _decoded, _shown, _time_or_none, content_hash, dumps, read_row
 from . import rank
 from .schema import TABLES, WRITE_LOCK, check_version, migrate
@@ -531,11 +531,12 @@ class _Reads:
     # -- lexical index: the episode lane ---------------------------------------------
 
     def names_speaker(self, space: str, word: str) -> bool:
-        # As the SQLite store: the first 16 index hits (any space), then whether one is an
-        # episode of this space.
-        rows = self._rows("SELECT key, space, kind FROM memory_index WHERE lexemes @@ %s::tsquery ORDER BY key LIMIT 16",
-                          (q_alias(word),))
-        return any(s == space and k == "episode" for _, s, k in rows)
+        # As the SQLite store: the word's newest SPEAKER_SCAN index hits (any space and
+        # column); of those naming a speaker, the newest 16; whether one is an episode of
+        # this space.
+        rows = self._rows("SELECT key, space, kind, lexemes @@ %s::tsquery FROM memory_index WHERE lexemes @@ %s::tsquery"
+                          " ORDER BY key DESC LIMIT %s", (q_alias(word), q_anywhere([word]), SPEAKER_SCAN))
+        return any(s == space and k == "episode" for _, s, k, _ in [r for r in rows if r[3]][:16])
 
     def episode_matches(self, space: str, words: Sequence[tuple[str, bool]], cap: int,
                         skip_retired: bool = False) -> list[EpisodeTurn]:
@@ -552,6 +553,27 @@ class _Reads:
         # FTS5's default rank weighs every column 1.0; the query names the content column.
         scored = self._ranked(rows, phrases, hits, True, 0.0, texts=(4, 5))
         return [_episode_turn(row) for _, row in scored[:cap]]
+
+    def content_postings(self, term: str, limit: int) -> list[Key]:
+        # A content lexeme is the term itself (an alias lexeme carries the ALIAS mark).
+        rows = self._rows("SELECT key FROM memory_index WHERE lexemes @@ %s::tsquery ORDER BY key DESC LIMIT %s",
+                          (_lexeme(term), limit))
+        return [r[0] for r in rows]
+
+    def episode_turns(self, space: str, keys: Sequence[Key], limit: int,
+                      skip_retired: bool = False) -> list[EpisodeTurn]:
+        out: list[EpisodeTurn] = []
+        step = max(limit * 2, 1)
+        for start in range(0, len(keys), step):
+            if len(out) >= limit:
+                break
+            chunk = list(keys[start : start + step])
+            found = {row[0]: row for row in self._rows(
+                f"SELECT {_TURN_COLUMNS} FROM memories m JOIN memory_index i ON i.key = m.key"
+                " WHERE m.key = ANY(%s) AND m.space = %s AND m.kind = 'episode'"
+                + (" AND m.status <> 'retired'" if skip_retired else ""), (chunk, space))}
+            out += [_episode_turn(found[k]) for k in chunk if k in found][: limit - len(out)]
+        return out
 
     def speaker_turns(self, space: str, word: str, cap: int, skip_retired: bool = False) -> list[EpisodeTurn]:
         rows = self._rows(

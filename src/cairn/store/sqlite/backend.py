@@ -63,7 +63,7 @@ from ...model import (
 )
 from ...text import index_text, normalize
 from ..migrations import MIGRATIONS, check_version, migrate
-from ..protocol import EpisodeTurn, Key, RecordFacts, facts_of
+from ..protocol import SPEAKER_SCAN, EpisodeTurn, Key, RecordFacts, facts_of
 from . import fts, vectors
 
 T = TypeVar("T")
@@ -770,10 +770,15 @@ class _Reads(vectors.VectorReads):
     def names_speaker(self, space: str, word: str) -> bool:
         if self._without_episodes(space):
             return False
-        # Two small queries rather than one join: FTS5 first, then the rows it found, so
-        # the planner never walks the memories table.
-        match = fts.in_column("aliases", fts.quote_fts(word))
-        rows = [r[0] for r in self.conn.execute("SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? LIMIT 16", (match,))]
+        # Small queries rather than one join: FTS5 first, then the rows it found, so the
+        # planner never walks the memories table. A column filter alone would walk every
+        # posting of a common word that no speaker is named: the speaker hits are looked
+        # for among the word's newest SPEAKER_SCAN postings only: a rowid range that FTS5
+        # seeks in ascending order (in descending order it walks the whole doclist).
+        rows = [r[0] for r in self.conn.execute(
+            "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?1 AND rowid >= (SELECT min(rowid) FROM"
+            " (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?2 ORDER BY rowid DESC LIMIT ?3)) ORDER BY rowid",
+            (fts.in_column("aliases", fts.quote_fts(word)), fts.quote_fts(word), SPEAKER_SCAN))][-16:]
         if not rows:
             return False
         marks = ",".join("?" * len(rows))
@@ -786,17 +791,60 @@ class _Reads(vectors.VectorReads):
         if not words or self._without_episodes(space):
             return []
         live = " AND m.status <> 'retired'" if skip_retired else ""
-        rows = self.conn.execute(
-            f"SELECT f.rowid, m.id, m.origin, m.turn, f.content, f.aliases, {_json('m.data', '$.evidence.at')}"
-            " FROM memories_fts f JOIN memories m ON m.rowid = f.rowid"
+        # Only the rowids are ranked: SQLite's sorter would otherwise read every match's
+        # text and time before keeping the best ``cap``; those are read for the kept ones.
+        keys = [r[0] for r in self.conn.execute(
+            "SELECT f.rowid FROM memories_fts f JOIN memories m ON m.rowid = f.rowid"
             f" WHERE memories_fts MATCH ? AND m.space = ? AND m.kind = 'episode'{live} ORDER BY f.rank LIMIT ?",
             (fts.in_column("content", fts.words_or_prefixes(words)), space, cap),
-        )
-        return [_episode_turn(r) for r in rows]
+        )]
+        return self._turns_by_key(keys)
+
+    def _turns_by_key(self, keys: Sequence[Key], kept: str = "1", args: Sequence[object] = (),
+                      limit: int | None = None) -> list[EpisodeTurn]:
+        """The episode rows of ``keys`` that pass the SQL condition ``kept`` (on the
+        memories row, with ``args``), in the order of ``keys``, at most ``limit``."""
+        if not keys:
+            return []
+        # Two lookups by rowid: a join would let the planner walk the FTS5 table. The
+        # condition sits in a CASE so that the rowids are looked up, not an index scanned.
+        found = {row[0]: row for row in self._texts(
+            f"SELECT rowid, id, origin, turn, {_json('data', '$.evidence.at')} FROM memories"
+            f" WHERE rowid IN ({','.join('?' * len(keys))}) AND CASE WHEN {kept} THEN 1 ELSE 0 END", (*keys, *args))}
+        wanted = [k for k in keys if k in found][:limit]
+        if not wanted:
+            return []
+        texts = {r: (c, a) for r, c, a in self._texts(
+            f"SELECT rowid, content, aliases FROM memories_fts WHERE rowid IN ({','.join('?' * len(wanted))})",
+            tuple(wanted))}
+        return [_episode_turn((*found[k][:4], *texts[k], found[k][4])) for k in wanted if k in texts]
+
+    def content_postings(self, term: str, limit: int) -> list[Key]:
+        # As term_postings, in the content column only: one JSON array built in SQLite.
+        row = self.conn.execute(
+            "SELECT json_group_array(rowid) FROM (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?"
+            " ORDER BY rowid DESC LIMIT ?)",
+            (fts.in_column("content", fts.term(term)), limit),
+        ).fetchone()
+        return sorted(json.loads(row[0]), reverse=True) if row and isinstance(row[0], str) else []
+
+    def episode_turns(self, space: str, keys: Sequence[Key], limit: int,
+                      skip_retired: bool = False) -> list[EpisodeTurn]:
+        out: list[EpisodeTurn] = []
+        kept = "space = ? AND kind = 'episode'" + (" AND status <> 'retired'" if skip_retired else "")
+        start = 0
+        while start < len(keys) and len(out) < limit:
+            # As load_ranked: the first read asks for as many rows as wanted, later ones
+            # (after rows were left out) for twice as many.
+            step = limit if start == 0 else limit * 2
+            chunk = list(keys[start : start + step])
+            start += step
+            out += self._turns_by_key(chunk, kept, (space,), limit - len(out))
+        return out
 
     def speaker_turns(self, space: str, word: str, cap: int, skip_retired: bool = False) -> list[EpisodeTurn]:
         live = " AND m.status <> 'retired'" if skip_retired else ""
-        rows = self.conn.execute(
+        rows = self._texts(
             f"SELECT f.rowid, m.id, m.origin, m.turn, f.content, f.aliases, {_json('m.data', '$.evidence.at')}"
             " FROM memories_fts f JOIN memories m ON m.rowid = f.rowid"
             f" WHERE memories_fts MATCH ? AND m.space = ? AND m.kind = 'episode'{live} ORDER BY f.rowid DESC LIMIT ?",
@@ -822,13 +870,13 @@ class _Reads(vectors.VectorReads):
             # Two lookups: the turns by position (index), then their indexed text by rowid;
             # a join would let the planner walk the whole FTS5 table.
             marks = ",".join("?" * len(turns))
-            for row in self.conn.execute(
+            for row in self._texts(
                 f"SELECT rowid, id, origin, turn, {_json('data', '$.evidence.at')} FROM memories"
                 f" WHERE space = ? AND origin = ? AND turn IN ({marks}) AND kind = 'episode'", (space, origin, *turns)):
                 found[row[0]] = row
         if not found:
             return []
-        texts = self.conn.execute(
+        texts = self._texts(
             f"SELECT rowid, content, aliases FROM memories_fts WHERE rowid IN ({','.join('?' * len(found))})", tuple(found))
         return [_episode_turn((*found[r][:4], c, a, found[r][4])) for r, c, a in texts]
 

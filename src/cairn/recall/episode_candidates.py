@@ -1,0 +1,84 @@
+"""Which turns the episode lane scores: candidates read in bounded time at any store size.
+
+The episode ranker (:mod:`cairn.recall.episodes`) scores its candidates itself; this
+module only picks them, through the store's lexical-index primitives. How depends on how
+common the words are in the space (its own document frequencies; a prefix word counts
+every indexed term it starts, summed):
+
+* **Ranked by the store** when the words are held by at most :data:`EXACT` records
+  (summed over the words): the store's own relevance order over every match
+  (:meth:`ReadView.episode_matches`), best ``cap`` first. Ranking that many is bounded
+  too, and the candidates are exactly the ones the lane always had: in LoCoMo's
+  conversations (300-700 turns) the sum is at most 825.
+* **By IDF-weighted overlap of postings** when the words are more common (as the claims lane's
+  candidates, :mod:`cairn.recall.candidates`). The rarer words' postings are read in full,
+  rarest first; a common word's newest ``SCAN`` postings only when the rarer words find
+  fewer than ``cap`` records (with rarer words at hand, the newest holders of a common
+  word are no better candidates than any other, and reading them costs the most). Each
+  record scores the summed IDF of the words it holds; the best are loaded as turns of the
+  space (ties: the order read, so the rarest word's newest holders first) until ``cap``.
+  The cost grows with ``SCAN`` and the number of words, not with the store.
+
+Postings span every space and kind of the file: in a file where other records hold the
+same common words, fewer of a word's newest postings are turns of this space. The cost
+of the first way counts the file's matches too, so a space beside much larger ones can
+take it with more matches than ``SCAN`` per word to rank.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Sequence
+
+from ..store import EpisodeTurn, ReadView
+
+EXACT = 2000  # records holding the words (summed) up to which the store ranks every match
+SCAN = 2000  # postings read per word; a word held by more records of the space is common
+PREFIX_TERMS = 256  # indexed terms a prefix word reaches, read at most (more: the word is common)
+
+
+def turn_candidates(view: ReadView, space: str, words: Sequence[tuple[str, bool]], cap: int,
+                    skip_retired: bool = False) -> list[EpisodeTurn]:
+    """At most ``cap`` episodes of ``space`` whose content holds a ``(word, prefix)`` of
+    ``words``, the likeliest first (see the module docstring)."""
+    if not words or cap < 1:
+        return []
+    forms = [_forms(view, word, prefix) for word, prefix in words]
+    df = view.space_document_frequencies(space, sorted({t for f in forms for t in f}))
+    held = [sum(df[t] for t in f) if len(f) <= PREFIX_TERMS else SCAN + 1 for f in forms]
+    if sum(held) <= EXACT:
+        return view.episode_matches(space, words, cap, skip_retired)
+    docs = max(view.space_document_count(space), 1)
+    overlap: dict[Hashable, float] = {}
+    order = sorted(range(len(words)), key=lambda i: (held[i], i))
+    rare = [i for i in order if held[i] <= SCAN]
+    common = [i for i in order if held[i] > SCAN]
+    read: dict[str, list[Hashable]] = {}  # postings of each term, read once ("paint" and "paint*" share)
+    for group in (rare, common):
+        if group is common and len(overlap) >= cap:
+            break  # the rarer words found enough: the common ones are not read
+        for i in group:
+            weight = math.log(1 + (docs - held[i] + 0.5) / (held[i] + 0.5))
+            for key in _postings(view, forms[i][:PREFIX_TERMS], read):
+                overlap[key] = overlap.get(key, 0.0) + weight
+    # Higher overlap first; equal overlaps keep the order read (stable, reversed or not).
+    ranked = sorted(overlap, key=overlap.__getitem__, reverse=True)
+    return view.episode_turns(space, ranked, cap, skip_retired)
+
+
+def _forms(view: ReadView, word: str, prefix: bool) -> list[str]:
+    """The indexed terms ``(word, prefix)`` matches: the word, and with ``prefix`` every
+    longer indexed term it starts (one more than :data:`PREFIX_TERMS` read at most)."""
+    return [word, *view.terms_with_prefix(word, PREFIX_TERMS)] if prefix else [word]
+
+
+def _postings(view: ReadView, terms: list[str], read: dict[str, list[Hashable]]) -> list[Hashable]:
+    """The newest :data:`SCAN` records whose content holds one of ``terms``, newest first
+    (``read``: the postings of each term read so far, filled in)."""
+    for term in terms:
+        if term not in read:
+            read[term] = view.content_postings(term, SCAN)
+    if len(terms) == 1:
+        return read[terms[0]]
+    found = {key for term in terms for key in read[term]}
+    return sorted(found, reverse=True)[:SCAN]  # type: ignore[type-var]
