@@ -55,8 +55,7 @@ from . import rank
 from .schema import TABLES, WRITE_LOCK, check_version, migrate
 
 ALIAS = "_"  # marks an alias lexeme: Cairn terms never contain "_"
-LEXEME_SEP = "\x1f"  # joins a record's lexemes for a multi-row insert: no term holds a control character
-BULK_MIN = 8  # records or events from which a batch is written in one statement per table
+BULK_MIN = 8  # records or events from which a batch is written by COPY, one per table
 MAX_LEXEME = 2046  # bytes: PostgreSQL refuses longer lexemes (the term stays in the text columns)
 ACTIVE = ("provisional", "confirmed")
 DEFAULT_BUSY_TIMEOUT = 30.0
@@ -163,9 +162,15 @@ def lexemes(content: list[str], aliases: list[str]) -> list[str]:
     return list(found)
 
 
-def _columns(rows: list[tuple]) -> list[list]:
-    """Rows as one list per column: the arrays a multi-row ``unnest`` insert takes."""
-    return [list(column) for column in zip(*rows, strict=True)]
+def tsvector_text(found: list[str]) -> str:
+    """The ``tsvector`` input text of ``found`` lexemes (quoted as a query quotes them):
+    what ``array_to_tsvector`` makes of them, for a ``COPY``."""
+    return " ".join(_lexeme(lexeme) for lexeme in found)
+
+
+def posting_terms(found: list[str]) -> list[str]:
+    """The terms of ``term_postings`` for a record's lexemes: each once, alias mark dropped."""
+    return list(dict.fromkeys(lexeme[1:] if lexeme.startswith(ALIAS) else lexeme for lexeme in found))
 
 
 def _holds_phrase(terms: list[str], words: Sequence[str]) -> bool:
@@ -207,7 +212,7 @@ class _Reads:
     path: str
     _thread: int
 
-    def _rows(self, sql: str, args: Sequence[object] = ()) -> list[tuple]:
+    def _rows(self, sql: str, args: Sequence[object] | Mapping[str, object] = ()) -> list[tuple]:
         with self.conn.cursor() as cur:
             cur.execute(sql, args)
             return cur.fetchall()
@@ -225,6 +230,8 @@ class _Reads:
 
     def get_memories(self, space: str, ids: list[str]) -> dict[str, Memory]:
         found: dict[str, Memory] = {}
+        if not ids:
+            return found  # no round trip for nothing (recall often asks with none)
         for (data,) in self._rows("SELECT data FROM memories WHERE space = %s AND id = ANY(%s)", (space, list(ids))):
             memory = _decoded(data, memory_from_dict)
             if memory is not None:
@@ -345,13 +352,19 @@ class _Reads:
         return None if row is None else _decoded(row[0], relation_from_dict)
 
     def relations(self, space: str, *, record_id: str | None = None, active_only: bool = True) -> list[Relation]:
-        sql, args = "SELECT data FROM relations WHERE space = %s", [space]
-        if record_id is not None:
-            sql += " AND (from_id = %s OR to_id = %s)"
-            args += [record_id, record_id]
-        if active_only:
-            sql += " AND status = 'active'"
-        found = (_decoded(d, relation_from_dict) for (d,) in self._rows(sql + " ORDER BY created_at, id", args))
+        active = " AND status = 'active'" if active_only else ""
+        args: Sequence[object] | Mapping[str, object]
+        if record_id is None:
+            sql, args = f"SELECT data FROM relations WHERE space = %s{active} ORDER BY created_at, id", [space]
+        else:
+            # One index search per side, not ``from_id = %s OR to_id = %s`` (which the
+            # planner answers by a scan of every relation of the space, once per recall hit);
+            # a relation of a record to itself is read once, from its from side.
+            sql = (f"SELECT data FROM (SELECT data, created_at, id FROM relations WHERE space = %(s)s AND from_id = %(r)s"
+                   f"{active} UNION ALL SELECT data, created_at, id FROM relations WHERE space = %(s)s AND to_id = %(r)s"
+                   f" AND from_id <> %(r)s{active}) AS r ORDER BY created_at, id")
+            args = {"s": space, "r": record_id}
+        found = (_decoded(d, relation_from_dict) for (d,) in self._rows(sql, args))
         return [r for r in found if r is not None]
 
     def get_receipt(self, space: str, source_id: str, memory_id: str) -> tuple[str, str] | None:
@@ -431,8 +444,9 @@ class _Reads:
     # -- lexical index: candidates -----------------------------------------------------
 
     def term_postings(self, term: str, limit: int) -> list[Key]:
-        rows = self._rows("SELECT key FROM memory_index WHERE lexemes @@ %s::tsquery ORDER BY key DESC LIMIT %s",
-                          (q_anywhere([term]), limit))
+        # The backward walk of one range of term_postings' primary key (see .schema): the
+        # records of memory_index holding the term or its alias form, newest first.
+        rows = self._rows("SELECT key FROM term_postings WHERE term = %s ORDER BY key DESC LIMIT %s", (term, limit))
         return [r[0] for r in rows]
 
     def load_ranked(self, space: str, keys: Sequence[Key], *, claims_only: bool, limit: int,
@@ -679,77 +693,93 @@ class PgTx(_Reads):
         self.put_memory(memory)  # the full write; a lighter one is to come
 
     def put_memories(self, memories: Sequence[Memory]) -> None:
-        """Write many records as :meth:`put_memory` would, one after the other, in a few
-        statements: the records new to the store (the bulk of an import or an ingest) go
-        in with one multi-row insert into each table; a record already stored, or one given
-        twice, takes the one-by-one path, in its place in the order."""
-        if len(memories) < BULK_MIN:
-            for memory in memories:
+        """Write many records as :meth:`put_memory` would, one after the other (see
+        :meth:`put_stored`)."""
+        self.put_stored([(memory, dumps(memory_to_dict(memory))) for memory in memories])
+
+    def put_stored(self, rows: Sequence[tuple[Memory, str]]) -> None:
+        """:meth:`put_memories` for records whose stored form (the JSON text of
+        ``memory_to_dict``) the caller already holds, as the SQLite store's method of this
+        name (an import line is not encoded twice). The records new to the store (the bulk
+        of an import or an ingest) go in through ``COPY``, one per table; a record already
+        stored, or one given twice, takes the one-by-one path, in its place in the order."""
+        if len(rows) < BULK_MIN:
+            for memory, _ in rows:
                 self.put_memory(memory)
             return
         by_space: dict[str, list[str]] = defaultdict(list)
-        for memory in memories:
+        for memory, _ in rows:
             by_space[memory.space].append(memory.id)
         stored: set[tuple[str, str]] = set()
         for space, ids in by_space.items():
-            rows = self._rows("SELECT id FROM memories WHERE space = %s AND id = ANY(%s)", (space, ids))
-            stored.update((space, i) for (i,) in rows)
+            # %b: the ids travel as a binary array (the text form escapes each element).
+            found = self._rows("SELECT id FROM memories WHERE space = %s AND id = ANY(%b::text[])", (space, ids))
+            stored.update((space, i) for (i,) in found)
         seen: set[tuple[str, str]] = set()
-        fresh: list[Memory] = []
-        for memory in memories:
+        fresh: list[tuple[Memory, str]] = []
+        for memory, data in rows:
             key = (memory.space, memory.id)
             if key in stored or key in seen:
-                self._insert_fresh(fresh)  # keep the order: what came before is written first
+                self._copy_fresh(fresh)  # keep the order: what came before is written first
                 fresh = []
                 self.put_memory(memory)
             else:
-                fresh.append(memory)
+                fresh.append((memory, data))
             seen.add(key)
-        self._insert_fresh(fresh)
+        self._copy_fresh(fresh)
 
-    def _insert_fresh(self, memories: list[Memory]) -> None:
-        """Insert records none of which is stored yet: one statement per table."""
-        if not memories:
+    def _copy_fresh(self, rows: list[tuple[Memory, str]]) -> None:
+        """Insert records none of which is stored yet: one ``COPY`` per table. Keys come
+        from the counter as :meth:`put_memory` takes them (one after the other, in order),
+        an episode's turn continues its origin's, and the term statistics are counted
+        here and applied by :meth:`_flush`, all inside the write transaction."""
+        if not rows:
             return
         turns: dict[tuple[str, str], int] = {}
-        for space, origin in dict.fromkeys((m.space, m.origin) for m in memories if m.kind.value == "episode"):
+        for space, origin in dict.fromkeys((m.space, m.origin) for m, _ in rows if m.kind.value == "episode"):
             row = self._one("SELECT COALESCE(max(turn), 0) FROM memories"
                             " WHERE space = %s AND origin = %s AND turn IS NOT NULL", (space, origin))
             turns[(space, origin)] = int(row[0]) if row else 0
         first = self._counter("memory") + 1
-        rows: list[tuple] = []
+        records: list[tuple] = []
         index: list[tuple] = []
-        for offset, memory in enumerate(memories):
+        postings: list[tuple[str, int, str]] = []
+        for offset, (memory, data) in enumerate(rows):
             key = first + offset
             turn = None
             if memory.kind.value == "episode":
                 turn = turns[(memory.space, memory.origin)] = turns[(memory.space, memory.origin)] + 1
-            rows.append((key, memory.space, memory.id, memory.origin, memory.kind.value, memory.status.value,
-                         format_time(memory.created_at), format_time(memory.updated_at), content_hash(memory.content),
-                         dumps(memory_to_dict(memory)), turn))
+            records.append((key, memory.space, memory.id, memory.origin, memory.kind.value, memory.status.value,
+                            format_time(memory.created_at), format_time(memory.updated_at), content_hash(memory.content),
+                            data, turn))
             if memory.purged_at is None:
                 content, aliases = index_text(memory.content), index_text(" ".join(memory.aliases))
                 terms, names = content.split(), aliases.split()
+                found = lexemes(terms, names)
                 index.append((key, memory.space, memory.kind.value, content, aliases, len(terms) + len(names),
-                              LEXEME_SEP.join(lexemes(terms, names))))
+                              tsvector_text(found)))
+                postings += [(term, key, memory.space) for term in posting_terms(found)]
                 self._count(memory.space, terms, names, +1)
-        self._execute(
-            "INSERT INTO memories (key, space, id, origin, kind, status, created_at, updated_at, content_hash, data, turn)"
-            " SELECT * FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[],"
-            " %s::text[], %s::text[], %s::text[], %s::text[], %s::integer[])",
-            _columns(rows))
-        if index:
-            self._execute(
-                "INSERT INTO memory_index (key, space, kind, content, aliases, length, lexemes)"
-                " SELECT k, s, kd, c, a, n, array_to_tsvector(string_to_array(l, %s))"
-                " FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::text[], %s::text[], %s::integer[], %s::text[])"
-                " AS t(k, s, kd, c, a, n, l)",
-                [LEXEME_SEP, *_columns(index)])
-        self._counters["memory"] = first + len(memories) - 1
+        # In key order within each term: every term's new entries land at the right end of
+        # its range of the index, a few pages, not one random page per entry.
+        postings.sort()
+        with self.conn.cursor() as cur:
+            self._copy(cur, "memories (key, space, id, origin, kind, status, created_at, updated_at, content_hash,"
+                            " data, turn)", records)
+            self._copy(cur, "memory_index (key, space, kind, content, aliases, length, lexemes)", index)
+            self._copy(cur, "term_postings (term, key, space)", postings)
+        self._counters["memory"] = first + len(rows) - 1
+
+    @staticmethod
+    def _copy(cur: psycopg.Cursor, target: str, rows: Iterable[tuple]) -> None:
+        with cur.copy(f"COPY {target} FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
 
     def append_events(self, events: Sequence[Event]) -> None:
         """Append events as :meth:`append_event` would, each under the next sequence
-        number, in two statements for the batch."""
+        number (gap-free and in order: the counter is taken under the write lock and
+        written back by :meth:`_flush`), through one ``COPY`` per table."""
         if len(events) < BULK_MIN:
             for event in events:
                 self.append_event(event)
@@ -761,16 +791,12 @@ class PgTx(_Reads):
             seq = first + offset
             rows.append((seq, event.space, event.id, format_time(event.at), event.actor.value, event.reason,
                          dumps(event_to_dict(event))))
-            links += [(event.space, record, seq) for record in event.history_ids]
-        self._execute(
-            "INSERT INTO events (seq, space, id, at, actor, reason, data)"
-            " SELECT * FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[])",
-            _columns(rows))
-        if links:
-            self._execute(
-                "INSERT INTO event_records (space, record_id, event_seq)"
-                " SELECT * FROM unnest(%s::text[], %s::text[], %s::bigint[]) ON CONFLICT DO NOTHING",
-                _columns(links))
+            # ON CONFLICT DO NOTHING of the one-by-one path: the sequence number is new,
+            # so only a record named twice by one event could repeat a link.
+            links += [(event.space, record, seq) for record in dict.fromkeys(event.history_ids)]
+        with self.conn.cursor() as cur:
+            self._copy(cur, "events (seq, space, id, at, actor, reason, data)", rows)
+            self._copy(cur, "event_records (space, record_id, event_seq)", links)
         self._counters["event"] = first + len(events) - 1
 
     def put_memory(self, memory: Memory) -> None:
