@@ -15,6 +15,7 @@ import psycopg
 import pytest
 
 from cairn import Cairn
+from cairn.store.postgres.backend import copy_text, tsvector_text
 from cairn.text import index_text
 from testkit import Clock
 
@@ -117,3 +118,27 @@ def test_the_comparison_sees_a_lost_posting_and_a_wrong_frequency(tmp_path, pg_u
     assert pg["postings"][ledger] == lite["postings"][ledger][1:]
     assert pg["frequencies"][billing] == lite["frequencies"][billing] + 1
     assert pg["export"] == lite["export"]  # what the tampering did not touch still agrees
+
+
+@pytest.mark.parametrize("found", [[], ["plain"], ["plain", "_alias"], ["it's", "o''brien"], ["back\\slash", "_c:\\tmp"],
+                                   ["東京", "café", "_ünï"]])
+def test_the_copy_forms_read_back_as_the_server_builds_them(pg_url, found):
+    """A record's lexemes as COPY sends them equal what array_to_tsvector builds; a
+    posting row's text (escaped by hand for one large write) reads back as written."""
+    rows = [(term, n, "space\twith\\ tab\nand newline") for n, term in enumerate(found)]
+    with psycopg.connect(pg_url) as conn:
+        same = conn.execute("SELECT %s::tsvector = array_to_tsvector(%s::text[])", (tsvector_text(found), found)).fetchone()
+        conn.execute("CREATE TEMP TABLE t (term text, key bigint, space text)")
+        with conn.cursor().copy("COPY t FROM STDIN") as copy:
+            copy.write(copy_text(rows))
+        back = conn.execute("SELECT term, key, space FROM t ORDER BY key").fetchall()
+    assert same == (True,)
+    assert back == rows
+
+
+def test_an_unescaped_form_does_not_read_back(pg_url):
+    """Negative control: the check above can fail: a backslash left unescaped in a
+    lexeme escapes the next character, and the server builds another lexeme."""
+    with psycopg.connect(pg_url) as conn:
+        naive = conn.execute("SELECT %s::tsvector = array_to_tsvector(%s::text[])", ("'back\\slash'", ["back\\slash"]))
+        assert naive.fetchone() == (False,)
