@@ -255,12 +255,13 @@ class _Reads:
             cur.execute(sql, args)
             return cur.fetchone()
 
-    def _matches(self, sql: str, args: Sequence[object]) -> list[tuple]:
-        """:meth:`_rows` for a statement with a ``tsquery``, planned for its parameters
-        every time. psycopg prepares a statement run often, and the server then plans it
-        once for any parameters, blind to how many records the tsquery matches: a rare
-        phrase got the plan of a common one (a walk of every record in key order, 150 ms
-        at 100k records, where the GIN index answers in 1)."""
+    def _planned(self, sql: str, args: Sequence[object]) -> list[tuple]:
+        """:meth:`_rows` for a statement whose best plan depends on its parameters (a
+        tsquery, how many records it matches; a prefix, the index range it bounds): planned
+        for them every time. psycopg prepares a statement run often, and the server then
+        plans it once for any parameters: a rare phrase got the plan of a common one (a
+        walk of every record in key order, 150 ms at 100k records, where the GIN index
+        answers in 1), and a prefix no range (a scan to the end of the terms)."""
         with self.conn.cursor() as cur:
             cur.execute(sql, args, prepare=False)
             return cur.fetchall()
@@ -338,12 +339,12 @@ class _Reads:
     def ids_with_prefix(self, table: str, space: str, prefix: str, limit: int = 20) -> list[str]:
         if table not in ("memories", "events", "relations"):
             raise ValueError(table)
-        rows = self._rows(f"SELECT id FROM {table} WHERE space = %s AND starts_with(id, %s) ORDER BY id LIMIT %s",
+        rows = self._planned(f"SELECT id FROM {table} WHERE space = %s AND starts_with(id, %s) ORDER BY id LIMIT %s",
                           (space, prefix, limit))
         return [str(r[0]) for r in rows]
 
     def spaces_holding(self, prefix: str, *, besides: str, limit: int = 5) -> list[str]:
-        rows = self._rows("SELECT DISTINCT space FROM memories WHERE starts_with(id, %s) AND space <> %s"
+        rows = self._planned("SELECT DISTINCT space FROM memories WHERE starts_with(id, %s) AND space <> %s"
                           " ORDER BY space LIMIT %s", (prefix, besides, limit))
         return [str(r[0]) for r in rows]
 
@@ -477,7 +478,7 @@ class _Reads:
         return [e for e in self.events(space, newest_first=False) if e.at > at]
 
     def terms_with_prefix(self, prefix: str, limit: int) -> list[str]:
-        rows = self._cached(("prefix", prefix, limit), lambda: self._rows(
+        rows = self._cached(("prefix", prefix, limit), lambda: self._planned(
             "SELECT DISTINCT term FROM term_df WHERE term > %s AND starts_with(term, %s)"
             " AND anywhere > 0 ORDER BY term LIMIT %s", (prefix, prefix, limit)))
         return [str(r[0]) for r in rows]
@@ -494,7 +495,7 @@ class _Reads:
         if not prefix:
             row = self._one("SELECT COALESCE(sum(in_content), 0) FROM term_df WHERE term = %s", (word,))
         else:
-            row = self._matches("SELECT count(*) FROM memory_index WHERE lexemes @@ %s::tsquery", (_lexeme(word, True),))[0]
+            row = self._planned("SELECT count(*) FROM memory_index WHERE lexemes @@ %s::tsquery", (_lexeme(word, True),))[0]
         return int(row[0]) if row else 0
 
     # -- lexical index: candidates -----------------------------------------------------
@@ -553,7 +554,7 @@ class _Reads:
             return out
         after, batch = 0, max(limit * 4, 64)
         while len(out) < limit:
-            rows = self._matches(
+            rows = self._planned(
                 "SELECT i.key, i.content, i.aliases, m.data FROM memory_index i JOIN memories m ON m.key = i.key"
                 " WHERE i.space = %s AND i.lexemes @@ %s::tsquery AND i.key > %s ORDER BY i.key LIMIT %s",
                 (space, q_same_column(words), after, batch))
@@ -592,7 +593,7 @@ class _Reads:
         unique = list(dict.fromkeys(words))
         if not unique:
             return []
-        rows = self._matches("SELECT i.key, i.content, i.aliases, m.id FROM memory_index i JOIN memories m ON m.key = i.key"
+        rows = self._planned("SELECT i.key, i.content, i.aliases, m.id FROM memory_index i JOIN memories m ON m.key = i.key"
                           " WHERE i.space = %s AND i.lexemes @@ %s::tsquery", (space, q_every(unique)))
         hits = [self.document_frequency(w) for w in unique]
         scored = self._ranked(rows, [(w, False) for w in unique], hits, False, 0.8)
@@ -602,7 +603,7 @@ class _Reads:
         phrases = list(dict.fromkeys((w, False) for w in words))
         if not phrases:
             return []
-        rows = self._matches("SELECT i.key, i.content, i.aliases, m.id FROM memory_index i JOIN memories m ON m.key = i.key"
+        rows = self._planned("SELECT i.key, i.content, i.aliases, m.id FROM memory_index i JOIN memories m ON m.key = i.key"
                           " WHERE i.space = %s AND i.lexemes @@ %s::tsquery", (space, q_content(phrases)))
         hits = [self._content_hits(w, p) for w, p in phrases]
         scored = self._ranked(rows, phrases, hits, True, 0.0)
@@ -611,7 +612,7 @@ class _Reads:
     def mentioning(self, space: str, origin: str, words: Sequence[str]) -> list[tuple[str, str]]:
         if not words:
             return []
-        rows = self._matches(
+        rows = self._planned(
             "SELECT m.id, i.content FROM memory_index i JOIN memories m ON m.key = i.key"
             " WHERE i.space = %s AND m.origin = %s AND m.status = ANY(%s) AND i.lexemes @@ %s::tsquery ORDER BY i.key",
             (space, origin, list(ACTIVE), q_anywhere(words)))
@@ -622,7 +623,7 @@ class _Reads:
     def names_speaker(self, space: str, word: str) -> bool:
         # As the SQLite store: the first 16 index hits (any space), then whether one is an
         # episode of this space.
-        rows = self._matches("SELECT key, space, kind FROM memory_index WHERE lexemes @@ %s::tsquery ORDER BY key LIMIT 16",
+        rows = self._planned("SELECT key, space, kind FROM memory_index WHERE lexemes @@ %s::tsquery ORDER BY key LIMIT 16",
                           (q_alias(word),))
         return any(s == space and k == "episode" for _, s, k in rows)
 
@@ -631,7 +632,7 @@ class _Reads:
         phrases = list(dict.fromkeys(words))
         if not phrases:
             return []
-        rows = self._matches(
+        rows = self._planned(
             f"SELECT {_TURN_COLUMNS} FROM memory_index i JOIN memories m ON m.key = i.key"
             " WHERE i.space = %s AND i.kind = 'episode' AND i.lexemes @@ %s::tsquery"
             + (" AND m.status <> 'retired'" if skip_retired else ""), (space, q_content(phrases)))
@@ -643,7 +644,7 @@ class _Reads:
         return [_episode_turn(row) for _, row in scored[:cap]]
 
     def speaker_turns(self, space: str, word: str, cap: int, skip_retired: bool = False) -> list[EpisodeTurn]:
-        rows = self._matches(
+        rows = self._planned(
             f"SELECT {_TURN_COLUMNS} FROM memory_index i JOIN memories m ON m.key = i.key"
             " WHERE i.space = %s AND i.kind = 'episode' AND i.lexemes @@ %s::tsquery"
             + (" AND m.status <> 'retired'" if skip_retired else "") + " ORDER BY i.key DESC LIMIT %s",
@@ -653,7 +654,7 @@ class _Reads:
     def count_matching(self, words: Sequence[tuple[str, bool]], bound: int) -> int:
         if not words:
             return 0
-        row = self._matches("SELECT count(*) FROM (SELECT 1 FROM memory_index WHERE lexemes @@ %s::tsquery LIMIT %s) AS hits",
+        row = self._planned("SELECT count(*) FROM (SELECT 1 FROM memory_index WHERE lexemes @@ %s::tsquery LIMIT %s) AS hits",
                             (q_content(words), bound))[0]
         return int(row[0]) if row else 0
 
