@@ -93,15 +93,23 @@ def scale(server: pgserver.Server, args) -> dict:
     from cairn.store.postgres.backend import PgTx
     from cairn.store.sqlite.backend import Tx as SqliteTx
 
-    inside = {"s": 0.0}
+    inside = {"s": 0.0, "depth": 0}
     for cls in (SqliteTx, PgTx):
-        def timed(self, rows, _real=cls.put_stored):
-            t0 = time.perf_counter()
-            try:
-                return _real(self, rows)
-            finally:
-                inside["s"] += time.perf_counter() - t0
-        cls.put_stored = timed  # type: ignore[method-assign]
+        for name in ("put_stored", "put_memories"):  # an older PgTx has no put_stored
+            real = vars(cls).get(name)
+            if real is None:
+                continue
+
+            def timed(self, rows, _real=real):
+                t0 = time.perf_counter()
+                inside["depth"] += 1
+                try:
+                    return _real(self, rows)
+                finally:
+                    inside["depth"] -= 1
+                    if not inside["depth"]:  # put_memories may call put_stored: counted once
+                        inside["s"] += time.perf_counter() - t0
+            setattr(cls, name, timed)
 
     out: dict = {"machine": {"cpus": __import__("os").cpu_count(), "python": platform.python_version(),
                              "psycopg": psycopg.__version__}}
