@@ -3,13 +3,13 @@ stopped here, as the test suite does: tests/testkit/pgserver.py).
 
     .venv/bin/python scripts/postgres_bench.py drill [--writers 16] [--per-writer 500]
     .venv/bin/python scripts/postgres_bench.py locomo [--split heldout]
-    .venv/bin/python scripts/postgres_bench.py scale [--claims 100000]
+    .venv/bin/python scripts/postgres_bench.py scale [--claims 100000 1000000] [--backends sqlite postgres]
     .venv/bin/python scripts/postgres_bench.py bulk [--claims 20000] [--turns 6000]
 
 drill:  the concurrency audit of tests/testkit/pgdrill.py (writers, readers, gap-free log).
 locomo: LoCoMo evidence retrieval on both backends (Cairn's own harness, one fresh store
         per conversation); prints both results and the largest difference.
-scale:  ingest rate and recall latency at N claims on both backends.
+scale:  ingest rate and recall latency at each N claims on both backends (see scale()).
 bulk:   bulk write rates alone on both backends: import_ of N scale-ladder claims (one
         batch) and ingest of conversations (600 turns each). With PYTHONPATH pointing at
         another checkout's src, the same measurement of that code (a before/after pair).
@@ -76,34 +76,92 @@ def locomo(server: pgserver.Server, args) -> dict:
 
 
 def scale(server: pgserver.Server, args) -> dict:
-    """Cairn's own scale measurement (cairn.bench.scale.measure: import_ in batches, then
-    needle and background recalls) on a SQLite file and on a PostgreSQL database."""
+    """Each size on each backend, in this order (SQLite then PostgreSQL, size by size):
+    a fresh store filled with the scale ladder's claims through ``Cairn.import_`` in
+    batches of 20,000 lines (cairn.bench.scale), then the needle and background queries
+    through ``Cairn.recall(limit=3)``. ``store_per_s`` is the same records over the time
+    spent inside the store's bulk write alone (the engine's parsing and checks left out)."""
+    import platform
     import tempfile
+    import time
 
     import psycopg
 
-    import cairn.engine
-    from cairn.bench import scale as ladder
+    from cairn import Cairn
+    from cairn.bench.scale import BATCH, NOW, Generator
+    from cairn.bench.stats import median_p95
+    from cairn.store.postgres.backend import PgTx
+    from cairn.store.sqlite.backend import Tx as SqliteTx
 
-    out = {}
-    real = cairn.engine.Cairn
+    inside = {"s": 0.0, "depth": 0}
+    for cls in (SqliteTx, PgTx):
+        for name in ("put_stored", "put_memories"):  # an older PgTx has no put_stored
+            real = vars(cls).get(name)
+            if real is None:
+                continue
+
+            def timed(self, rows, _real=real):
+                t0 = time.perf_counter()
+                inside["depth"] += 1
+                try:
+                    return _real(self, rows)
+                finally:
+                    inside["depth"] -= 1
+                    if not inside["depth"]:  # put_memories may call put_stored: counted once
+                        inside["s"] += time.perf_counter() - t0
+            setattr(cls, name, timed)
+
+    out: dict = {"machine": {"cpus": __import__("os").cpu_count(), "python": platform.python_version(),
+                             "psycopg": psycopg.__version__}}
+    with psycopg.connect(server.url()) as conn:
+        out["machine"]["postgres"] = conn.execute("SELECT version()").fetchone()[0]  # type: ignore[index]
     with tempfile.TemporaryDirectory(prefix="cairn-pgscale-") as folder:
-        say(f"scale {args.claims} on sqlite ...")
-        out["sqlite"] = ladder.measure(args.claims, Path(folder), progress=say)
-        url = server.new_database()
-
-        def on_postgres(path, **options):
-            return real(url, **options)
-
-        say(f"scale {args.claims} on postgres ...")
-        cairn.engine.Cairn = on_postgres  # type: ignore[assignment, misc]
-        try:
-            out["postgres"] = ladder.measure(args.claims, Path(folder), progress=say)
-        finally:
-            cairn.engine.Cairn = real  # type: ignore[misc]
-        with psycopg.connect(url) as conn:
-            row = conn.execute("SELECT pg_database_size(current_database())").fetchone()
-        out["postgres"]["db_mb"] = round(int(row[0]) / 1e6, 1) if row else None
+        for size in args.claims:
+            for backend in args.backends:
+                say(f"scale {size} on {backend} ...")
+                target = server.new_database() if backend == "postgres" else Path(folder) / f"scale-{size}.db"
+                gen = Generator(size, 7)
+                inside["s"] = 0.0
+                row: dict = {"status": "ok"}
+                started = time.perf_counter()
+                with Cairn(target, now=NOW) as cairn:
+                    written, batch = 0, []
+                    for line in gen.lines():
+                        batch.append(line)
+                        if len(batch) >= BATCH:
+                            written += cairn.import_(batch).records
+                            batch = []
+                            say(f"  {written} records in {time.perf_counter() - started:.0f} s")
+                            if args.budget_s and time.perf_counter() - started > args.budget_s:
+                                row["status"] = f"incomplete: ingest stopped at {written} records by the budget"
+                                break
+                    else:
+                        if batch:
+                            written += cairn.import_(batch).records
+                    elapsed = time.perf_counter() - started
+                    row.update(records=written, ingest_s=round(elapsed, 1), ingest_per_s=round(written / elapsed),
+                               store_per_s=round(written / inside["s"]) if inside["s"] else None)
+                    queries = [q for _, q in gen.needles] + gen.background_queries(200)
+                    latencies, hits = [], 0
+                    for number, query in enumerate(queries):
+                        t0 = time.perf_counter()
+                        ids = [item.id for item in cairn.recall(query, limit=3, trace=False).results]
+                        latencies.append((time.perf_counter() - t0) * 1000)
+                        if number < len(gen.needles):
+                            hits += gen.needles[number][0] in ids
+                    row.update(queries=len(latencies), recall_ms=median_p95(latencies, 1),
+                               **{"needle_hit@3": round(hits / len(gen.needles), 3)})
+                if backend == "postgres":
+                    with psycopg.connect(str(target)) as conn:
+                        found = conn.execute("SELECT pg_database_size(current_database())").fetchone()
+                    row["db_mb"] = round(int(found[0]) / 1e6, 1) if found else None
+                else:
+                    row["db_mb"] = round(sum(p.stat().st_size for p in Path(folder).glob(f"scale-{size}.db*")) / 1e6, 1)
+                    for leftover in Path(folder).glob(f"scale-{size}.db*"):
+                        leftover.unlink()
+                row["load_average"] = __import__("os").getloadavg()[0]
+                say(f"  {json.dumps(row)}")
+                out.setdefault(str(size), {})[backend] = row
     return out
 
 
@@ -146,7 +204,9 @@ def main() -> int:
     lo.add_argument("--split", default="heldout", choices=("dev", "heldout", "all"))
     lo.add_argument("--data", default=None)
     sc = sub.add_parser("scale", help="ingest rate and recall latency at N claims on both backends")
-    sc.add_argument("--claims", type=int, default=100_000)
+    sc.add_argument("--claims", type=int, nargs="+", default=[100_000])
+    sc.add_argument("--backends", nargs="+", default=["sqlite", "postgres"], choices=("sqlite", "postgres"))
+    sc.add_argument("--budget-s", type=float, default=None, help="stop a store's ingest after this many seconds")
     bu = sub.add_parser("bulk", help="bulk write rates (import_, ingest) on both backends")
     bu.add_argument("--claims", type=int, default=20_000)
     bu.add_argument("--turns", type=int, default=6_000)

@@ -17,6 +17,11 @@ Layout (every table carries ``space``; every query names it):
   (no PostgreSQL parser, stemmer or dictionary touches them), alias terms marked with a
   leading ``_`` (a character no Cairn term contains) so that one GIN index answers
   "in the content", "in the aliases" and "anywhere", including prefixes;
+* ``term_postings``: per indexed record and term (content or aliases), one row, under a
+  primary key ``(term, key)``: "the newest records holding a term" is the backward walk
+  of one index range, where the GIN index, which keeps no order, would have to find
+  every match before sorting (or walk every record of the table newest first,
+  filtering); written beside ``memory_index``, in the same statements' transaction;
 * ``term_df``: per space and term, how many indexed records hold the term anywhere and
   in their content, kept exact in the transaction that changes the index (the write
   transaction sums its changes and applies them once, before any read of them and
@@ -184,8 +189,8 @@ BEGIN
 END $$;
 """
 
-TABLES = ("memories", "memory_index", "term_df", "index_totals", "events", "event_records", "relations",
-          "feedback_receipts", "sources", "traces")
+TABLES = ("memories", "memory_index", "term_postings", "term_df", "index_totals", "events", "event_records",
+          "relations", "feedback_receipts", "sources", "traces")
 
 Migration = tuple[str, Callable[[object], None]]
 
@@ -194,8 +199,64 @@ def _initial(cur) -> None:
     cur.execute(INITIAL)
 
 
+TERM_POSTINGS = """
+CREATE TABLE term_postings (
+    term  text COLLATE "C" NOT NULL,
+    key   bigint NOT NULL,
+    space text COLLATE "C" NOT NULL,
+    PRIMARY KEY (term, key) INCLUDE (space)
+);
+INSERT INTO term_postings (term, key, space)
+    SELECT DISTINCT CASE WHEN starts_with(l, '_') THEN substr(l, 2) ELSE l END, i.key, i.space
+    FROM memory_index i, unnest(tsvector_to_array(i.lexemes)) AS l;
+
+-- As 0001's, and keeping term_postings beside memory_index: the old entry's terms are
+-- read from the index text it replaces, the new ones are its lexemes less the alias mark.
+CREATE OR REPLACE FUNCTION cairn_put_memory(p_space text, p_id text, p_origin text, p_kind text, p_status text,
+        p_created text, p_updated text, p_hash text, p_data text, p_indexed boolean,
+        p_content text, p_aliases text, p_lexemes text[], p_length integer, p_new_key bigint,
+        OUT r_key bigint, OUT r_created boolean, OUT r_old_content text, OUT r_old_aliases text)
+LANGUAGE plpgsql AS $$
+DECLARE
+    n integer;
+BEGIN
+    SELECT key INTO r_key FROM memories WHERE space = p_space AND id = p_id;
+    r_created := r_key IS NULL;
+    IF r_created THEN
+        r_key := p_new_key;
+        IF p_kind = 'episode' THEN
+            SELECT COALESCE(max(turn), 0) + 1 INTO n FROM memories
+                WHERE space = p_space AND origin = p_origin AND turn IS NOT NULL;
+        END IF;
+        INSERT INTO memories (key, space, id, origin, kind, status, created_at, updated_at, content_hash, data, turn)
+            VALUES (r_key, p_space, p_id, p_origin, p_kind, p_status, p_created, p_updated, p_hash, p_data, n);
+    ELSE
+        UPDATE memories SET origin = p_origin, kind = p_kind, status = p_status, created_at = p_created,
+            updated_at = p_updated, content_hash = p_hash, data = p_data WHERE key = r_key;
+        DELETE FROM memory_index WHERE key = r_key RETURNING content, aliases INTO r_old_content, r_old_aliases;
+        IF r_old_content IS NOT NULL THEN
+            DELETE FROM term_postings WHERE key = r_key
+                AND term = ANY(string_to_array(r_old_content || ' ' || r_old_aliases, ' '));
+        END IF;
+    END IF;
+    IF p_indexed THEN
+        INSERT INTO memory_index (key, space, kind, content, aliases, length, lexemes)
+            VALUES (r_key, p_space, p_kind, p_content, p_aliases, p_length, array_to_tsvector(p_lexemes));
+        INSERT INTO term_postings (term, key, space)
+            SELECT DISTINCT CASE WHEN starts_with(l, '_') THEN substr(l, 2) ELSE l END, r_key, p_space
+            FROM unnest(p_lexemes) AS l;
+    END IF;
+END $$;
+"""
+
+
+def _term_postings(cur) -> None:
+    cur.execute(TERM_POSTINGS)
+
+
 MIGRATIONS: list[Migration] = [
     ("0001_initial", _initial),
+    ("0002_term_postings", _term_postings),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
