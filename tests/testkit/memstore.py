@@ -172,6 +172,11 @@ class MemStore:
     def events_by_reason(self, space: str, prefixes: Sequence[str]) -> list[Event]:
         return [e for e in self.events(space, newest_first=False) if any(e.reason.startswith(p) for p in prefixes)]
 
+    def history_by_reason(self, space: str, record_ids: Sequence[str], prefixes: Sequence[str]) -> dict[str, list[Event]]:
+        found = {i: [e for e in self.events(space, record_id=i, newest_first=False)
+                     if any(e.reason.startswith(p) for p in prefixes)] for i in dict.fromkeys(record_ids)}
+        return {i: events for i, events in found.items() if events and prefixes}
+
     def record_facts(self, space: str, *, kinds=None, statuses=None) -> list[RecordFacts]:
         return sorted((facts_of(m) for m in self.iter_memories(space, statuses=statuses, kinds=kinds)
                        if m.status.value not in ("retired", "forgotten")), key=lambda f: (f.kind, f.status, f.id))

@@ -120,10 +120,18 @@ class Trust(Part):
         return self._compose(memory, Ledger(events).state(memory.id), relations)
 
     def confidences(self, ids: Sequence[str]) -> dict[str, Confidence]:
-        """Confidence of each readable record among ``ids`` (recall results)."""
+        """Confidence of each readable record among ``ids`` (recall results): the same
+        values as :meth:`confidence` of each, read in one snapshot.
+
+        Only the ledger events of each record's history are read, in one query for all of
+        them: every other event folds to nothing, as the space-wide :meth:`ledger` relies
+        on too. A recalled turn's history holds its conversation's ingest event, every
+        turn of it, which :meth:`confidence` decodes whole for each result."""
         with self.store.snapshot() as view:
             found = view.get_memories(self.space, list(ids))
-            return {i: self.confidence(m, view) for i, m in found.items()}
+            histories = view.history_by_reason(self.space, list(found), LEDGER_REASONS)
+            return {i: self._compose(m, Ledger(histories.get(i, ())).state(i), view.relations(self.space, record_id=i))
+                    for i, m in found.items()}
 
     def _compose(self, memory: Memory, state: TrustState, relations: list[Relation]) -> Confidence:
         incoming = [r for r in relations if r.to_id == memory.id]

@@ -124,6 +124,13 @@ class ReadView(Protocol):
         """The events of ``space`` whose reason starts with one of ``prefixes``, in log
         order; the other events are not decoded."""
         ...
+    def history_by_reason(self, space: str, record_ids: Sequence[str],
+                          prefixes: Sequence[str]) -> dict[str, list[Event]]:
+        """For each of ``record_ids``, the events of its history (as ``events(space,
+        record_id=...)`` lists them) whose reason starts with one of ``prefixes``, oldest
+        first, in one read; a record with none is absent. The other events are not
+        decoded: a bulk ingest event in a history is skipped at its reason."""
+        ...
     def events_after(self, space: str, at: datetime) -> list[Event]:
         """The events of ``space`` recorded strictly after ``at``, in log order (read
         through an index by time: the cost grows with those events, not the history)."""

@@ -371,6 +371,27 @@ class _Reads:
         found = (_decoded(data, event_from_dict) for (data,) in self._rows(sql, args))
         return [e for e in found if e is not None]
 
+    def history_by_reason(self, space: str, record_ids: Sequence[str],
+                          prefixes: Sequence[str]) -> dict[str, list[Event]]:
+        ids = list(dict.fromkeys(record_ids))
+        if not ids or not prefixes:
+            return {}
+        clauses = " OR ".join("left(e.reason, %s) = %s" for _ in prefixes)
+        args: list[object] = [space, ids]
+        for prefix in prefixes:
+            args += [len(prefix), prefix]
+        rows = self._rows("SELECT r.record_id, e.seq, e.data FROM event_records r JOIN events e ON e.seq = r.event_seq"
+                          f" WHERE r.space = %s AND r.record_id = ANY(%s) AND ({clauses}) ORDER BY e.seq", args)
+        decoded: dict[int, Event | None] = {}  # an event in several histories is decoded once
+        found: dict[str, list[Event]] = {}
+        for record_id, seq, data in rows:
+            if seq not in decoded:
+                decoded[seq] = _decoded(data, event_from_dict)
+            event = decoded[seq]
+            if event is not None:
+                found.setdefault(record_id, []).append(event)
+        return found
+
     def events_by_reason(self, space: str, prefixes: Sequence[str]) -> list[Event]:
         if not prefixes:
             return []

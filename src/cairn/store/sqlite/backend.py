@@ -549,6 +549,32 @@ class _Reads(vectors.VectorReads):
         found = (_decoded(data, event_from_dict) for (data,) in rows)
         return [event for event in found if event is not None]
 
+    def history_by_reason(self, space: str, record_ids: Sequence[str],
+                          prefixes: Sequence[str]) -> dict[str, list[Event]]:
+        ids = list(dict.fromkeys(record_ids))
+        if not ids or not prefixes:
+            return {}
+        # As in events_by_reason: the reason is read before the body, so an event whose
+        # reason does not match (a conversation's ingest) is neither read whole nor decoded.
+        clauses = " OR ".join("substr(e.reason, 1, ?) = ?" for _ in prefixes)
+        tail: list = []
+        for prefix in prefixes:
+            tail += [len(prefix), prefix]
+        decoded: dict[int, Event | None] = {}  # an event in several histories is decoded once
+        found: dict[str, list[Event]] = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            sql = ("SELECT r.record_id, e.seq, e.data FROM event_records r JOIN events e ON e.seq = r.event_seq"
+                   f" WHERE r.space = ? AND r.record_id IN ({','.join('?' * len(chunk))}) AND ({clauses})"
+                   " ORDER BY e.seq")
+            for record_id, seq, data in self.conn.execute(sql, [space, *chunk, *tail]):
+                if seq not in decoded:
+                    decoded[seq] = _decoded(data, event_from_dict)
+                event = decoded[seq]
+                if event is not None:
+                    found.setdefault(record_id, []).append(event)
+        return found
+
     def count_events(self, space: str) -> int:
         return int(self.conn.execute("SELECT COUNT(*) FROM events WHERE space = ?", (space,)).fetchone()[0])
 
