@@ -429,9 +429,10 @@ class _Reads:
         if record_id is None:
             sql, args = f"SELECT data FROM relations WHERE space = %s{active} ORDER BY created_at, id", [space]
         else:
-            # One index search per side, not ``from_id = %s OR to_id = %s`` (which the
-            # planner answers by a scan of every relation of the space, once per recall hit);
-            # a relation of a record to itself is read once, from its from side.
+            # One index search per side, as on SQLite (where ``from_id = ? OR to_id = ?`` walked
+            # every relation of the space). Here the OR form used both indexes already; the
+            # union plans and runs a little faster (0.24 / 0.08 ms against 1.0 / 0.19 at 100k).
+            # A relation of a record to itself is read once, from its from side.
             sql = (f"SELECT data FROM (SELECT data, created_at, id FROM relations WHERE space = %(s)s AND from_id = %(r)s"
                    f"{active} UNION ALL SELECT data, created_at, id FROM relations WHERE space = %(s)s AND to_id = %(r)s"
                    f" AND from_id <> %(r)s{active}) AS r ORDER BY created_at, id")
