@@ -129,3 +129,17 @@ def test_hybrid_fusion_lists_the_lexical_candidates_first_in_their_order():
     merged = _lexical_first(lexical, semantic)
     assert list(merged) == ["b", "a", "z", "c"]
     assert merged["a"] is lexical[1]  # the lexical candidate carries the lexical evidence
+
+
+def test_a_record_holding_only_the_kind_asked_for_is_no_answer(tmp_path):
+    # Negative control of the instances: "Rust" is a language, and the record holds
+    # nothing else of "which language am I studying".
+    store = ["We chose Rust for the ingestion service because of memory safety",
+             "Invoices are generated on the first working day of the month"]
+    with Cairn(tmp_path / "cairn.db", now=NOW) as cairn:
+        for text in store:
+            cairn.remember(text, kind="fact")
+        assert cairn.recall("which language am I studying", lane="claims", trace=False).ids == []
+        # ... while the record answers a question about the ingestion service.
+        got = cairn.recall("which language is the ingestion service written in", lane="claims", trace=False)
+        assert [r.memory.content for r in got.results][:1] == [store[0]]

@@ -188,3 +188,19 @@ def test_a_preferred_origin_comes_first_in_the_semantic_lanes(cairn, counting, l
     for preferred, first in (("web", web), ("api", api)):
         got = cairn.recall(question, lane=lane, prefer_origin=preferred, trace=False).ids
         assert got[0] == first and set(got) == {web, api}
+
+
+def test_an_instance_of_the_kind_asked_is_no_shared_word_for_the_semantic_bar(cairn, para):
+    """"on which days do we release to production" meets "Deployments go out on Tuesdays
+    and Thursdays only" through the weekday instances (cairn.recall.kinds): that is no word
+    of the question in the record, so meaning alone may answer as with no shared word; the
+    kind word itself ("which QLoRA rank" and a note on LoRA rank) keeps the higher bar."""
+    deploys = para[PARAPHRASE["memories"].index("Deployments go out on Tuesdays and Thursdays only")]
+    assert cairn.recall("on which days do we release to production", lane="hybrid", trace=False).ids[:1] == [deploys]
+    # Negative control: with instances counted as shared words, the partial bar rejects it.
+    original = fusion._instance_only
+    try:
+        fusion._instance_only = lambda *args: False
+        assert cairn.recall("on which days do we release to production", lane="hybrid", trace=False).ids == []
+    finally:
+        fusion._instance_only = original

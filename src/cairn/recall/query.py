@@ -113,6 +113,9 @@ class ParsedQuery:
     runs: tuple[tuple[str, ...], ...]  # whitespace word runs (normalised), for the phrase bonus
     subject: str | None  # the named subject of a short query (a term), or None
     attributes: tuple[str, ...]  # terms the answer must also hold when subject is set
+    # the kinds asked for (answer-type terms) of a question that asks about something else
+    # too: a record holding only these holds the type of the answer, not its topic
+    kinds: frozenset[str] = frozenset()
 
     @property
     def context_free(self) -> bool:
@@ -210,7 +213,8 @@ def parse_query(text: str) -> ParsedQuery:
         # "what ORM do we use": with no other topic word, the kind asked for is the topic.
         feats = tuple(replace(f, answer_type=False) for f in feats)
     subject, attributes = _named(text, feats)
-    return ParsedQuery(text, feats, lits, _runs(text), subject, attributes)
+    kinds = frozenset(f.term for f in feats if f.answer_type)
+    return ParsedQuery(text, feats, lits, _runs(text), subject, attributes, kinds)
 
 
 def _answer_types(tokens: list[Token]) -> dict[int, str]:
