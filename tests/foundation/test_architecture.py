@@ -47,7 +47,7 @@ ALLOWED: dict[str, set[str]] = {
 }
 # The ranking parts of recall: pure functions of their inputs. They import only these
 # layers and each other — never the store, the engine or an interface.
-PURE_RECALL = ("query", "score", "phrase", "gates", "rank", "pack", "triage", "triage_rules")
+PURE_RECALL = ("query", "kinds", "score", "phrase", "gates", "rank", "pack", "triage", "triage_rules")
 PURE_ALLOWED = {"model", "text", "errors", "policy"}
 
 DRIVERS = {"sqlite3", "psycopg", "psycopg2", "psycopg_pool", "apsw", "sqlite_utils", "sqlalchemy"}

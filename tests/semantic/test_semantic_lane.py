@@ -49,8 +49,11 @@ def test_paraphrases_are_found_and_unrelated_questions_get_nothing(cairn, para, 
     lexical, lexical_empty = _rates(cairn, para, split, "claims")
     hybrid, hybrid_empty = _rates(cairn, para, split, "hybrid")
     assert lexical_empty == hybrid_empty == 1.0  # semantic similarity alone is not relevance
-    assert lexical <= 0.2  # the set is built so that words (nearly) do not meet
-    assert hybrid >= 0.45 and hybrid > lexical + 0.3
+    # The set is built so that words (nearly) do not meet: at most 0.2 once, 0.31 on dev
+    # since a kind meets its instances lexically ("what car do I own" -> "a Volvo",
+    # cairn.recall.kinds); meaning is still what finds the rest.
+    assert lexical <= 0.35
+    assert hybrid >= 0.45 and hybrid > lexical + 0.25
 
 
 def test_the_semantic_gate_is_what_keeps_unrelated_questions_out(cairn, para, monkeypatch):
@@ -185,3 +188,19 @@ def test_a_preferred_origin_comes_first_in_the_semantic_lanes(cairn, counting, l
     for preferred, first in (("web", web), ("api", api)):
         got = cairn.recall(question, lane=lane, prefer_origin=preferred, trace=False).ids
         assert got[0] == first and set(got) == {web, api}
+
+
+def test_an_instance_of_the_kind_asked_is_no_shared_word_for_the_semantic_bar(cairn, para):
+    """"on which days do we release to production" meets "Deployments go out on Tuesdays
+    and Thursdays only" through the weekday instances (cairn.recall.kinds): that is no word
+    of the question in the record, so meaning alone may answer as with no shared word; the
+    kind word itself ("which QLoRA rank" and a note on LoRA rank) keeps the higher bar."""
+    deploys = para[PARAPHRASE["memories"].index("Deployments go out on Tuesdays and Thursdays only")]
+    assert cairn.recall("on which days do we release to production", lane="hybrid", trace=False).ids[:1] == [deploys]
+    # Negative control: with instances counted as shared words, the partial bar rejects it.
+    original = fusion._instance_only
+    try:
+        fusion._instance_only = lambda *args: False
+        assert cairn.recall("on which days do we release to production", lane="hybrid", trace=False).ids == []
+    finally:
+        fusion._instance_only = original

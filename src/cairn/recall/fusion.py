@@ -45,8 +45,10 @@ from typing import TYPE_CHECKING
 
 from .gates import GATES, Reason, below_cutoff, relevance_gate
 from .rank import order_key, rank_factors
+from .score import field_terms
 
 if TYPE_CHECKING:
+    from ..model import Memory
     from ..store import ReadView
     from .lanes import Lane
     from .pipeline import Candidate, Request
@@ -171,13 +173,24 @@ def semantic_verdict(query: ParsedQuery, c: Candidate, cosine: float | None,
     # Some of the query's words are in the record and the rest are not: the similarity
     # then comes largely from the shared words ("MySQL authentication" and a note on
     # SQLite authentication score 0.48), so a higher bar than for a pure paraphrase.
-    if lexical is Reason.NO_MATCH:
+    if lexical is Reason.NO_MATCH or _instance_only(query, c.memory, anywhere):
+        # No word is shared, only an instance of the kind asked for ("on which days do we
+        # release": a record naming Tuesdays): as for no shared word at all.
         bar = profile.strong
     elif lexical is Reason.MISSING_ATTRIBUTE:
         bar = profile.strong_attribute
     else:
         bar = profile.strong_partial
     return None if cosine >= bar else Reason.BELOW_SIMILARITY
+
+
+def _instance_only(query: ParsedQuery, memory: Memory, matched: frozenset[str]) -> bool:
+    """Whether ``matched`` is only kinds the question asks for, each met through an
+    instance (cairn.recall.kinds) rather than the word itself."""
+    if not (matched and query.kinds and matched <= query.kinds):
+        return False
+    held = set(field_terms(memory.content)) | set(field_terms(" ".join(memory.aliases)))
+    return not matched & held
 
 
 def semantic_gate(live: list[Candidate], query: ParsedQuery, request: Request, *, report_only: bool = False) -> None:
@@ -201,6 +214,13 @@ def semantic_gate(live: list[Candidate], query: ParsedQuery, request: Request, *
 # -- fusion ------------------------------------------------------------------------------
 
 
+def _lexical_first(lexical: list[Candidate], semantic: list[Candidate]) -> dict[str, Candidate]:
+    merged = {c.id: c for c in lexical}
+    for c in semantic:
+        merged.setdefault(c.id, c)
+    return merged
+
+
 def fuse(view: ReadView, request: Request, query: ParsedQuery, scan: dict, lanes: tuple[Lane, Lane],
          per_lane: tuple[list[Candidate], list[Candidate]]) -> tuple[list[Candidate], list[Candidate]]:
     """Fuse a lexical lane's and a semantic lane's candidates (each already excluded,
@@ -215,12 +235,14 @@ def fuse(view: ReadView, request: Request, query: ParsedQuery, scan: dict, lanes
     unknown = [c for c in lexical if c.id not in cosine and (c.reason is None or c.reason in GATES)]
     if unknown:
         cosine.update(similarities(view, request, unknown, episodes=episodes))
-    merged: dict[str, Candidate] = {c.id: c for c in semantic}
-    merged.update({c.id: c for c in lexical})  # the lexical candidate carries the lexical evidence
+    # The lexical candidates first, in their lane's order (best overlap first: what the
+    # silence note judges, it judges in that order), then those only meaning found; the
+    # lexical candidate carries the lexical evidence. Never the semantic lane's order of
+    # the excluded, which follows the records' random ids from one store to the next.
+    merged: dict[str, Candidate] = _lexical_first(lexical, semantic)
     if episodes:
         semantic, context = in_context(view, request, query, semantic, scan)
-        merged = {c.id: c for c in semantic}
-        merged.update({c.id: c for c in lexical})
+        merged = _lexical_first(lexical, semantic)
         cosine.update({c.id: float(c.lane_score) for c in semantic if c.lane_score is not None and c.id not in cosine})
         ranked = _fuse_episodes(lexical, semantic, merged, cosine, request, context)
     else:

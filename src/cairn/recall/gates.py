@@ -173,6 +173,10 @@ def relevance_gate(
             # answers "SQLite authentication", while "GDPR deletion request" answers
             # "how do we handle a GDPR deletion request" without the word "handle".
             return Reason.MISSING_ATTRIBUTE
+    if query.kinds and anywhere <= query.kinds:
+        # "which language am I studying": a record that holds only a language (Rust, of the
+        # ingestion service) holds the type of the answer, and nothing of what is asked.
+        return Reason.BELOW_COVERAGE
     return None
 
 

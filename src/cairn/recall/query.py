@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 
 from ..errors import InvalidInput
 from ..text import STOPWORDS, Token, literals, normalize, stem, tokenize
+from .kinds import kind_of
 
 MAX_QUERY_CHARS = 512  # the query recall works on: at most 512 characters
 MAX_INPUT_CHARS = 65_536  # a host may pass a whole prompt; the query is derived from it
@@ -65,6 +66,7 @@ QUESTION: frozenset[str] = frozenset(
     mean means called call supposed best right correct good usual usually exactly again
     ask asked find found show look looking check tell told
     like likes liked love loves prefer prefers preferred favourite favorite enjoy enjoys
+    include includes included available
     """.split()
 )
 
@@ -91,6 +93,7 @@ class Feature:
     variants: tuple[str, ...] = ()  # other indexed spellings (cairn.recall.variants), set by a lane
     surface: str = ""  # the word as typed (normalised, unstemmed): "postgres" of the term "postgr"
     answer_type: bool = False  # the noun after which/what: names the kind of answer, not the topic
+    kind: str = ""  # that noun (with its modifier when the pair is a kind) when the kinds table knows it
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +113,9 @@ class ParsedQuery:
     runs: tuple[tuple[str, ...], ...]  # whitespace word runs (normalised), for the phrase bonus
     subject: str | None  # the named subject of a short query (a term), or None
     attributes: tuple[str, ...]  # terms the answer must also hold when subject is set
+    # the kinds asked for (answer-type terms) of a question that asks about something else
+    # too: a record holding only these holds the type of the answer, not its topic
+    kinds: frozenset[str] = frozenset()
 
     @property
     def context_free(self) -> bool:
@@ -187,7 +193,7 @@ def parse_query(text: str) -> ParsedQuery:
     literal_terms = {t for lit in lits for t in lit.terms}
     features: dict[str, Feature] = {}
     tokens = tokenize(text)
-    kinds = _answer_types(tokens)
+    heads = _answer_types(tokens)
     for token in tokens:
         if token.stop or token.term in FRAMING or token.term in features:
             continue
@@ -199,21 +205,24 @@ def parse_query(text: str) -> ParsedQuery:
             numeric=bool(_NUMERIC_RE.match(token.term)),
             cjk=token.cjk,
             surface=token.surface,
-            answer_type=token.position in kinds and not is_literal,
+            answer_type=token.position in heads and not is_literal,
+            kind=heads.get(token.position, "") if not is_literal else "",
         )
     feats = tuple(features.values())
     if not any(not f.answer_type and not f.numeric and f.term not in QUESTION for f in feats):
         # "what ORM do we use": with no other topic word, the kind asked for is the topic.
         feats = tuple(replace(f, answer_type=False) for f in feats)
     subject, attributes = _named(text, feats)
-    return ParsedQuery(text, feats, lits, _runs(text), subject, attributes)
+    kinds = frozenset(f.term for f in feats if f.answer_type)
+    return ParsedQuery(text, feats, lits, _runs(text), subject, attributes, kinds)
 
 
-def _answer_types(tokens: list[Token]) -> set[int]:
-    """Positions of the head word of each which/what phrase: the last word of the run of
+def _answer_types(tokens: list[Token]) -> dict[int, str]:
+    """Positions of the head word of each which/what phrase — the last word of the run of
     content words right after the wh-word ("which ticketing *tool*", "which *database*
-    for billing")."""
-    heads: set[int] = set()
+    for billing") — each with the kind it names in :mod:`cairn.recall.kinds` ("" when the
+    table does not know it; "cloud provider" is a kind of its own, "provider" is not)."""
+    heads: dict[int, str] = {}
     for i, token in enumerate(tokens):
         if token.surface not in WH_DETERMINERS:
             continue
@@ -221,7 +230,9 @@ def _answer_types(tokens: list[Token]) -> set[int]:
         while j < len(tokens) and not tokens[j].stop and not tokens[j].cjk and j - i <= 3:
             j += 1
         if j > i + 1:
-            heads.add(tokens[j - 1].position)
+            head = tokens[j - 1].term
+            modifier = tokens[j - 2].term if j - 2 > i else None
+            heads[tokens[j - 1].position] = kind_of(head, modifier)
     return heads
 
 
@@ -271,6 +282,13 @@ def _named(text: str, features: tuple[Feature, ...]) -> tuple[str | None, tuple[
         return None, ()
     names = _name_like(text)
     named = [t for t in eligible if t in names]
+    compound = _compound_name(text, eligible)
+    if compound and not set(named) - set(compound):
+        # "who is our contact at Bolt Retail": a name of several capitalised words is one
+        # subject; the record must name it (its first word stands for it, the phrase bonus
+        # rewards the rest) and hold what is asked of it.
+        rest = tuple(t for t in eligible if t not in compound)
+        return (compound[0], rest) if rest else (None, ())
     if len(named) > 1:
         return None, ()
     owner = _possessor(text, eligible)
@@ -329,6 +347,32 @@ def _possessor(text: str, eligible: list[str]) -> str | None:
         if owner and owner[-1] in eligible and set(following) & set(eligible):
             owners.add(owner[-1])
     return owners.pop() if len(owners) == 1 else None
+
+
+def _compound_name(text: str, eligible: list[str]) -> tuple[str, ...]:
+    """The terms of the one name of two or more capitalised words inside ``text`` ("Nordic
+    Freight", "Lumen Health"), when they are topic words; () when there is none, or several,
+    or the text capitalises most of its words (a title, or shouting: no name stands out).
+    The text's first word is capitalised by writing, not by naming, and is left out."""
+    words = _WORD_RE.findall(unicodedata.normalize("NFKC", text))
+    capital = [w[:1].isupper() and not w.isdigit() for w in words]
+    if len(words) < 3 or sum(capital) * 2 > len(words):
+        return ()
+    runs: list[list[str]] = []
+    current: list[str] = []
+    for i, (word, cap) in enumerate(zip(words, capital, strict=True)):
+        if cap and i > 0 and word.casefold() not in STOPWORDS:
+            current.append(word)
+            continue
+        if len(current) >= 2:
+            runs.append(current)
+        current = []
+    if len(current) >= 2:
+        runs.append(current)
+    if len(runs) != 1:
+        return ()
+    terms = tuple(dict.fromkeys(t.term for w in runs[0] for t in tokenize(w)))
+    return terms if terms and all(t in eligible for t in terms) else ()
 
 
 def _name_like(text: str) -> set[str]:

@@ -21,6 +21,10 @@ and only when the index actually holds the other form:
   ``e2e`` → ``end-to-end``) is a *phrase variant*, one way only: its terms joined by a
   space (:func:`is_phrase`), counted where a record holds them in that order, side by
   side (:func:`cairn.recall.score.lexical`), and used only when the store holds each.
+* **instances of a kind** — the word a which/what question asks for, when
+  :mod:`cairn.recall.kinds` knows it as a kind: ``databas`` ↔ ``postgresql``, ``redis``;
+  ``pet`` ↔ ``cat``, ``tabby``. One way only (a record about Redis does not answer
+  "what is our database" by holding the word), at most :data:`MAX_INSTANCES`.
 * **agent nouns** — a verb and its ``-er`` noun: ``lint`` ↔ ``linter``, ``pars`` ↔
   ``parser``, ``format`` ↔ ``formatter``. Stems ending in ``m`` or ``n`` are left out:
   those ``-er`` words are mostly not agents (``customer``, ``container``, ``number``).
@@ -36,11 +40,13 @@ from functools import lru_cache
 from typing import Protocol
 
 from ..text import index_text, stem
+from .kinds import instances
 from .query import Feature, ParsedQuery
 
 MIN_ROOT = 4  # shorter roots extend into too many unrelated words
 MAX_TAIL = 3
 MAX_VARIANTS = 4
+MAX_INSTANCES = 12  # instances of an asked-for kind kept as its variants (those the store holds)
 EXTENSIONS_READ = 64  # longer indexed forms read per term (one prefix read)
 MIN_DERIVED_ROOT = 5  # port/portion, form/formation: four-letter roots derive other words
 DERIVED = ("al", "ion", "ation", "ment")  # approve/approval, delete/deletion, deploy/deployment
@@ -71,6 +77,13 @@ _ABBREVIATED: dict[str, tuple[str, ...]] = {
     "e2e": ("end-to-end",), "ui": ("user interface",), "a11y": ("accessibility",),
     "i18n": ("internationalization", "internationalisation"), "l10n": ("localization", "localisation"),
     "faq": ("frequently asked questions",), "wfh": ("work from home",), "ooo": ("out of office",),
+    "dpa": ("data processing agreement",), "nda": ("non-disclosure agreement",), "sla": ("service level agreement",),
+    "crm": ("customer relationship management",), "sso": ("single sign-on",), "mfa": ("multi-factor authentication",),
+    "2fa": ("two-factor authentication",), "arr": ("annual recurring revenue",), "mrr": ("monthly recurring revenue",),
+    "qbr": ("quarterly business review",), "okr": ("objectives and key results",), "kpi": ("key performance indicator",),
+    "poc": ("proof of concept",), "rfp": ("request for proposal",), "sow": ("statement of work",),
+    "pto": ("paid time off",), "eod": ("end of day",), "eta": ("estimated time of arrival",),
+    "roi": ("return on investment",), "gdpr": ("general data protection regulation",),
 }
 
 
@@ -161,6 +174,8 @@ def lookups(query: ParsedQuery) -> list[str]:
         wanted.append(f.term)
         if not (f.literal or f.numeric or f.cjk):
             wanted += [w for t in ABBREVIATIONS.get(f.term, ()) for w in t.split()] + list(_shorter(f.term))
+        if f.kind:
+            wanted += [w for t in instances(f.kind) for w in t.split()]
     for run in query.runs:
         wanted += [stem(a + b) for a, b in zip(run, run[1:], strict=False) if a.isalpha() and b.isalpha()]
     return list(dict.fromkeys(wanted))
@@ -173,12 +188,20 @@ def expand(query: ParsedQuery, vocabulary: Vocabulary) -> ParsedQuery:
     features = tuple(
         f
         if f.literal or f.numeric or f.cjk
-        else _with_variants(f, _of(f.term, f.surface, vocabulary) + joined.get(f.surface, ()))
+        else _with_variants(f, _of(f.term, f.surface, vocabulary) + joined.get(f.surface, ()) + _instances(f, vocabulary))
         for f in query.features
     )
     if all(a is b for a, b in zip(features, query.features, strict=True)):
         return query  # no word has a variant: the query as it was (dataclasses.replace costs µs a call)
     return replace(query, features=features)
+
+
+def _instances(feature: Feature, vocabulary: Vocabulary) -> tuple[str, ...]:
+    """The instances of the kind ``feature`` asks for that the store holds ("which
+    *database*": ``postgresql``, ``redis``), at most :data:`MAX_INSTANCES`."""
+    if not feature.kind:
+        return ()
+    return tuple(i for i in instances(feature.kind) if i != feature.term and held(i, vocabulary))[:MAX_INSTANCES]
 
 
 def _with_variants(feature: Feature, found: tuple[str, ...]) -> Feature:

@@ -1,0 +1,56 @@
+"""Kinds and their instances: "which database for billing" is answered by "Use PostgreSQL
+16 for billing", which names an instance of the kind asked for and not the kind.
+
+The table (``kinds.txt``, shipped beside this module: general knowledge, never a store's
+words) lists common kinds a question asks for with which/what — databases, languages,
+frameworks, fonts, colours, weekdays, pets, cars, instruments, tools of software work — and
+their common instances. :func:`instances` gives the instances of the kind a query's
+which/what phrase names; :mod:`cairn.recall.variants` keeps those the store holds as the
+kind word's variants, so a record naming an instance holds the kind for scoring and for the
+gates, exactly as a record holding the word itself.
+
+The kind keeps the weak weight of an answer type in coverage: the table is never complete
+("which language is the backend written in" is answered by "the Go backend", and "go" is
+too common a word to list), so a record naming no listed instance is not judged by it.
+Pure; the table is read once per process.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from ..text import index_text
+
+
+@cache
+def table() -> dict[str, tuple[str, ...]]:
+    """Kind (index form: one term, or two joined by a space) -> its instances (index form;
+    a phrase is its terms joined by a space)."""
+    out: dict[str, tuple[str, ...]] = {}
+    text = Path(__file__).with_name("kinds.txt").read_text(encoding="utf-8")
+    for line in text.splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        names, _, members = line.partition(":")
+        found = tuple(dict.fromkeys(t for t in (index_text(m) for m in members.split(",")) if t))
+        for name in names.split(","):
+            key = index_text(name)
+            if key:
+                out[key] = tuple(dict.fromkeys((*out.get(key, ()), *found)))
+    return out
+
+
+def kind_of(head: str, modifier: str | None = None) -> str:
+    """The kind the which/what phrase ending in ``head`` names (``modifier``: the word
+    before it): the pair when the table knows it as a kind of its own ("cloud *provider*"),
+    else the head, else "" (a kind the table does not know)."""
+    kinds = table()
+    if modifier is not None and f"{modifier} {head}" in kinds:
+        return f"{modifier} {head}"
+    return head if head in kinds else ""
+
+
+def instances(kind: str) -> tuple[str, ...]:
+    """The instances of ``kind`` (a key :func:`kind_of` returned), in index form."""
+    return table().get(kind, ())
