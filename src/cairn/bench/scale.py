@@ -18,6 +18,11 @@ with different surrounding words. Then:
   :data:`PROCESS_QUERIES` of the queries, as a host hook pays it once per prompt;
 * **database size** (file + WAL after a checkpoint) and **peak memory** (peak RSS of
   the child process that measured that size, so sizes do not inherit each other's peak).
+  On Linux the row also splits it: ``ingest_rss_mb``, the peak while the claims were
+  imported (a batch of :data:`BATCH` lines is held, parsed, whole), and
+  ``recall_rss_mb``, the peak from then on through the claims recalls and the FTS lane
+  (the peak is reset in between through ``/proc/self/clear_refs``); the episode part
+  that follows in the same child counts only in ``peak_rss_mb``.
 
 Each size runs in its own child process with an optional time budget per step (ingest,
 recall); a size that cannot finish a step reports how far it got and why, instead of
@@ -315,6 +320,7 @@ def measure(size: int, folder: Path, *, budget_s: float | None = None, recall_bu
                 written += cairn.import_(batch).records
         elapsed = time.perf_counter() - started
         row.update(records=written, ingest_s=round(elapsed, 2), ingest_per_s=round(written / elapsed) if elapsed else 0)
+        row["ingest_rss_mb"] = _peak_rss_mb(reset=True)
         queries = gen.background_queries(BACKGROUND_QUERIES)
         total = len(gen.needles) + len(queries)
         lane, ask = recaller(cairn)
@@ -327,6 +333,7 @@ def measure(size: int, folder: Path, *, budget_s: float | None = None, recall_bu
         lexical = _recall_stats(_lexical_lane(cairn), gen, recall_budget_s, queries)
         row["fts_lane_ms"] = lexical["ms"]
         row["fts_lane_hit@3"] = lexical["needle_hit@3"]
+        row["recall_rss_mb"] = _peak_rss_mb()
         cairn.store.checkpoint()
     row["process_ms"] = process_latency(path, ([q for _, q in gen.needles] + queries)[:PROCESS_QUERIES])
     if episodes:
@@ -334,6 +341,21 @@ def measure(size: int, folder: Path, *, budget_s: float | None = None, recall_bu
     row["db_mb"] = round(sum(p.stat().st_size for p in folder.glob(f"scale-{size}.db*")) / 1e6, 1)
     row["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     return row
+
+
+def _peak_rss_mb(reset: bool = False) -> float | None:
+    """This process's peak resident memory so far (``VmHWM``, MB), then, when ``reset``,
+    the peak set back to the current RSS so that the next reading covers only what runs
+    after. None where ``/proc`` does not say (not Linux)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            peak = next((int(line.split()[1]) for line in status if line.startswith("VmHWM:")), None)
+        if reset:
+            with open("/proc/self/clear_refs", "w", encoding="ascii") as clear:
+                clear.write("5")  # resets the peak RSS (Linux 4.0+), nothing else
+    except (OSError, ValueError, IndexError):
+        return None
+    return None if peak is None else round(peak / 1024, 1)
 
 
 def measure_episodes(size: int, folder: Path, *, budget_s: float | None = None, recall_budget_s: float | None = None,
