@@ -756,6 +756,9 @@ ScaleRowDoc = TypedDict(
         "fts_lane_hit@3": NotRequired[float],
         "db_mb": NotRequired[float],
         "peak_rss_mb": NotRequired[float],
+        # Linux: the peak while the claims were imported, and the peak after (their recalls).
+        "ingest_rss_mb": NotRequired[float | None],
+        "recall_rss_mb": NotRequired[float | None],
         "process_ms": NotRequired[dict[str, float]],  # one whole `cairn recall` process, wall time
         # The episode lane on a store of as many conversation turns (see cairn.bench.scale).
         "turns": NotRequired[int],

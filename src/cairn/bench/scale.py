@@ -18,6 +18,13 @@ with different surrounding words. Then:
   :data:`PROCESS_QUERIES` of the queries, as a host hook pays it once per prompt;
 * **database size** (file + WAL after a checkpoint) and **peak memory** (peak RSS of
   the child process that measured that size, so sizes do not inherit each other's peak).
+  On Linux the row also splits it: ``ingest_rss_mb``, the peak while the claims were
+  imported (the import holds a batch of :data:`BATCH` records parsed, whole), and
+  ``recall_rss_mb``, the peak from then on through the claims recalls and the FTS lane
+  (the peak is reset in between through ``/proc/self/clear_refs``; what the import
+  freed but the allocator kept is still resident then, so this is an upper bound of
+  what recalls on that store need); the episode part that follows in the same child
+  counts only in ``peak_rss_mb``.
 
 Each size runs in its own child process with an optional time budget per step (ingest,
 recall); a size that cannot finish a step reports how far it got and why, instead of
@@ -36,6 +43,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
+from itertools import chain, islice
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -299,22 +307,19 @@ def measure(size: int, folder: Path, *, budget_s: float | None = None, recall_bu
     row: dict = {"size": size, "status": "ok"}
     started = time.perf_counter()
     with Cairn(path, now=NOW) as cairn:
-        written, batch = 0, []
-        for line in gen.lines():
-            batch.append(line)
-            if len(batch) >= batch_size:
-                written += cairn.import_(batch).records
-                batch = []
-                if progress:
-                    progress(f"size {size}: {written} records in {time.perf_counter() - started:.0f} s")
-                if budget_s and time.perf_counter() - started > budget_s:
-                    row["status"] = f"incomplete: ingest stopped at {written} records by the {budget_s:.0f} s budget"
-                    break
-        else:
-            if batch:
-                written += cairn.import_(batch).records
+        written, lines = 0, gen.lines()
+        # Each batch goes in as an iterator over the generator, as `cairn import FILE`
+        # hands over its file: the import, not the benchmark, decides what it holds.
+        while (first := next(lines, None)) is not None:
+            written += cairn.import_(chain((first,), islice(lines, batch_size - 1))).records
+            if progress:
+                progress(f"size {size}: {written} records in {time.perf_counter() - started:.0f} s")
+            if budget_s and time.perf_counter() - started > budget_s and next(lines, None) is not None:
+                row["status"] = f"incomplete: ingest stopped at {written} records by the {budget_s:.0f} s budget"
+                break
         elapsed = time.perf_counter() - started
         row.update(records=written, ingest_s=round(elapsed, 2), ingest_per_s=round(written / elapsed) if elapsed else 0)
+        row["ingest_rss_mb"] = _peak_rss_mb(reset=True)
         queries = gen.background_queries(BACKGROUND_QUERIES)
         total = len(gen.needles) + len(queries)
         lane, ask = recaller(cairn)
@@ -327,13 +332,31 @@ def measure(size: int, folder: Path, *, budget_s: float | None = None, recall_bu
         lexical = _recall_stats(_lexical_lane(cairn), gen, recall_budget_s, queries)
         row["fts_lane_ms"] = lexical["ms"]
         row["fts_lane_hit@3"] = lexical["needle_hit@3"]
+        row["recall_rss_mb"] = _peak_rss_mb()
         cairn.store.checkpoint()
     row["process_ms"] = process_latency(path, ([q for _, q in gen.needles] + queries)[:PROCESS_QUERIES])
     if episodes:
         row.update(measure_episodes(size, folder, budget_s=budget_s, recall_budget_s=recall_budget_s, progress=progress))
     row["db_mb"] = round(sum(p.stat().st_size for p in folder.glob(f"scale-{size}.db*")) / 1e6, 1)
-    row["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    # ru_maxrss follows the reset peak too: the import's peak is read before the reset.
+    row["peak_rss_mb"] = max(round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+                             row.get("ingest_rss_mb") or 0.0)
     return row
+
+
+def _peak_rss_mb(reset: bool = False) -> float | None:
+    """This process's peak resident memory so far (``VmHWM``, MB), then, when ``reset``,
+    the peak set back to the current RSS so that the next reading covers only what runs
+    after. None where ``/proc`` does not say (not Linux)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            peak = next((int(line.split()[1]) for line in status if line.startswith("VmHWM:")), None)
+        if reset:
+            with open("/proc/self/clear_refs", "w", encoding="ascii") as clear:
+                clear.write("5")  # resets the peak RSS (Linux 4.0+), nothing else
+    except (OSError, ValueError, IndexError):
+        return None
+    return None if peak is None else round(peak / 1024, 1)
 
 
 def measure_episodes(size: int, folder: Path, *, budget_s: float | None = None, recall_budget_s: float | None = None,

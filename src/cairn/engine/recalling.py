@@ -20,6 +20,7 @@ from ..recall.gates import Reason
 from ..recall.pack import PACK
 from ..recall.pipeline import LANES, MAX_LIMIT, Outcome, Request, ResultItem, run, validate
 from ..recall.traces import RETENTION_DAYS, write_trace
+from ..store import ReadView
 from ..wire import ExplainDoc, RecallDoc
 from .scope import Part
 from .trust import Trust
@@ -167,20 +168,21 @@ class Recalling(Part):
           said. A lane the caller chose (``--lane claims``) is kept to.
 
         A current answer is never joined by dormant records or turns here (its note names
-        dormant ones instead)."""
-        outcome = self._run_recall(request)
-        if inject or outcome.results:
+        dormant ones instead). Every recall of one call reads the same snapshot."""
+        with self.store.snapshot() as view:
+            outcome = run(view, request)
+            if inject or outcome.results:
+                return outcome
+            if not request.include_dormant and outcome.withheld.get(Reason.DORMANT.value):
+                answered = self._dormant_answer(view, request, outcome)
+                if answered is not None:
+                    return answered
+            if default_lane and outcome.turns_found:
+                return self._turns_answer(view, request, outcome)
             return outcome
-        if not request.include_dormant and outcome.withheld.get(Reason.DORMANT.value):
-            answered = self._dormant_answer(request, outcome)
-            if answered is not None:
-                return answered
-        if default_lane and outcome.turns_found:
-            return self._turns_answer(request, outcome)
-        return outcome
 
-    def _dormant_answer(self, request: Request, outcome: Outcome) -> Outcome | None:
-        again = self._run_recall(replace(request, include_dormant=True))
+    def _dormant_answer(self, view: ReadView, request: Request, outcome: Outcome) -> Outcome | None:
+        again = run(view, replace(request, include_dormant=True))
         dormant = {r.id for r in again.results if r.dormant}
         coverage = {c.id: c.lexical.coverage for c in again.candidates if c.id in dormant and c.lexical is not None}
         if not dormant or any(coverage.get(i, 0.0) < DORMANT_ANSWER_COVERAGE for i in dormant):
@@ -191,12 +193,17 @@ class Recalling(Part):
                 f" (not confirmed lately): {shown} (--inject leaves dormant records out)")
         return replace(again, note=note, withheld=outcome.withheld)
 
-    def _turns_answer(self, request: Request, outcome: Outcome) -> Outcome:
+    def _turns_answer(self, view: ReadView, request: Request, outcome: Outcome) -> Outcome:
         """The best turns for ``request`` in the episode lane's order, up to its limit: the
         ones that answer, and the ones the lane ranks beside them (a reply that shares no
-        word with the question, a later turn that changed what an earlier one said)."""
+        word with the question, a later turn that changed what an earlier one said).
+
+        The lane's candidates are those it gave when the turns were counted
+        (``Outcome.turn_candidates``, same request, same snapshot): asking it again
+        would return the same list at the cost of a second episode ranking."""
         n = outcome.turns_found
-        again = self._run_recall(replace(request, lane="episodes"))
+        asked = {"episodes": outcome.turn_candidates} if outcome.turn_candidates is not None else None
+        again = run(view, replace(request, lane="episodes"), asked)
         if not again.results:
             return outcome
         shown = len(again.results)
@@ -227,6 +234,3 @@ class Recalling(Part):
             prefer_origin=None if prefer_origin is None else clean_origin(prefer_origin),
         )
 
-    def _run_recall(self, request: Request) -> Outcome:
-        with self.store.snapshot() as view:
-            return run(view, request)

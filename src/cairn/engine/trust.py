@@ -17,6 +17,8 @@ from datetime import UTC, datetime
 from ..model import Change, Event, Memory, Relation, memory_to_dict
 from ..policy.confidence import Confidence, Support, compose
 from ..policy.maintenance import DEFAULT_STABILITY, RecordState
+from ..recall import kept
+from ..recall.resolve import KEPT_RECORDS
 from ..store import ReadView, RecordFacts
 from .scope import Part
 
@@ -126,12 +128,24 @@ class Trust(Part):
         Only the ledger events of each record's history are read, in one query for all of
         them: every other event folds to nothing, as the space-wide :meth:`ledger` relies
         on too. A recalled turn's history holds its conversation's ingest event, every
-        turn of it, which :meth:`confidence` decodes whole for each result."""
+        turn of it, which :meth:`confidence` decodes whole for each result.
+
+        Each record's relations and ledger history are kept while the store's data is
+        unchanged (:mod:`cairn.recall.kept`, which empties them on any write but a trace):
+        the recall asking has just read the same relations to resolve its results, and a
+        question asked again finds its results' histories there."""
         with self.store.snapshot() as view:
             found = view.get_memories(self.space, list(ids))
-            histories = view.history_by_reason(self.space, list(found), LEDGER_REASONS)
-            return {i: self._compose(m, Ledger(histories.get(i, ())).state(i), view.relations(self.space, record_id=i))
-                    for i, m in found.items()}
+            relations = kept.table(view, ("relations", self.space), KEPT_RECORDS)  # the table resolve keeps
+            histories = kept.table(view, ("ledger history", self.space), KEPT_RECORDS)
+            missing = [i for i in found if i not in histories]
+            if missing:
+                read = view.history_by_reason(self.space, missing, LEDGER_REASONS)
+                histories.update((i, tuple(read.get(i, ()))) for i in missing)
+            for i in found:
+                if i not in relations:
+                    relations[i] = view.relations(self.space, record_id=i)
+            return {i: self._compose(m, Ledger(histories[i]).state(i), relations[i]) for i, m in found.items()}
 
     def _compose(self, memory: Memory, state: TrustState, relations: list[Relation]) -> Confidence:
         incoming = [r for r in relations if r.to_id == memory.id]

@@ -17,7 +17,7 @@ module that needs it) and re-exported here.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
@@ -29,7 +29,7 @@ from ..policy.temporal import temporal_status
 from ..store import ReadView
 from ..store.timetravel import memory_known_at
 from . import kept
-from .candidates import IndexStats
+from .candidates import KEPT_SPACES, IndexStats
 from .fusion import FUSIONS, matched
 from .gates import GATES, Reason, below_cutoff, exclusion, relevance_gate
 from .lanes import Lane, lane, lane_names
@@ -197,6 +197,9 @@ class Outcome:
     # not-yet-valid), and conversation turns a claims-only recall would have found.
     withheld: dict[str, int] = field(default_factory=dict)
     turns_found: int = 0
+    # The episode lane's candidates behind ``turns_found``, as that lane judged them for
+    # this request: the engine answers from them instead of asking the lane again.
+    turn_candidates: list[Candidate] | None = field(default=None, repr=False, compare=False)
 
 
 # -- validation ------------------------------------------------------------------------
@@ -224,8 +227,11 @@ def validate(query, *, limit, budget, lane, max_limit: int = MAX_LIMIT) -> str:
 # -- the stages ------------------------------------------------------------------------
 
 
-def run(view: ReadView, request: Request) -> Outcome:
-    """Run every stage for ``request`` over the read view ``view``. Writes nothing."""
+def run(view: ReadView, request: Request, asked: Mapping[str, list[Candidate]] | None = None) -> Outcome:
+    """Run every stage for ``request`` over the read view ``view``. Writes nothing.
+
+    ``asked``: lanes already asked for this request in this view, by name, with the
+    candidates they gave (``Outcome.turn_candidates``); those are not asked again."""
     query = parse_query(request.query)
     if query.context_free:
         why = "context-free query: no topic to recall, so nothing is returned (no recency fallback)"
@@ -235,20 +241,23 @@ def run(view: ReadView, request: Request) -> Outcome:
         ranked, candidates = _fused(view, request, query, scan)
     else:
         names = COMPOSITIONS.get(request.lane, (request.lane,))
-        per_lane = [_lane_candidates(lane(name), view, request, query, scan) for name in names]
+        given = asked or {}
+        per_lane = [given[name] if name in given else _lane_candidates(lane(name), view, request, query, scan)
+                    for name in names]
         ranked = _interleave([[c for c in found if c.reason is None] for found in per_lane])
         candidates = [c for found in per_lane for c in found]
     results, digest = _resolve_and_pack(view, request, ranked, candidates)
     note: str | None = None
     withheld: dict[str, int] = {}
     turns = 0
+    turn_candidates: list[Candidate] | None = None
     if not results:
         found = any(matched(c) for c in candidates)
         # Silence says a retired record matched, and the trace lists it with its reason.
         candidates = candidates + _retired_matches(view, request, query)
         withheld = _withheld(view, request.space, query, candidates)
         if request.lane in ("claims", "hybrid"):
-            turns = _turns_found(view, request, query)
+            turns, turn_candidates = _turns_found(view, request, query)
         note = _silence_note(request, withheld, turns, found)
     else:
         dormant = _dormant_alongside(view, request.space, query, candidates, {r.id for r in results})
@@ -257,7 +266,7 @@ def run(view: ReadView, request: Request) -> Outcome:
             note = (f"also {dormant} dormant {'memory matches' if dormant == 1 else 'memories match'} as well as "
                     f"these (not confirmed lately): see {'it' if dormant == 1 else 'them'} with --include-dormant "
                     "or `cairn search`")
-    return Outcome(request, query, results, digest, candidates, note, scan, withheld, turns)
+    return Outcome(request, query, results, digest, candidates, note, scan, withheld, turns, turn_candidates)
 
 
 WITHHELD_CHECKED = 6  # excluded candidates judged for the silence note (best overlap first)
@@ -352,15 +361,32 @@ def _anchored(c: Candidate) -> bool:
 TURN_ANSWER_COVERAGE = 0.5
 
 
-def _turns_found(view: ReadView, request: Request, query: ParsedQuery) -> int:
+def _turns_found(view: ReadView, request: Request, query: ParsedQuery) -> tuple[int, list[Candidate] | None]:
     """Conversation turns that the episodes lane finds and that answer the question
     (:data:`TURN_ANSWER_COVERAGE`): a claims recall that found nothing either says so
-    or, asked rather than injected, answers from them (``cairn.engine.recalling``)."""
-    if not plugins.is_builtin(plugins.LANE_GROUP, "episodes"):
-        return 0
+    or, asked rather than injected, answers from them (``cairn.engine.recalling``).
+    Returns the count and the lane's candidates (None when the lane was not asked)."""
+    if not plugins.is_builtin(plugins.LANE_GROUP, "episodes") or not _holds_episodes(view, request.space):
+        return 0, None
     found = _lane_candidates(lane("episodes"), view, request, query, {})
-    return sum(1 for c in found
-               if c.reason is None and (c.gate is None or (c.turn_coverage or 0.0) >= TURN_ANSWER_COVERAGE))
+    turns = sum(1 for c in found
+                if c.reason is None and (c.gate is None or (c.turn_coverage or 0.0) >= TURN_ANSWER_COVERAGE))
+    return turns, found
+
+
+def _holds_episodes(view: ReadView, space: str) -> bool:
+    """Whether ``space`` may hold a conversation turn, by the store's one-row probe when
+    it has one (``holds_episodes``; kept while the data is unchanged): in a claims-only
+    space the episode lane would still parse the question and read the claims' postings
+    to find that none of them is a turn. A store without the probe is asked through the
+    lane, as before."""
+    probe = getattr(view, "holds_episodes", None)
+    if probe is None:
+        return True
+    known = kept.table(view, "holds-episodes", KEPT_SPACES)
+    if space not in known:
+        known[space] = bool(probe(space))
+    return known[space]
 
 
 def _silence_note(request: Request, withheld: dict[str, int], turns: int, any_candidate: bool) -> str:

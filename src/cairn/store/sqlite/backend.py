@@ -786,6 +786,11 @@ class _Reads(vectors.VectorReads):
 
     # -- lexical index: the episode lane ---------------------------------------------
 
+    def holds_episodes(self, space: str) -> bool:
+        """Whether ``space`` holds an episode, of any status (every episode row has a
+        turn): recall skips asking the episode lane of a claims-only space."""
+        return not self._without_episodes(space)
+
     def _without_episodes(self, space: str) -> bool:
         # One probe of the partial index on turn (only episodes have one): a claims-only
         # space skips the episode lane's full-text queries, which rank every match.
