@@ -774,11 +774,12 @@ class _Reads(vectors.VectorReads):
         out: list[tuple[str, str]] = []
         for start in range(0, len(words), MENTION_CHUNK):
             # The MATCH runs first as a subquery: joined, the planner may probe the index
-            # once per row.
+            # once per row. Its matches are then looked up by rowid (the ``+`` keeps the
+            # planner off the status index, which would walk every live record of the space).
             rows = self.conn.execute(
                 "SELECT m.id, f.content FROM memories m JOIN memories_fts f ON f.rowid = m.rowid"
                 " WHERE m.rowid IN (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?)"
-                " AND m.space = ? AND m.origin = ? AND m.status IN ('provisional', 'confirmed')",
+                " AND +m.space = ? AND +m.origin = ? AND +m.status IN ('provisional', 'confirmed')",
                 (fts.any_of(words[start : start + MENTION_CHUNK], fold=False), space, origin),
             )
             out += [(str(i), str(c)) for i, c in rows]
@@ -909,7 +910,8 @@ class _Reads(vectors.VectorReads):
     def episode_source_ids(self, space: str, origin: str) -> set[str]:
         rows = self.conn.execute(
             f"SELECT {_json('data', '$.evidence.source_id')} FROM memories"
-            " WHERE space = ? AND origin = ? AND kind = 'episode'",
+            # Every episode has a turn: the condition lets the partial index on turn find them.
+            " WHERE space = ? AND origin = ? AND kind = 'episode' AND turn IS NOT NULL",
             (space, origin),
         )
         return {str(r[0]) for r in rows if r[0] is not None}
