@@ -22,6 +22,7 @@ import pytest
 
 from cairn import Cairn
 from cairn.engine import transfer
+from cairn.errors import BadImportLine
 from cairn.model import (
     Actor,
     Basis,
@@ -242,3 +243,31 @@ def test_a_store_written_with_put_docs_equals_one_written_with_put_stored(tmp_pa
                 tx.put_stored([(m, text) for m, (_, text) in zip([*records, records[0]], rows + rows[:1], strict=True)])
         store.close()
     assert _rows(tmp_path / "docs.db") == _rows(tmp_path / "stored.db")
+
+
+def test_a_bulk_call_pauses_the_collector_and_always_turns_it_back_on(tmp_path):
+    import gc
+
+    seen = []
+    with Cairn(tmp_path / "x.db", now=NOW) as c:
+        real = c.store.write
+
+        def watched(*args, **kwargs):
+            seen.append(gc.isenabled())
+            return real(*args, **kwargs)
+
+        c.store.write = watched  # type: ignore[method-assign]
+        assert gc.isenabled()
+        c.remember_many([{"text": "Billing runs on PostgreSQL 16", "kind": "fact"}])
+        c.import_(_export_of(_records()[:2]))
+        c.ingest(['{"id": "t1", "speaker": "Ana", "text": "done", "time": "2026-04-01T10:00:00Z"}'], origin="chat")
+        assert seen == [False, False, False] and gc.isenabled()
+        with pytest.raises(BadImportLine):
+            c.import_(["not json\n"])
+        assert gc.isenabled()  # on again after an error
+        gc.disable()
+        try:
+            c.remember_many([{"text": "Ana prefers tea", "kind": "preference"}])
+            assert not gc.isenabled()  # the caller's choice stands
+        finally:
+            gc.enable()

@@ -43,6 +43,7 @@ from ..model import (
     format_time,
     source_to_dict,
 )
+from .bulk import bulk
 from .mutation import new_id
 from .progress import chosen, stderr_bar
 from .scope import Part
@@ -76,6 +77,7 @@ def episode_content(turn: Turn) -> str:
 
 
 class Ingesting(Part):
+    @bulk
     def ingest(
         self,
         path_or_lines,
@@ -244,6 +246,7 @@ class Ingesting(Part):
 
     # -- turns read by a transcript reader ----------------------------------------------
 
+    @bulk
     def ingest_conversation(
         self, conversation: Conversation, origin: str, *, actor: Actor = Actor.SYSTEM,
         progress: Progress | bool | None = None, label: str = "transcript", data: dict | None = None,

@@ -36,6 +36,7 @@ from ..model import (
 )
 from ..model.codec import evidence_problem, imported_event_from_dict, imported_memory_from_dict
 from ..store import ReadView, dumps
+from .bulk import bulk
 from .labelling import memory_labels, require
 from .scope import Part
 
@@ -123,8 +124,10 @@ def _values(cls: type[Enum]) -> frozenset[str]:
     return frozenset(member.value for member in cls)
 
 
-_ENUMS = {"kind": _values(Kind), "status": _values(Status), "layer": _values(Layer)}
-_CERTAINTIES, _BASES, _METHODS = _values(Certainty), _values(Basis), _values(Method)
+_KINDS, _STATUSES, _LAYERS, _CERTAINTIES = _values(Kind), _values(Status), _values(Layer), _values(Certainty)
+# The (basis, method) pairs an imported record may carry (evidence_problem finds none).
+_EVIDENCE = frozenset((b.value, m.value) for b in Basis for m in Method if not evidence_problem(b, m))
+_SLOTS = {slot: frozenset(v.value for v in Verdict if v.slot == slot) for slot in _FEEDBACK_KEYS}
 
 
 def _stored_time(value: object) -> datetime | None:
@@ -146,36 +149,43 @@ def _in_stored_form(d: dict) -> bool:
     """Whether ``d`` is exactly ``memory_to_dict`` of the record ``imported_memory_from_dict``
     reads from it (no error, nothing defaulted, every time and enum in its canonical
     text). Sound, not complete: a False only sends the line through the model."""
+    try:
+        return _checked(d)
+    except TypeError:  # an unhashable value where an enum's text belongs
+        return False
+
+
+def _checked(d: dict) -> bool:
+    # type() rather than isinstance: JSON gives exact types, and a bool is no revision.
     keys = d.keys()
-    if not _KEYS <= keys or not keys - _KEYS <= _LABELS:
+    if keys != _KEYS:
+        if not _KEYS <= keys or not keys - _KEYS <= _LABELS:
+            return False
+        if any(not _is_str_list(d[key]) or not d[key] for key in keys - _KEYS):
+            return False
+    if not (type(d["id"]) is str and type(d["space"]) is str and type(d["origin"]) is str
+            and type(d["content"]) is str and _is_str_list(d["aliases"])):
         return False
-    if any(not _is_str_list(d[key]) or not d[key] for key in keys - _KEYS):
+    if d["kind"] not in _KINDS or d["status"] not in _STATUSES or d["layer"] not in _LAYERS:
         return False
-    if not all(type(d[key]) is str for key in ("id", "space", "origin", "content")) or not _is_str_list(d["aliases"]):
-        return False
-    if not all(type(d[key]) is str and d[key] in values for key, values in _ENUMS.items()):
-        return False
-    certainty, revision = d["certainty"], d["revision"]
-    if certainty is not None and (type(certainty) is not str or certainty not in _CERTAINTIES):
-        return False
-    if type(revision) is not int or revision < 1:  # type(): a bool is no revision
+    revision = d["revision"]
+    if type(revision) is not int or revision < 1 or (d["certainty"] is not None and d["certainty"] not in _CERTAINTIES):
         return False
     if _stored_time(d["created_at"]) is None or _stored_time(d["updated_at"]) is None:
         return False
-    if any(d[key] is not None and _stored_time(d[key]) is None for key in _OPTIONAL_TIMES):
-        return False
+    for key in _OPTIONAL_TIMES:
+        if d[key] is not None and _stored_time(d[key]) is None:
+            return False
     if d["valid_from"] is not None and d["valid_to"] is not None and (
             _stored_time(d["valid_to"]) < _stored_time(d["valid_from"])):  # type: ignore[operator]
         return False
     evidence = d["evidence"]
     if type(evidence) is not dict or evidence.keys() != _EVIDENCE_KEYS:
         return False
-    basis, method, source = evidence["basis"], evidence["method"], evidence["source_id"]
-    if type(basis) is not str or basis not in _BASES or type(method) is not str or method not in _METHODS:
+    source, at = evidence["source_id"], evidence["at"]
+    if (evidence["basis"], evidence["method"]) not in _EVIDENCE or not (source is None or type(source) is str):
         return False
-    if (source is not None and type(source) is not str) or (evidence["at"] is not None and _stored_time(evidence["at"]) is None):
-        return False
-    if evidence_problem(Basis(basis), Method(method)):
+    if at is not None and _stored_time(at) is None:
         return False
     feedback = d["feedback"]
     if type(feedback) is not dict or feedback.keys() != _FEEDBACK_KEYS:
@@ -185,15 +195,9 @@ def _in_stored_form(d: dict) -> bool:
             continue
         if type(given) is not dict or given.keys() != _SLOT_KEYS or type(given["source_id"]) is not str:
             return False
-        verdict = given["verdict"]
-        if type(verdict) is not str or verdict not in _VERDICTS or Verdict(verdict).slot != slot:
-            return False
-        if _stored_time(given["at"]) is None:
+        if given["verdict"] not in _SLOTS[slot] or _stored_time(given["at"]) is None:
             return False
     return True
-
-
-_VERDICTS = _values(Verdict)
 
 
 def _id(record: Memory | dict) -> str:
@@ -232,6 +236,7 @@ class Transfer(Part):
                 counts.events += 1
         return counts
 
+    @bulk
     def import_(self, lines: Iterable[str]) -> Transferred:
         numbered = [(n, item) for n, raw in _lines(lines) if (item := self._parse_line(n, raw))]
         require(self.scope, ((f"import line {n} record {_id(item[1])}", _labels(item[1]))
