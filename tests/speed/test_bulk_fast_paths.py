@@ -271,3 +271,28 @@ def test_a_bulk_call_pauses_the_collector_and_always_turns_it_back_on(tmp_path):
             assert not gc.isenabled()  # the caller's choice stands
         finally:
             gc.enable()
+
+
+def test_a_speaker_is_redacted_once_an_ingest_and_on_every_turn(tmp_path):
+    from cairn.engine import ingesting
+
+    calls: list[str] = []
+    real = ingesting.redact_text
+
+    def counted(text: str) -> str:
+        calls.append(text)
+        return real(text)
+
+    secret = "sk-live-1234567890abcdefghijklmnop"
+    turns = [f'{{"id": "t{n}", "speaker": "{secret if n % 2 else "Ana"}", "text": "turn {n}", "time": "2026-04-01T10:0{n}:00Z"}}'
+             for n in range(6)]
+    with Cairn(tmp_path / "x.db", now=NOW) as c:
+        ingesting.redact_text = counted
+        try:
+            result = c.ingest(turns, origin="chat")
+        finally:
+            ingesting.redact_text = real
+        aliases = [c.get(i).aliases for i in result.ids]
+    assert aliases[0] == ("Ana",) and all(a == aliases[1] for a in aliases[1::2])
+    assert secret not in aliases[1][0] and "REDACTED" in aliases[1][0]  # every turn of that speaker redacted
+    assert calls.count(secret) == 1 and calls.count("Ana") == 1  # once per speaker, not per turn
