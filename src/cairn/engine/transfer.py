@@ -256,12 +256,16 @@ class Transfer(Part):
                     continue
                 present.add(_id(memory))  # a record twice in the file: the first line stands
                 fresh.append((memory, stored))
-            put_docs = getattr(tx, "put_docs", None)  # the SQLite store's bulk shape
+            put_docs = getattr(tx, "put_docs", None)  # the SQLite store's bulk shape: no model needed
+            put_stored = getattr(tx, "put_stored", None)  # a store's bulk shape for model values
             if put_docs is not None:
-                docs = [(m, s) if s is not None else (doc := memory_to_dict(m), dumps(doc)) for m, s in fresh]
-                put_docs(docs)
+                put_docs([(m, s) if s is not None else (doc := memory_to_dict(m), dumps(doc)) for m, s in fresh])
             else:
-                tx.put_memories([m if isinstance(m, Memory) else imported_memory_from_dict(m) for m, _ in fresh])
+                models = [(m if isinstance(m, Memory) else imported_memory_from_dict(m), s) for m, s in fresh]
+                if put_stored is not None:
+                    put_stored([(m, s if s is not None else dumps(memory_to_dict(m))) for m, s in models])
+                else:
+                    tx.put_memories([m for m, _ in models])
             counts.records = len(fresh)
             for relation in relations:
                 if tx.get_relation(self.space, relation.id) is not None:
