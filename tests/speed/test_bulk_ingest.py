@@ -20,6 +20,7 @@ import pytest
 from cairn import Cairn
 from cairn.errors import InvalidInput
 from cairn.model import Actor, Basis, Change, Event, Evidence, Kind, Memory, Method, Status, memory_to_dict
+from cairn.model.codec import imported_memory_from_dict
 from cairn.store.sqlite import Store
 
 NOW = datetime(2026, 5, 1, 12, tzinfo=UTC)
@@ -136,8 +137,8 @@ def test_import_in_bulk_stores_what_one_record_at_a_time_stores(tmp_path):
         parsed = [part._parse_line(n, raw) for n, raw in enumerate(lines, 1)]
         with c.store.write() as tx:
             for kind, value, _ in parsed:
-                if kind == "memory":
-                    tx.put_memory(value)
+                if kind == "memory":  # a line in stored form is parsed to its body: through the model here
+                    tx.put_memory(value if isinstance(value, Memory) else imported_memory_from_dict(value))
             for kind, value, _ in parsed:
                 if kind == "event":
                     tx.append_event(value)

@@ -43,6 +43,7 @@ from ..model import (
     format_time,
     source_to_dict,
 )
+from .bulk import bulk
 from .mutation import new_id
 from .progress import chosen, stderr_bar
 from .scope import Part
@@ -76,6 +77,7 @@ def episode_content(turn: Turn) -> str:
 
 
 class Ingesting(Part):
+    @bulk
     def ingest(
         self,
         path_or_lines,
@@ -116,6 +118,7 @@ class Ingesting(Part):
         source = self._source(conversations, planned)
         written: list[str] = []
         skipped = 0
+        speakers: dict[str, tuple[str, ...]] = {}
         with self.scope.mutation(actor, f"ingest {total} turns ({format})") as m:
             for place, conversation in planned:
                 present = m.tx.episode_source_ids(self.space, place)  # turn ids already stored here
@@ -124,7 +127,7 @@ class Ingesting(Part):
                     if turn.id in present:
                         skipped += 1
                     else:
-                        episodes.append(self._episode(turn, place))
+                        episodes.append(self._episode(turn, place, speakers))
                     if report and (len(written) + len(episodes) + skipped) % 500 == 0:
                         report(len(written) + len(episodes) + skipped, total)
                 m.put_many(episodes)  # one bulk write per conversation, in turn order
@@ -224,15 +227,22 @@ class Ingesting(Part):
         return Source(id=digest[:24], space=self.space, kind=SourceKind.CONVERSATION, sha256=digest, at=latest,
                       origin=planned[0][0] if len(planned) == 1 else "", basis=Basis.TRANSCRIPT, method=Method.LOCAL)
 
-    def _episode(self, turn: Turn, origin: str) -> Memory:
-        aliases = (turn.speaker,) if LIMITS.alias_min <= len(turn.speaker) <= LIMITS.alias_max else ()
+    def _episode(self, turn: Turn, origin: str, speakers: dict[str, tuple[str, ...]] | None = None) -> Memory:
+        """``speakers``: the aliases of the speakers met so far in this ingest (a
+        conversation has a few speakers and many turns: each is redacted once)."""
+        aliases = speakers.get(turn.speaker) if speakers is not None else None
+        if aliases is None:
+            ok = LIMITS.alias_min <= len(turn.speaker) <= LIMITS.alias_max
+            aliases = (redact_text(turn.speaker),) if ok else ()
+            if speakers is not None:
+                speakers[turn.speaker] = aliases
         return Memory(
             id=new_id(),
             space=self.space,
             origin=origin,
             kind=Kind.EPISODE,
             content=clean_content(episode_content(turn), Kind.EPISODE),
-            aliases=tuple(redact_text(a) for a in aliases),
+            aliases=aliases,
             evidence=Evidence(basis=Basis.TRANSCRIPT, method=Method.LOCAL, source_id=redact_text(turn.id), at=turn.time),
             created_at=self.now(),
             updated_at=turn.time,
@@ -244,6 +254,7 @@ class Ingesting(Part):
 
     # -- turns read by a transcript reader ----------------------------------------------
 
+    @bulk
     def ingest_conversation(
         self, conversation: Conversation, origin: str, *, actor: Actor = Actor.SYSTEM,
         progress: Progress | bool | None = None, label: str = "transcript", data: dict | None = None,
@@ -257,12 +268,13 @@ class Ingesting(Part):
         report = self._progress(progress, len(conversation.turns))
         source = self._source([conversation], planned)
         written: list[str] = []
+        speakers: dict[str, tuple[str, ...]] = {}
         with self.scope.mutation(actor, f"ingest {len(conversation.turns)} turns ({label})") as m:
             present = m.tx.episode_source_ids(self.space, place)
             episodes = []
             for done, turn in enumerate(conversation.turns, 1):
                 if turn.id not in present:
-                    episodes.append(self._episode(turn, place))
+                    episodes.append(self._episode(turn, place, speakers))
                 if report and done % 500 == 0:
                     report(done, len(conversation.turns))
             m.put_many(episodes)

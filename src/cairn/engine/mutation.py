@@ -40,6 +40,9 @@ class Mutation:
     data: dict = field(default_factory=dict)
     changes: list[Change] = field(default_factory=list)
     event: Event | None = None
+    # Stored JSON of snapshots written by put_many, by id() of the snapshot dict (each
+    # dict is held by its Change until the event is written, so no id is reused).
+    _texts: dict[int, str] = field(default_factory=dict, repr=False)
 
     def put(self, before: Memory | None, after: Memory) -> Memory:
         """Write ``after`` and record the change from ``before`` (``None``: created)."""
@@ -70,7 +73,10 @@ class Mutation:
             docs.append(memory_to_dict(memory))
         put_stored = getattr(self.tx, "put_stored", None)  # the SQLite store's bulk shape
         if put_stored is not None:
-            put_stored([(memory, dumps(doc)) for memory, doc in zip(created, docs, strict=True)])
+            texts = [dumps(doc) for doc in docs]
+            put_stored(list(zip(created, texts, strict=True)))
+            # The event repeats each snapshot: its text is spliced in, not encoded again.
+            self._texts.update(zip(map(id, docs), texts, strict=True))
         else:
             self.tx.put_memories(created)
         self.changes += [Change("memory", memory.id, None, doc) for memory, doc in zip(created, docs, strict=True)]
@@ -96,5 +102,9 @@ class Mutation:
             changes=tuple(self.changes),
             data=self.data,
         )
-        self.tx.append_event(self.event)
+        append_encoded = getattr(self.tx, "append_encoded", None) if self._texts else None
+        if append_encoded is not None:
+            append_encoded(self.event, self._texts)
+        else:
+            self.tx.append_event(self.event)
         return self.event

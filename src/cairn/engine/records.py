@@ -48,6 +48,7 @@ from ..policy.priority import record_priority
 from ..recall.rank import rank_factors
 from ..store import WriteTx, content_hash
 from ..wire import ProblemDoc, StatusDoc
+from .bulk import bulk
 from .labelling import memory_labels, require
 from .mutation import new_id
 from .relations import Relations
@@ -332,6 +333,7 @@ class Records(Part):
             raise InvalidInput("valid_to", "lies before valid_from")
         return memory
 
+    @bulk
     def remember_many(self, claims: builtins.list[dict], *, actor: Actor | str = Actor.MANUAL,
                       reason: str | None = None) -> RememberedMany:
         """Store many claims (or episodes) in one transaction and one event: the bulk

@@ -10,22 +10,33 @@ the importing space. Import restores history verbatim and adds no event of its o
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
+from enum import Enum
 from typing import IO
 
 from .. import wire
 from ..errors import BadImportLine
 from ..model import (
+    Basis,
+    Certainty,
+    Kind,
+    Layer,
     MalformedRecord,
     Memory,
+    Method,
+    Status,
+    Verdict,
     event_to_dict,
     memory_to_dict,
     relation_from_dict,
     relation_to_dict,
 )
-from ..model.codec import imported_event_from_dict, imported_memory_from_dict
+from ..model.codec import evidence_problem, imported_event_from_dict, imported_memory_from_dict
 from ..store import ReadView, dumps
+from .bulk import bulk
 from .labelling import memory_labels, require
 from .scope import Part
 
@@ -76,20 +87,128 @@ class Transferred:
 _MEMORY_LINE = '{"type":"memory","data":'
 
 
-def _stored_text(raw: object, item: dict, data: dict, memory: Memory) -> str | None:
-    """The line's own text of the record when it is already in stored form — the JSON
-    of ``memory_to_dict(memory)``, as export writes it, in this space — so that import
-    does not encode it again; None otherwise (the record is then encoded from the model).
+def _stored_line(raw: object, item: dict, space: str) -> tuple[dict, str] | None:
+    """The record's body and the line's own text of it when the line is already in
+    stored form — the JSON of ``memory_to_dict`` of a well-formed record, as export
+    writes it, in this space — so that import neither parses it into the model nor
+    encodes it again; None otherwise (the line then goes through the model).
 
-    The check is on values, not bytes: the decoded body must equal the model's form of
-    the record it parsed into (so times, defaults and fields are the canonical ones);
-    only the spelling of the same JSON (key order, spacing, escapes) may differ."""
-    if not isinstance(raw, str) or len(item) != 2 or item["data"].get("space") != data["space"]:
+    The check is on values, not bytes (:func:`_in_stored_form`: exactly what
+    ``memory_to_dict(imported_memory_from_dict(body)) == body`` would say, without the
+    round trip); only the spelling of the same JSON (key order, spacing, escapes) may
+    differ."""
+    if not isinstance(raw, str) or len(item) != 2:
+        return None
+    data = item["data"]
+    if data.get("space") != space:
         return None
     line = raw.strip()
-    if not line.startswith(_MEMORY_LINE) or memory_to_dict(memory) != data:
+    if not line.startswith(_MEMORY_LINE) or not _in_stored_form(data):
         return None
-    return line[len(_MEMORY_LINE) : -1]
+    return data, line[len(_MEMORY_LINE) : -1]
+
+
+_KEYS = frozenset(("id", "space", "origin", "kind", "content", "aliases", "status", "layer", "evidence", "certainty",
+                   "valid_from", "valid_to", "created_at", "updated_at", "reinforced_at", "feedback", "revision",
+                   "expected_resolution_at", "last_confirmed_at", "purged_at"))
+_LABELS = frozenset(("topics", "entities"))  # present only when not empty
+_OPTIONAL_TIMES = ("valid_from", "valid_to", "reinforced_at", "expected_resolution_at", "last_confirmed_at", "purged_at")
+_EVIDENCE_KEYS = frozenset(("basis", "method", "source_id", "at"))
+_SLOT_KEYS = frozenset(("verdict", "source_id", "at"))
+_FEEDBACK_KEYS = frozenset(("utility", "accuracy"))
+# format_time's text: UTC, seconds, six digits of microseconds only when there are some.
+_TIME_TEXT = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{6})?Z\Z")
+
+
+def _values(cls: type[Enum]) -> frozenset[str]:
+    return frozenset(member.value for member in cls)
+
+
+_KINDS, _STATUSES, _LAYERS, _CERTAINTIES = _values(Kind), _values(Status), _values(Layer), _values(Certainty)
+# The (basis, method) pairs an imported record may carry (evidence_problem finds none).
+_EVIDENCE = frozenset((b.value, m.value) for b in Basis for m in Method if not evidence_problem(b, m))
+_SLOTS = {slot: frozenset(v.value for v in Verdict if v.slot == slot) for slot in _FEEDBACK_KEYS}
+
+
+def _stored_time(value: object) -> datetime | None:
+    """The moment ``value`` spells when it is exactly format_time's text of it, else None."""
+    if type(value) is not str or _TIME_TEXT.match(value) is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(value[:-1])
+    except ValueError:  # an impossible date
+        return None
+    return moment if len(value) == 20 or moment.microsecond else None
+
+
+def _is_str_list(value: object) -> bool:
+    return type(value) is list and all(type(v) is str for v in value)
+
+
+def _in_stored_form(d: dict) -> bool:
+    """Whether ``d`` is exactly ``memory_to_dict`` of the record ``imported_memory_from_dict``
+    reads from it (no error, nothing defaulted, every time and enum in its canonical
+    text). Sound, not complete: a False only sends the line through the model."""
+    try:
+        return _checked(d)
+    except TypeError:  # an unhashable value where an enum's text belongs
+        return False
+
+
+def _checked(d: dict) -> bool:
+    # type() rather than isinstance: JSON gives exact types, and a bool is no revision.
+    keys = d.keys()
+    if keys != _KEYS:
+        if not _KEYS <= keys or not keys - _KEYS <= _LABELS:
+            return False
+        if any(not _is_str_list(d[key]) or not d[key] for key in keys - _KEYS):
+            return False
+    if not (type(d["id"]) is str and type(d["space"]) is str and type(d["origin"]) is str
+            and type(d["content"]) is str and _is_str_list(d["aliases"])):
+        return False
+    if d["kind"] not in _KINDS or d["status"] not in _STATUSES or d["layer"] not in _LAYERS:
+        return False
+    revision = d["revision"]
+    if type(revision) is not int or revision < 1 or (d["certainty"] is not None and d["certainty"] not in _CERTAINTIES):
+        return False
+    if _stored_time(d["created_at"]) is None or _stored_time(d["updated_at"]) is None:
+        return False
+    for key in _OPTIONAL_TIMES:
+        if d[key] is not None and _stored_time(d[key]) is None:
+            return False
+    if d["valid_from"] is not None and d["valid_to"] is not None and (
+            _stored_time(d["valid_to"]) < _stored_time(d["valid_from"])):  # type: ignore[operator]
+        return False
+    evidence = d["evidence"]
+    if type(evidence) is not dict or evidence.keys() != _EVIDENCE_KEYS:
+        return False
+    source, at = evidence["source_id"], evidence["at"]
+    if (evidence["basis"], evidence["method"]) not in _EVIDENCE or not (source is None or type(source) is str):
+        return False
+    if at is not None and _stored_time(at) is None:
+        return False
+    feedback = d["feedback"]
+    if type(feedback) is not dict or feedback.keys() != _FEEDBACK_KEYS:
+        return False
+    for slot, given in feedback.items():
+        if given is None:
+            continue
+        if type(given) is not dict or given.keys() != _SLOT_KEYS or type(given["source_id"]) is not str:
+            return False
+        if given["verdict"] not in _SLOTS[slot] or _stored_time(given["at"]) is None:
+            return False
+    return True
+
+
+def _id(record: Memory | dict) -> str:
+    """The id of an import line's record: a model value, or a body in stored form."""
+    return record.id if isinstance(record, Memory) else record["id"]
+
+
+def _labels(record: Memory | dict) -> dict[str, tuple[str, ...]]:
+    if isinstance(record, Memory):
+        return memory_labels(record)
+    return {"topics": tuple(record.get("topics", ())), "entities": tuple(record.get("entities", ()))}
 
 
 def _present_memories(view: ReadView, space: str, ids: list[str]) -> set[str]:
@@ -117,9 +236,10 @@ class Transfer(Part):
                 counts.events += 1
         return counts
 
+    @bulk
     def import_(self, lines: Iterable[str]) -> Transferred:
         numbered = [(n, item) for n, raw in _lines(lines) if (item := self._parse_line(n, raw))]
-        require(self.scope, ((f"import line {n} record {item[1].id}", memory_labels(item[1]))
+        require(self.scope, ((f"import line {n} record {_id(item[1])}", _labels(item[1]))
                              for n, item in numbered if item[0] == "memory"))
         memories = [(value, stored) for _, (kind, value, stored) in numbered if kind == "memory"]
         relations = [value for _, (kind, value, _) in numbered if kind == "relation"]
@@ -128,19 +248,24 @@ class Transfer(Part):
         with self.store.write() as tx:
             # Each table in its own order, in bulk: memories, relations and events never
             # depend on one another here (import restores rows, it checks no links).
-            present = set(_present_memories(tx, self.space, [m.id for m, _ in memories]))
+            present = set(_present_memories(tx, self.space, [_id(m) for m, _ in memories]))
             fresh = []
             for memory, stored in memories:
-                if memory.id in present:
+                if _id(memory) in present:
                     counts.skipped += 1
                     continue
-                present.add(memory.id)  # a record twice in the file: the first line stands
+                present.add(_id(memory))  # a record twice in the file: the first line stands
                 fresh.append((memory, stored))
-            put_stored = getattr(tx, "put_stored", None)  # the SQLite store's bulk shape
-            if put_stored is not None:
-                put_stored([(m, s if s is not None else dumps(memory_to_dict(m))) for m, s in fresh])
+            put_docs = getattr(tx, "put_docs", None)  # the SQLite store's bulk shape: no model needed
+            put_stored = getattr(tx, "put_stored", None)  # a store's bulk shape for model values
+            if put_docs is not None:
+                put_docs([(m, s) if s is not None else (doc := memory_to_dict(m), dumps(doc)) for m, s in fresh])
             else:
-                tx.put_memories([m for m, _ in fresh])
+                models = [(m if isinstance(m, Memory) else imported_memory_from_dict(m), s) for m, s in fresh]
+                if put_stored is not None:
+                    put_stored([(m, s if s is not None else dumps(memory_to_dict(m))) for m, s in models])
+                else:
+                    tx.put_memories([m for m, _ in models])
             counts.records = len(fresh)
             for relation in relations:
                 if tx.get_relation(self.space, relation.id) is not None:
@@ -173,11 +298,12 @@ class Transfer(Part):
             item = raw  # an item of a --json export document, already decoded
         if not isinstance(item, dict) or item.get("type") not in _ORDER or not isinstance(item.get("data"), dict):
             raise BadImportLine(number, 'expected {"type": "memory"|"relation"|"event", "data": {...}}')
+        if item["type"] == "memory" and (stored := _stored_line(raw, item, self.space)) is not None:
+            return "memory", *stored
         data = {**item["data"], "space": self.space}
         try:
             if item["type"] == "memory":
-                memory = imported_memory_from_dict(data)
-                return "memory", memory, _stored_text(raw, item, data, memory)
+                return "memory", imported_memory_from_dict(data), None
             if item["type"] == "relation":
                 return "relation", relation_from_dict(data), None
             data["changes"] = [

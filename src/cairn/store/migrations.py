@@ -265,6 +265,24 @@ def _trust_index(conn: sqlite3.Connection) -> None:
     )
 
 
+def _leaner_record_indexes(conn: sqlite3.Connection) -> None:
+    """Two fewer indexes on ``memories``: every record written updates each of them,
+    and on a bulk write they were a third of the row's cost. ``memories_by_id`` (id
+    alone) served no query: every read by id names its space (the UNIQUE index), and
+    SQLite's case-insensitive LIKE cannot use it for prefixes. ``memories_by_hash``
+    (space, origin, content hash) is covered by ``memories_by_content`` (space, content
+    hash), whose few rows of one hash are then sifted by origin; the reads by origin
+    alone are of episodes, which the partial index on turn holds."""
+    _run_script(
+        conn,
+        """
+        DROP INDEX IF EXISTS memories_by_id;
+        DROP INDEX IF EXISTS memories_by_hash;
+        CREATE INDEX IF NOT EXISTS memories_by_content ON memories (space, content_hash);
+        """,
+    )
+
+
 MIGRATIONS: list[Migration] = [
     ("0001_initial", _initial),
     ("0002_episode_turns", _episode_turns),
@@ -274,6 +292,7 @@ MIGRATIONS: list[Migration] = [
     ("0010_space_term_stats", _space_term_stats),
     ("0014_term_stats_by_term", _term_stats_by_term),
     ("0015_trust_index", _trust_index),
+    ("0016_leaner_record_indexes", _leaner_record_indexes),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -44,7 +44,7 @@ from datetime import datetime
 from functools import wraps
 from inspect import isgeneratorfunction
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from ...errors import InvalidInput, NoSuchDatabase, StoreError, StoreUnavailable
 from ...model import (
@@ -218,6 +218,27 @@ def dumps(value: object) -> str:
     """The stored JSON form: compact, non-ASCII kept (one encoder for the process: building
     one per call, as ``json.dumps`` with options does, is a fifth of a record's encoding)."""
     return _ENCODER.encode(value)
+
+
+def event_text(event: Event, texts: Mapping[int, str]) -> str:
+    """``dumps(event_to_dict(event))``, with each change's ``after`` snapshot whose text
+    ``texts`` holds (by ``id()`` of the snapshot dict) spliced in instead of encoded: a
+    bulk write's event repeats every record it wrote, and encoding them twice was a
+    tenth of a record's cost. Byte for byte what ``dumps`` writes (the encoder has no
+    indentation, so a nested value is encoded exactly as it is on its own)."""
+    doc = event_to_dict(event)
+    if not texts:
+        return dumps(doc)
+    parts = []
+    for change in doc["changes"]:
+        after = change["after"]
+        text = texts.get(id(after)) if after is not None else None
+        if text is None:
+            parts.append(dumps(change))
+        else:
+            parts.append(dumps({**change, "after": None})[: -len("null}")] + text + "}")
+    head = dumps({key: doc[key] for key in ("id", "space", "at", "actor", "reason")})
+    return f'{head[:-1]},"changes":[{",".join(parts)}],"data":{dumps(doc["data"])}}}'
 
 
 def _translate(path: str, err: sqlite3.Error) -> StoreError:
@@ -774,11 +795,12 @@ class _Reads(vectors.VectorReads):
         out: list[tuple[str, str]] = []
         for start in range(0, len(words), MENTION_CHUNK):
             # The MATCH runs first as a subquery: joined, the planner may probe the index
-            # once per row.
+            # once per row. Its matches are then looked up by rowid (the ``+`` keeps the
+            # planner off the status index, which would walk every live record of the space).
             rows = self.conn.execute(
                 "SELECT m.id, f.content FROM memories m JOIN memories_fts f ON f.rowid = m.rowid"
                 " WHERE m.rowid IN (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?)"
-                " AND m.space = ? AND m.origin = ? AND m.status IN ('provisional', 'confirmed')",
+                " AND +m.space = ? AND +m.origin = ? AND +m.status IN ('provisional', 'confirmed')",
                 (fts.any_of(words[start : start + MENTION_CHUNK], fold=False), space, origin),
             )
             out += [(str(i), str(c)) for i, c in rows]
@@ -914,10 +936,40 @@ class _Reads(vectors.VectorReads):
     def episode_source_ids(self, space: str, origin: str) -> set[str]:
         rows = self.conn.execute(
             f"SELECT {_json('data', '$.evidence.source_id')} FROM memories"
-            " WHERE space = ? AND origin = ? AND kind = 'episode'",
+            # Every episode has a turn: the condition lets the partial index on turn find them.
+            " WHERE space = ? AND origin = ? AND kind = 'episode' AND turn IS NOT NULL",
             (space, origin),
         )
         return {str(r[0]) for r in rows if r[0] is not None}
+
+
+class _Row(NamedTuple):
+    """What the bulk insert reads of a record: its columns as stored, its text and aliases
+    (to index), whether it is indexed (not purged), and its stored JSON."""
+
+    space: str
+    id: str
+    origin: str
+    kind: str
+    status: str
+    created_at: str
+    updated_at: str
+    content: str
+    aliases: Sequence[str]
+    indexed: bool
+    data: str
+
+    @classmethod
+    def of(cls, memory: Memory, data: str) -> _Row:
+        return cls(memory.space, memory.id, memory.origin, memory.kind.value, memory.status.value,
+                   format_time(memory.created_at), format_time(memory.updated_at), memory.content, memory.aliases,
+                   memory.purged_at is None, data)
+
+    @classmethod
+    def of_doc(cls, doc: dict[str, Any], data: str) -> _Row:
+        # The stored form's times are already format_time's text, its enums their values.
+        return cls(doc["space"], doc["id"], doc["origin"], doc["kind"], doc["status"], doc["created_at"],
+                   doc["updated_at"], doc["content"], doc["aliases"], doc["purged_at"] is None, data)
 
 
 @_guarded
@@ -1052,24 +1104,34 @@ class Tx(_Reads, vectors.VectorWrites):
         their index rows and their turn positions go in one ``executemany`` each. A record
         already stored, or met a second time, goes through :meth:`put_memory` in its place
         in the order, after everything before it."""
-        pending: list[tuple[Memory, str]] = []
-        present = self._present_ids(rows)
+        self._put_rows([(_Row.of(memory, data), memory) for memory, data in rows])
+
+    def put_docs(self, rows: Sequence[tuple[dict[str, Any], str]]) -> None:
+        """:meth:`put_stored` for records given as their stored dict and its JSON text,
+        without the model: an import line already in stored form is written as it
+        stands. Not part of the store protocol (a SQLite bulk shape): each dict must be
+        exactly ``memory_to_dict`` of a well-formed record (the caller checks it)."""
+        self._put_rows([(_Row.of_doc(doc, data), doc) for doc, data in rows])
+
+    def _put_rows(self, rows: Sequence[tuple[_Row, Memory | dict[str, Any]]]) -> None:
+        pending: list[_Row] = []
+        present = self._present_ids([row for row, _ in rows])
         seen: set[tuple[str, str]] = set()
-        for memory, data in rows:
-            key = (memory.space, memory.id)
+        for row, record in rows:
+            key = (row.space, row.id)
             if key in present or key in seen:
                 self._insert_new(pending)
                 pending = []
-                self._put_one(memory, data)
+                self._put_one(record if isinstance(record, Memory) else memory_from_dict(record), row.data)
             else:
-                pending.append((memory, data))
+                pending.append(row)
             seen.add(key)
         self._insert_new(pending)
 
-    def _present_ids(self, rows: Sequence[tuple[Memory, str]]) -> set[tuple[str, str]]:
+    def _present_ids(self, rows: Sequence[_Row]) -> set[tuple[str, str]]:
         by_space: dict[str, list[str]] = {}
-        for memory, _ in rows:
-            by_space.setdefault(memory.space, []).append(memory.id)
+        for row in rows:
+            by_space.setdefault(row.space, []).append(row.id)
         found: set[tuple[str, str]] = set()
         for space, ids in by_space.items():
             for start in range(0, len(ids), 500):
@@ -1079,32 +1141,33 @@ class Tx(_Reads, vectors.VectorWrites):
                     f"SELECT id FROM memories WHERE space = ? AND id IN ({marks})", (space, *chunk)))
         return found
 
-    def _insert_new(self, rows: Sequence[tuple[Memory, str]]) -> None:
+    def _insert_new(self, rows: Sequence[_Row]) -> None:
         if not rows:
             return
         rowid = int(self.conn.execute("SELECT COALESCE(MAX(rowid), 0) FROM memories").fetchone()[0])
         turns: dict[tuple[str, str], int] = {}
         records, index = [], []
-        for memory, data in rows:
+        for row in rows:
             rowid += 1
             turn = None
-            if memory.kind.value == "episode":
-                place = (memory.space, memory.origin)
+            episode = row.kind == "episode"
+            if episode:
+                place = (row.space, row.origin)
                 if place not in turns:
                     turns[place] = int(self.conn.execute(
                         "SELECT COALESCE(MAX(turn), 0) FROM memories WHERE space = ? AND origin = ? AND turn IS NOT NULL",
                         place).fetchone()[0])
                 turns[place] += 1
                 turn = turns[place]
-            digest = content_hash(memory.content)
-            records.append((rowid, memory.space, memory.id, memory.origin, memory.kind.value, memory.status.value,
-                            format_time(memory.created_at), format_time(memory.updated_at), digest, data, turn))
-            if memory.purged_at is None:
-                content, aliases = index_text(memory.content), index_text(" ".join(memory.aliases))
+            digest = content_hash(row.content)
+            records.append((rowid, row.space, row.id, row.origin, row.kind, row.status, row.created_at, row.updated_at,
+                            digest, row.data, turn))
+            if row.indexed:
+                content, aliases = index_text(row.content), index_text(" ".join(row.aliases))
                 index.append((rowid, content, aliases))
-                self._count_terms(memory.space, content, aliases, +1)
-            if memory.purged_at is None and memory.status.value != "forgotten":
-                self.written.append((memory.space, digest, memory.kind.value == "episode", vectors.vector_text(memory)))
+                self._count_terms(row.space, content, aliases, +1)
+                if row.status != "forgotten":
+                    self.written.append((row.space, digest, episode, vectors.text_of(episode, row.content, row.aliases)))
         self.conn.executemany(
             "INSERT INTO memories (rowid, space, id, origin, kind, status, created_at, updated_at, content_hash, data, turn)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", records)
@@ -1129,9 +1192,16 @@ class Tx(_Reads, vectors.VectorWrites):
         self.conn.executemany("INSERT OR IGNORE INTO event_records (space, record_id, event_seq) VALUES (?, ?, ?)", links)
 
     def append_event(self, event: Event) -> None:
+        self.append_encoded(event, {})
+
+    def append_encoded(self, event: Event, texts: Mapping[int, str]) -> None:
+        """:meth:`append_event` for an event some of whose snapshots the caller has
+        already encoded (``texts``: the stored JSON of a snapshot dict, by ``id()`` of
+        that dict, as the record's own row holds it): those are spliced in rather than
+        encoded a second time. Not part of the store protocol (a SQLite bulk shape)."""
         cur = self.conn.execute(
             "INSERT INTO events (space, id, at, actor, reason, data) VALUES (?, ?, ?, ?, ?, ?)",
-            (event.space, event.id, format_time(event.at), event.actor.value, event.reason, dumps(event_to_dict(event))),
+            (event.space, event.id, format_time(event.at), event.actor.value, event.reason, event_text(event, texts)),
         )
         self.conn.executemany("INSERT OR IGNORE INTO event_records (space, record_id, event_seq) VALUES (?, ?, ?)",
                               [(event.space, record_id, cur.lastrowid) for record_id in event.history_ids])

@@ -71,9 +71,12 @@ def vector_text(memory: Memory) -> str:
     turns finds an evidence turn in the top 5 for 0.48 of the questions instead of 0.24.
     The vector is still keyed on the content hash: the same words said by two speakers
     share the vector of the first one embedded (a rare, harmless approximation)."""
-    if memory.kind is Kind.EPISODE and memory.aliases:
-        return f"{memory.aliases[0]}: {memory.content}"
-    return memory.content
+    return text_of(memory.kind is Kind.EPISODE, memory.content, memory.aliases)
+
+
+def text_of(episode: bool, content: str, aliases: Sequence[str]) -> str:
+    """:func:`vector_text` from a record's parts (a bulk write may hold no model)."""
+    return f"{aliases[0]}: {content}" if episode and aliases else content
 
 
 def _chunks(items: Sequence[str]) -> Iterable[Sequence[str]]:
