@@ -88,7 +88,9 @@ from itertools import pairwise
 from ..model import format_time
 from ..store import EpisodeTurn, ReadView
 from ..text import MONTH_WORDS, MONTHS, STOPWORDS, stem, tokenize
-from .episode_candidates import turn_candidates
+from . import kept
+from .candidates import IndexStats
+from .episode_candidates import frequencies, turn_candidates
 from .tense import Tense, tense, time_factor
 
 
@@ -238,9 +240,18 @@ def match_words(query: str | EpisodeQuery, prefix_min: int = PROFILE.prefix_min,
     return list(dict.fromkeys(words))
 
 
+KEPT_WORDS = 4096  # words kept per space as naming a speaker or not (cairn.recall.kept)
+KEPT_PLACES = 16384  # turn positions kept read per space, with the turns found there
+
+
 def speaker_terms(view: ReadView, space: str, terms) -> frozenset[str]:
-    """The query terms that name a speaker of some episode in ``space``."""
-    return frozenset(term for term in terms if view.names_speaker(space, term))
+    """The query terms that name a speaker of some episode in ``space`` (each word's
+    answer kept while the data is unchanged)."""
+    known = kept.table(view, ("names speaker", space), KEPT_WORDS)
+    for term in terms:
+        if term not in known:
+            known[term] = view.names_speaker(space, term)
+    return frozenset(term for term in terms if known[term])
 
 
 TEXT_CACHE = 4096  # turn texts kept read (stems, counts) per process: bounded, keyed by the text itself
@@ -326,6 +337,7 @@ def rank_episodes(view: ReadView, space: str, query: str, *, limit: int, profile
         return []
     named = speaker_terms(view, space, parsed.terms)
     words = match_words(parsed, profile.prefix_min, named)
+    stats = IndexStats(view, space)  # the space's counts, kept while the data is unchanged
     turns = candidates(view, space, words, profile.candidate_cap, include_retired) if words else []
     matched = len(turns)
     about = subject(parsed, named)
@@ -339,15 +351,15 @@ def rank_episodes(view: ReadView, space: str, query: str, *, limit: int, profile
         return []
     # Over the cap, candidates are only the best index matches: count how common each word
     # really is (bounded), or a word in every other turn would look rare among them.
-    known = term_counts(view, space, parsed, named, profile) if matched >= profile.candidate_cap else {}
-    n_docs = max(view.space_document_count(space), len(turns))
+    known = term_counts(view, space, parsed, named, profile, stats) if matched >= profile.candidate_cap else {}
+    n_docs = max(stats.docs, len(turns))
     found = list(turns)
     asked = tense(query)
     near = _Neighbours(view, space)
     ranked = _score(near, parsed, found, named, profile, asked, as_of, n_docs, known, {})
     if profile.feedback_terms and ranked:
         best = [s.turn for s in ranked[: profile.feedback_docs]]
-        related = feedback(view, space, parsed, named, best, found, profile)
+        related = feedback(stats, parsed, named, best, found, profile)
         if related:
             have = {t.id for t in found}
             extra = candidates(view, space, [(w, False) for w in related], profile.feedback_cap)
@@ -371,7 +383,7 @@ def _score(near: _Neighbours, parsed: EpisodeQuery, found: list[_Turn], named: f
     return scored
 
 
-def feedback(view: ReadView, space: str, q: EpisodeQuery, named: frozenset[str], best: list[_Turn],
+def feedback(stats: IndexStats, q: EpisodeQuery, named: frozenset[str], best: list[_Turn],
              turns: list[_Turn], p: EpisodeProfile) -> dict[str, float]:
     """Related words: the rarest words that the best turns of a first pass share, each
     with its weight (its IDF share, times ``feedback_weight``). A word is taken only if
@@ -393,8 +405,8 @@ def feedback(view: ReadView, space: str, q: EpisodeQuery, named: frozenset[str],
             mass[term] += max(doc.lexical, 0.0) / top
     if not mass:
         return {}
-    total = max(view.space_document_count(space), 1)
-    df = view.space_document_frequencies(space, list(mass))
+    total = max(stats.docs, 1)
+    df = frequencies(stats, list(mass))
     weights = {}
     for term, m in mass.items():
         n = df.get(term, 0)
@@ -405,11 +417,13 @@ def feedback(view: ReadView, space: str, q: EpisodeQuery, named: frozenset[str],
     return {w: p.feedback_weight for w in chosen}
 
 
-def term_counts(view: ReadView, space: str, q: EpisodeQuery, named: frozenset[str], p: EpisodeProfile) -> dict[str, int]:
+def term_counts(view: ReadView, space: str, q: EpisodeQuery, named: frozenset[str], p: EpisodeProfile,
+                stats: IndexStats | None = None) -> dict[str, int]:
     """Records of ``space`` holding each query word (as matched: the word or its stem
     family), from the space's own document frequencies — another space's content never
     changes them. A family's count is the sum over its indexed forms (a record holding two
     forms counts twice), bounded by ``p.df_bound``."""
+    stats = stats or IndexStats(view, space)
     counts = {}
     for term in q.terms:
         if term in named:
@@ -418,8 +432,8 @@ def term_counts(view: ReadView, space: str, q: EpisodeQuery, named: frozenset[st
         for word, prefix in match_words(EpisodeQuery((term,), (term,), frozenset(), frozenset()), p.prefix_min):
             forms.add(word)
             if prefix:
-                forms.update(view.terms_with_prefix(word, p.df_bound))
-        found = view.space_document_frequencies(space, sorted(forms))
+                forms.update(stats.extensions(word, p.df_bound))
+        found = frequencies(stats, sorted(forms))
         counts[strong_stem(term)] = min(sum(found.values()), p.df_bound)
     return counts
 
@@ -433,7 +447,9 @@ class _Neighbours:
     def __init__(self, view: ReadView, space: str) -> None:
         self.view = view
         self.space = space
-        self.asked: set[tuple[str, int]] = set()
+        # The turns read at each place, kept while the data is unchanged (a place with
+        # none holds an empty tuple), and this question's turns made of them.
+        self.read: dict[tuple[str, int], tuple[EpisodeTurn, ...]] = kept.table(view, ("turn places", space), KEPT_PLACES)
         self.at: dict[tuple[str, int], list[_Turn]] = {}
 
     def around(self, turns: list[_Turn], best: int, reach: int = 1) -> list[_Turn]:
@@ -445,12 +461,19 @@ class _Neighbours:
         wanted = sorted({(t.origin, t.turn + d) for t in top if t.lexical > 0 for d in steps} - have)
         if not wanted:
             return []
-        missing = [place for place in wanted if place not in self.asked]
+        read = self.read
+        missing = [place for place in wanted if place not in read]
         if missing:
-            self.asked.update(missing)
+            found: dict[tuple[str, int], list[EpisodeTurn]] = {}
             for row in self.view.neighbour_turns(self.space, missing):
-                self.at.setdefault((row.origin, row.turn), []).append(_Turn.of(row))
-        return sorted((t for place in wanted for t in self.at.get(place, ())), key=lambda t: t.key)  # type: ignore[arg-type, return-value]
+                found.setdefault((row.origin, row.turn), []).append(row)
+            for place in missing:
+                read[place] = tuple(found.get(place, ()))
+        at = self.at
+        for place in wanted:
+            if place not in at:
+                at[place] = [_Turn.of(row) for row in read[place]]
+        return sorted((t for place in wanted for t in at[place]), key=lambda t: t.key)  # type: ignore[arg-type, return-value]
 
 
 def lexical_pass(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], n_docs: int, p: EpisodeProfile,

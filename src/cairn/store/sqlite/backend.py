@@ -814,17 +814,20 @@ class _Reads(vectors.VectorReads):
 
     def episode_matches(self, space: str, words: Sequence[tuple[str, bool]], cap: int,
                         skip_retired: bool = False) -> list[EpisodeTurn]:
+        return self._turns_by_key(self.episode_match_keys(space, words, cap, skip_retired))
+
+    def episode_match_keys(self, space: str, words: Sequence[tuple[str, bool]], cap: int,
+                           skip_retired: bool = False) -> list[Key]:
         if not words or self._without_episodes(space):
             return []
         live = " AND m.status <> 'retired'" if skip_retired else ""
         # Only the rowids are ranked: SQLite's sorter would otherwise read every match's
         # text and time before keeping the best ``cap``; those are read for the kept ones.
-        keys = [r[0] for r in self.conn.execute(
+        return [r[0] for r in self.conn.execute(
             "SELECT f.rowid FROM memories_fts f JOIN memories m ON m.rowid = f.rowid"
             f" WHERE memories_fts MATCH ? AND m.space = ? AND m.kind = 'episode'{live} ORDER BY f.rank LIMIT ?",
             (fts.in_column("content", fts.words_or_prefixes(words)), space, cap),
         )]
-        return self._turns_by_key(keys)
 
     def _turns_by_key(self, keys: Sequence[Key], kept: str = "1", args: Sequence[object] = (),
                       limit: int | None = None) -> list[EpisodeTurn]:
