@@ -131,11 +131,11 @@ def _postings(view: ReadView, terms: list[str], read: dict[str, list[Hashable]])
     known, weight = kept.weighed(view, ("episode postings", SCAN), KEPT_POSTINGS)
     for term in terms:
         if term not in read:
-            found = known.get(term)
-            if found is None:
-                found = known[term] = view.content_postings(term, SCAN)
-                weight[0] += len(found) + 1
-            read[term] = found
+            keys = known.get(term)
+            if keys is None:
+                keys = known[term] = view.content_postings(term, SCAN)
+                weight[0] += len(keys) + 1
+            read[term] = keys
     if len(terms) == 1:
         return read[terms[0]]
     found = {key for term in terms for key in read[term]}

@@ -83,7 +83,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
-from itertools import pairwise
+from itertools import pairwise, repeat
+from operator import attrgetter, contains
 
 from ..model import format_time
 from ..store import EpisodeTurn, ReadView
@@ -262,12 +263,13 @@ class _Text:
     function of the text, so a cache keyed by it is never stale (an edited turn is
     another text)."""
 
-    __slots__ = ("asks", "counts", "stems", "terms", "_when", "_changes")
+    __slots__ = ("asks", "counts", "size", "stems", "terms", "_when", "_changes")
 
     def __init__(self, terms: str) -> None:
         self.terms = terms
         words = terms.split()
         self.stems = tuple(strong_stem(w) for w in words)  # strong stem of each term, in order
+        self.size = len(self.stems)
         counts: dict[str, int] = {}
         for w in self.stems:
             counts[w] = counts.get(w, 0) + 1
@@ -344,8 +346,8 @@ def rank_episodes(view: ReadView, space: str, query: str, *, limit: int, profile
     if about is not None and matched < limit:
         # The question's words do not fill the list: the turns of the speaker it names do.
         have = {t.id for t in turns}
-        turns += [_Turn.of(row) for row in view.speaker_turns(space, about, limit - matched + len(have),
-                                                           skip_retired=not include_retired) if row.id not in have][
+        turns += [_Turn.of(row) for row in _speaker_turns(view, space, about, limit - matched + len(have),
+                                                            not include_retired) if row.id not in have][
             : limit - matched]
     if not turns:
         return []
@@ -362,12 +364,21 @@ def rank_episodes(view: ReadView, space: str, query: str, *, limit: int, profile
         related = feedback(stats, parsed, named, best, found, profile)
         if related:
             have = {t.id for t in found}
-            extra = candidates(view, space, [(w, False) for w in related], profile.feedback_cap)
-            found += [t for t in extra if t.id not in have]
+            extra = turn_candidates(view, space, [(w, False) for w in related], profile.feedback_cap)
+            found += [_Turn.of(row) for row in extra if row.id not in have]
             sources = frozenset(t.id for t in best)
             ranked = _score(near, parsed, found, named, profile, asked, as_of, n_docs, known, related, sources)
     # Factors are rounded and named only for the turns handed out.
     return [s.result() for s in ranked[:limit]]
+
+
+def _speaker_turns(view: ReadView, space: str, word: str, cap: int, skip_retired: bool) -> list[EpisodeTurn]:
+    """:meth:`ReadView.speaker_turns`, kept while the data is unchanged."""
+    known = kept.table(view, ("speaker turns", space, skip_retired), KEPT_WORDS)
+    found = known.get((word, cap))
+    if found is None:
+        found = known[(word, cap)] = view.speaker_turns(space, word, cap, skip_retired=skip_retired)
+    return found
 
 
 def _score(near: _Neighbours, parsed: EpisodeQuery, found: list[_Turn], named: frozenset[str],
@@ -378,9 +389,15 @@ def _score(near: _Neighbours, parsed: EpisodeQuery, found: list[_Turn], named: f
     turns += near.around(turns, profile.neighbour_fetch, 2 if profile.second_weight else 1)
     scored = _final(parsed, turns, named, profile, asked, as_of, matched_only=not profile.hand_out_context)
     # Ties go to the earlier turn (insertion order), not to the random id, so that two
-    # ingests of the same conversation rank alike.
-    scored.sort(key=lambda s: (-s.score, s.turn.key))
+    # ingests of the same conversation rank alike: two stable sorts in C, the key first,
+    # give the order of (-score, key).
+    scored.sort(key=_turn_key)
+    scored.sort(key=_score_of, reverse=True)
     return scored
+
+
+_turn_key = attrgetter("turn.key")
+_score_of = attrgetter("score")
 
 
 def feedback(stats: IndexStats, q: EpisodeQuery, named: frozenset[str], best: list[_Turn],
@@ -456,7 +473,7 @@ class _Neighbours:
         """The turns up to ``reach`` places from the ``best`` strongest of ``turns`` that
         ``turns`` does not hold, in key order (as one read of them all returns them)."""
         have = {(t.origin, t.turn) for t in turns}
-        top = sorted(turns, key=lambda t: -t.lexical)[:best]
+        top = sorted(turns, key=_lexical_of, reverse=True)[:best]  # stable: ties in the order given
         steps = [d for d in range(-reach, reach + 1) if d]
         wanted = sorted({(t.origin, t.turn + d) for t in top if t.lexical > 0 for d in steps} - have)
         if not wanted:
@@ -473,7 +490,11 @@ class _Neighbours:
         for place in wanted:
             if place not in at:
                 at[place] = [_Turn.of(row) for row in read[place]]
-        return sorted((t for place in wanted for t in at[place]), key=lambda t: t.key)  # type: ignore[arg-type, return-value]
+        return sorted((t for place in wanted for t in at[place]), key=_key_of)
+
+
+_lexical_of = attrgetter("lexical")
+_key_of = attrgetter("key")
 
 
 def lexical_pass(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], n_docs: int, p: EpisodeProfile,
@@ -485,16 +506,18 @@ def lexical_pass(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], n_d
     wanted = [strong_stem(term) for term in q.terms if term not in named]
     extra = {strong_stem(w): weight for w, weight in (related or {}).items() if strong_stem(w) not in wanted}
     known = known_df or {}
-    df = {w: max(sum(1 for t in turns if w in t.read.counts), known.get(w, 0)) for w in {*wanted, *extra}}
+    held = [t.read.counts for t in turns]
+    # Each word's turns counted in C (contains over every turn's counts), not a Python loop a turn.
+    df = {w: max(sum(map(contains, held, repeat(w))), known.get(w, 0)) for w in {*wanted, *extra}}
     idf = {w: math.log(1 + (n_docs - df[w] + 0.5) / (df[w] + 0.5)) for w in df}
     unique = list(dict.fromkeys(wanted))
     total_idf = sum(idf[w] for w in unique) or 1.0
-    avg_len = sum(len(t.read.stems) for t in turns) / len(turns)
+    avg_len = sum(t.read.size for t in turns) / len(turns)
     pairs = _query_pairs(q, named)
     for turn in turns:
         # The turns the related words were read from are not lifted by their own words.
         _lexical(turn, unique, idf, total_idf, avg_len, p, None if turn.id in sources else extra)
-        turn.phrase = _phrase(turn.read, pairs, idf, total_idf, p)
+        turn.phrase = _phrase(turn.read, pairs, idf, total_idf, p) if pairs else 0.0
 
 
 @dataclass(slots=True)
@@ -546,49 +569,59 @@ def _final(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: Episod
     when_asked = q.asks_time and p.when_boost
     dated = bool(q.months or q.years)
     lend, answer, second = p.neighbour_weight, p.answer_weight, p.second_weight
-    speakers: dict[str, frozenset[str]] = {}
-    times: dict[str, float] = {}  # the time factor of each time said (LoCoMo: one per session)
+    near = by_place.get
+    session_weight, feedback_matches, floor = p.session_weight, p.feedback_matches, p.speaker_floor
+    # What depends on the speaker alone, and on the time said alone, once for each (LoCoMo:
+    # two speakers, one time per session); the factors are the same numbers, multiplied
+    # in the same order, as if each turn worked them out.
+    speakers: dict[str, tuple[bool, float]] = {}
+    times: dict[str, tuple[str, float, bool, float]] = {}
     out = []
     for t in turns:
-        said_by = speakers.get(t.speaker)
-        if said_by is None:
-            said_by = speakers[t.speaker] = frozenset(t.speaker.split())
-        by_named = not named.isdisjoint(said_by)
-        matched = t.coverage > 0 or by_named or (p.feedback_matches and t.related > 0)
+        said = speakers.get(t.speaker)
+        if said is None:
+            said_by = frozenset(t.speaker.split())
+            speaker = 1.0
+            if about in said_by:
+                speaker += p.speaker_boost
+            elif not named.isdisjoint(said_by):
+                speaker += p.speaker_boost * p.other_speaker_share
+            said = speakers[t.speaker] = (not named.isdisjoint(said_by), speaker)
+        by_named, speaker = said
+        matched = t.coverage > 0 or by_named or (feedback_matches and t.related > 0)
         if matched_only and not matched:
             continue
         base = t.lexical * (1 + t.phrase)
         if base == 0 and by_named:
-            base = p.speaker_floor  # the speaker's own turn, when the words found too few
+            base = floor  # the speaker's own turn, when the words found too few
         origin, turn, at = t.origin, t.turn, t.at
-        day = at[:10]
+        known = times.get(at)
+        if known is None:
+            later = cutoff is not None and at > cutoff
+            known = times[at] = (
+                at[:10],
+                1 + p.date_boost if dated and _date_named(q, at) else 1.0,
+                # said on the very day the question names
+                bool(q.days) and len(at) >= 10 and (int(at[5:7]), int(at[8:10])) in q.days,
+                p.after_as_of if later else time_factor(place.get(at, 0.5), cue, p.time_weight))
+        day, date, on_day, when = known
         # The best share a neighbour lends (max() of the shares, first best kept).
         best: float | None = None
-        before, after = by_place.get((origin, turn - 1)), by_place.get((origin, turn + 1))
+        before, after = near((origin, turn - 1)), near((origin, turn + 1))
         if before is not None:
             best = lend * before.lexical
         if after is not None and (best is None or lend * after.lexical > best):
             best = lend * after.lexical
         if before is not None and before.read.asks and (best is None or answer * before.lexical > best):
             best = answer * before.lexical  # the reply to a question lends more
-        for n in (by_place.get((origin, turn - 2)), by_place.get((origin, turn + 2))):
+        for n in (near((origin, turn - 2)), near((origin, turn + 2))):
             if n is not None and n.at[:10] == day and (best is None or second * n.lexical > best):
                 best = second * n.lexical
-        context = (0.0 if best is None else best) + p.session_weight * session_best[(origin, day)]
-        speaker = 1.0
-        if about in said_by:
-            speaker += p.speaker_boost
-        elif by_named:
-            speaker += p.speaker_boost * p.other_speaker_share
-        date = 1 + p.date_boost if dated and _date_named(q, at) else 1.0
+        context = (0.0 if best is None else best) + session_weight * session_best[(origin, day)]
         if when_asked and t.read.when:
             date *= 1 + p.when_boost
-        if q.days and len(at) >= 10 and (int(at[5:7]), int(at[8:10])) in q.days:
-            date *= 1 + p.day_boost  # said on the very day the question names
-        when = times.get(at)
-        if when is None:
-            later = cutoff is not None and at > cutoff
-            when = times[at] = p.after_as_of if later else time_factor(place.get(at, 0.5), cue, p.time_weight)
+        if on_day:
+            date *= 1 + p.day_boost
         score = (base + context) * speaker * date * when
         if score > 0:
             out.append(_Scored(score, t, context, speaker, date, when, matched))
@@ -643,23 +676,26 @@ def _time_places(turns: list[_Turn], cutoff: str | None) -> dict[str, float]:
 def _lexical(turn: _Turn, wanted: list[str], idf: dict, total_idf: float, avg_len: float, p,
              extra: dict[str, float] | None = None) -> None:
     """BM25 and coverage of one turn over the ``wanted`` stems (each once, in order)."""
-    counts = turn.read.counts
-    norm = p.k1 * (1 - p.b + p.b * len(turn.read.stems) / (avg_len or 1.0))
+    read = turn.read
+    counts = read.counts
+    k1 = p.k1
+    norm = k1 * (1 - p.b + p.b * read.size / (avg_len or 1.0))
     score = covered = 0.0
     for w in wanted:
-        tf = counts.get(w, 0)
-        if tf:
-            score += idf[w] * tf * (p.k1 + 1) / (tf + norm)
+        if w in counts:
+            tf = counts[w]
+            score += idf[w] * tf * (k1 + 1) / (tf + norm)
             covered += idf[w]
-    turn.coverage = covered / total_idf
-    turn.lexical = score * (0.5 + 0.5 * turn.coverage ** p.coverage_power)
+    coverage = turn.coverage = covered / total_idf
+    lexical = score * (0.5 + 0.5 * coverage ** p.coverage_power)
     related = 0.0
-    for w, weight in (extra or {}).items():
-        tf = counts.get(w, 0)
-        if tf:
-            related += weight * idf[w] * tf * (p.k1 + 1) / (tf + norm)
+    if extra:
+        for w, weight in extra.items():
+            if w in counts:
+                tf = counts[w]
+                related += weight * idf[w] * tf * (k1 + 1) / (tf + norm)
     turn.related = related
-    turn.lexical += related * 0.5  # as a turn of no coverage: the related words are not the question
+    turn.lexical = lexical + related * 0.5  # as a turn of no coverage: the related words are not the question
 
 
 def _query_pairs(q: EpisodeQuery, named: frozenset[str]) -> list[tuple[str, str]]:
