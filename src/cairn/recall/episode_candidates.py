@@ -71,7 +71,11 @@ def turn_candidates(view: ReadView, space: str, words: Sequence[tuple[str, bool]
             break  # the rarer words found enough: the common ones are not read
         for i in group:
             weight = math.log(1 + (docs - held[i] + 0.5) / (held[i] + 0.5))
-            for key in _postings(view, forms[i][:PREFIX_TERMS], read):
+            keys = _postings(view, forms[i][:PREFIX_TERMS], read)
+            if not overlap:
+                overlap = dict.fromkeys(keys, 0.0 + weight)  # what the loop gives each, in one step
+                continue
+            for key in keys:
                 overlap[key] = overlap.get(key, 0.0) + weight
     # Higher overlap first; equal overlaps keep the order read (stable, reversed or not).
     ranked = sorted(overlap, key=overlap.__getitem__, reverse=True)

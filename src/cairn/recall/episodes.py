@@ -79,7 +79,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
@@ -268,12 +268,9 @@ class _Text:
     def __init__(self, terms: str) -> None:
         self.terms = terms
         words = terms.split()
-        self.stems = tuple(strong_stem(w) for w in words)  # strong stem of each term, in order
+        self.stems = tuple(map(strong_stem, words))  # strong stem of each term, in order
         self.size = len(self.stems)
-        counts: dict[str, int] = {}
-        for w in self.stems:
-            counts[w] = counts.get(w, 0) + 1
-        self.counts = counts  # term frequency of each stem
+        self.counts: dict[str, int] = Counter(self.stems)  # term frequency of each stem (counted in C)
         self.asks = not _ASKING.isdisjoint(words)  # holds a wh-word: the turn asks a question
         self._when: bool | None = None
         self._changes: bool | None = None
