@@ -554,19 +554,19 @@ def _final(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: Episod
            asked: Tense | None = None, as_of: datetime | None = None, matched_only: bool = False) -> list[_Scored]:
     """:func:`final_scores` before naming the factors; ``matched_only``: the turns that
     only lend context are not scored (they are never handed out)."""
-    by_place = {(t.origin, t.turn): t for t in turns}
-    about = subject(q, named)
+    by_origin: dict[str, dict[int, _Turn]] = {}  # the turn at each place (the last given, if two)
     session_best: dict[tuple[str, str], float] = defaultdict(float)
     for t in turns:
+        by_origin.setdefault(t.origin, {})[t.turn] = t
         key = (t.origin, t.at[:10])
         session_best[key] = max(session_best[key], t.lexical)
+    about = subject(q, named)
     cutoff = format_time(as_of) if as_of is not None else None
     place = _time_places(turns, cutoff)
     cue = asked or (Tense.PRESENT if cutoff else None)
     when_asked = q.asks_time and p.when_boost
     dated = bool(q.months or q.years)
     lend, answer, second = p.neighbour_weight, p.answer_weight, p.second_weight
-    near = by_place.get
     session_weight, feedback_matches, floor = p.session_weight, p.feedback_matches, p.speaker_floor
     # What depends on the speaker alone, and on the time said alone, once for each (LoCoMo:
     # two speakers, one time per session); the factors are the same numbers, multiplied
@@ -592,6 +592,7 @@ def _final(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: Episod
         if base == 0 and by_named:
             base = floor  # the speaker's own turn, when the words found too few
         origin, turn, at = t.origin, t.turn, t.at
+        near = by_origin[origin].get
         known = times.get(at)
         if known is None:
             later = cutoff is not None and at > cutoff
@@ -604,14 +605,14 @@ def _final(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: Episod
         day, date, on_day, when = known
         # The best share a neighbour lends (max() of the shares, first best kept).
         best: float | None = None
-        before, after = near((origin, turn - 1)), near((origin, turn + 1))
+        before, after = near(turn - 1), near(turn + 1)
         if before is not None:
             best = lend * before.lexical
         if after is not None and (best is None or lend * after.lexical > best):
             best = lend * after.lexical
         if before is not None and before.read.asks and (best is None or answer * before.lexical > best):
             best = answer * before.lexical  # the reply to a question lends more
-        for n in (near((origin, turn - 2)), near((origin, turn + 2))):
+        for n in (near(turn - 2), near(turn + 2)):
             if n is not None and n.at[:10] == day and (best is None or second * n.lexical > best):
                 best = second * n.lexical
         context = (0.0 if best is None else best) + session_weight * session_best[(origin, day)]
@@ -711,7 +712,12 @@ def _phrase(doc: _Text, pairs, idf: dict, total_idf: float, p) -> float:
         return 0.0
     counts = doc.counts
     # Pairs are looked for in order only in a turn that holds both words of one.
-    adjacent = set(pairwise(doc.stems)) if any(a in counts and b in counts for a, b in pairs) else set()
+    for a, b in pairs:
+        if a in counts and b in counts:
+            break
+    else:
+        return min(0, p.phrase_cap)  # what the sum of no bonus gives (the int 0, as explain shows it)
+    adjacent = set(pairwise(doc.stems))
     bonus = sum(p.phrase_bonus * (idf.get(a, 0) + idf.get(b, 0)) / total_idf for a, b in pairs if (a, b) in adjacent)
     return min(bonus, p.phrase_cap)
 
