@@ -78,7 +78,12 @@ def test_kept_values_give_the_ranking_a_fresh_read_gives(cairn):
     cairn.ingest(lines(TALK), origin="chat")
     first = ranked(cairn)
     counting: list[Counting] = []
-    again = ranked(cairn, lambda v: counting.append(Counting(v)) or counting[-1])
+
+    def counted(view):
+        counting.append(Counting(view))
+        return counting[-1]
+
+    again = ranked(cairn, counted)
     fresh = ranked(cairn, Fresh)
     assert first == again == fresh
     assert all(first)  # control: every question found turns
@@ -157,5 +162,5 @@ def test_a_malformed_turn_body_reads_as_the_careful_read_reads_it(cairn, db_path
         assert len(turns) == 6  # the malformed turn is still read, from the index
         times = {t.turn: t.at for t in turns}
         assert times[3] == "" and times[2] == "2026-05-01T10:01:00Z"  # only its time is unreadable
-        keys = sorted(t.key for t in turns)
+        keys = [t.key for t in sorted(turns, key=lambda t: t.turn)]
         assert [t.at for t in again.store.episode_turns(again.space, keys, 10)] == [times[n] for n in range(1, 7)]
