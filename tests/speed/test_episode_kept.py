@@ -13,7 +13,7 @@ import json
 import sqlite3
 
 from cairn import Cairn
-from cairn.recall import episode_candidates
+from cairn.recall import episode_candidates, episodes
 from cairn.recall.episodes import rank_episodes
 from testkit import Clock
 
@@ -164,3 +164,42 @@ def test_a_malformed_turn_body_reads_as_the_careful_read_reads_it(cairn, db_path
         assert times[3] == "" and times[2] == "2026-05-01T10:01:00Z"  # only its time is unreadable
         keys = [t.key for t in sorted(turns, key=lambda t: t.turn)]
         assert [t.at for t in again.store.episode_turns(again.space, keys, 10)] == [times[n] for n in range(1, 7)]
+
+
+def test_what_is_kept_for_one_space_is_not_read_for_another(db_path, monkeypatch):
+    # "ana" names a speaker in space a and is only a word of the text in space b: what is
+    # kept about the word (and the turns read) belongs to the space it was read for. Small
+    # bounds: the candidates come from postings, which hold both spaces' turns.
+    monkeypatch.setattr(episode_candidates, "SCAN", 10)
+    monkeypatch.setattr(episode_candidates, "EXACT", 10)
+    with Cairn(db_path, space="b", now=Clock()) as b:
+        # The same conversation's name and places as in a: a turn read at a place of one
+        # space is not the turn at that place of the other.
+        b.ingest([json.dumps({"id": f"b{n}", "speaker": "Cy", "text": f"ana said: {text}",
+                              "time": "2026-05-03T10:00:00Z"}) for n, text in enumerate(TALK[:12])], origin="chat")
+    with Cairn(db_path, space="a", now=Clock()) as a:
+        a.ingest(lines(TALK), origin="chat")
+        question = "what did ana say about the quince tree"
+        with a.store.snapshot() as view:
+            kept = [rank_episodes(view, space, question, limit=48) for space in ("a", "b", "a", "b")]
+            fresh = [rank_episodes(Fresh(view), space, question, limit=48) for space in ("a", "b")]
+        assert kept == fresh * 2
+        assert kept[0] and kept[1] and {s.id for s in kept[0]}.isdisjoint(s.id for s in kept[1])  # control
+        # Control: the word names a speaker in a only.
+        assert any(s.factors["speaker"] > 1 for s in kept[0]) and all(s.factors["speaker"] == 1 for s in kept[1])
+
+
+def test_the_turns_kept_at_a_place_are_those_of_the_space_asked_for(db_path):
+    with Cairn(db_path, space="b", now=Clock()) as b:
+        b.ingest(lines(TALK[:6]), origin="chat")  # the same conversation name and places as in a
+    with Cairn(db_path, space="a", now=Clock()) as a:
+        a.ingest(lines(TALK[:6]), origin="chat")
+        with a.store.snapshot() as view:
+            got, fresh = {}, {}
+            for space in ("a", "b"):
+                seed = episodes._Turn.of(view.neighbour_turns(space, [("chat", 1)])[0])
+                seed.lexical = 1.0  # a candidate whose neighbours are read
+                got[space] = {t.id for t in episodes._Neighbours(view, space).around([seed], 1, 2)}
+                fresh[space] = {t.id for t in view.neighbour_turns(space, [("chat", 2), ("chat", 3)])}
+        assert got == fresh
+        assert len(got["a"]) == 2 and got["a"].isdisjoint(got["b"])  # control: each space's own turns
