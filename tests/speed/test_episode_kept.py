@@ -203,3 +203,13 @@ def test_the_turns_kept_at_a_place_are_those_of_the_space_asked_for(db_path):
                 fresh[space] = {t.id for t in view.neighbour_turns(space, [("chat", 2), ("chat", 3)])}
         assert got == fresh
         assert len(got["a"]) == 2 and got["a"].isdisjoint(got["b"])  # control: each space's own turns
+
+
+def test_each_backend_gives_the_keys_of_its_ranked_matches(backend, clock):
+    with Cairn(store=backend, now=clock) as cairn:
+        cairn.ingest(lines(TALK[:12]), origin="chat")
+        words = [("quinc", False), ("greenhous", False), ("prun", True)]
+        for cap in (1, 3, 50):
+            keys = backend.episode_match_keys(cairn.space, words, cap)
+            assert keys == [t.key for t in backend.episode_matches(cairn.space, words, cap)]
+            assert len(keys) == min(cap, 10)  # control: ten turns hold one of the words
