@@ -71,8 +71,13 @@ time (:mod:`cairn.recall.episode_candidates`): while the words are held by few t
 store ranks every match, as it always did; beyond that, a bounded number of postings per
 word are read and the turns chosen by IDF-weighted overlap, so a question costs about the
 same at a million turns as at ten thousand (a speaker name is checked over a bounded
-number of index hits too). What is left per question is reading the candidates and their
-neighbours (random row reads on a large store) and two Python loops over them per pass.
+number of index hits too). Inside a read snapshot, what the data alone decides is kept
+until a commit changes it (:mod:`cairn.recall.kept`, bounded tables per space): the turns
+read by key and at each place, whether a word names a speaker, a speaker's turns, the
+counts (tests/speed/test_episode_kept.py holds them to fresh reads). What is left per
+question is the store's ranking of the matches, reading the turns no question before
+read (random row reads on a large store), and two Python loops over the candidates per
+pass; speaker and time factors are worked out once per speaker and per time said.
 """
 
 from __future__ import annotations
