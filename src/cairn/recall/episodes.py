@@ -247,7 +247,8 @@ def match_words(query: str | EpisodeQuery, prefix_min: int = PROFILE.prefix_min,
 
 
 KEPT_WORDS = 4096  # words kept per space as naming a speaker or not (cairn.recall.kept)
-KEPT_PLACES = 16384  # turn positions kept read per space, with the turns found there
+KEPT_PLACES = 8192  # turn positions kept read per space, with the turns found there (a few MB at most)
+KEPT_SPEAKER_READS = 64  # a named speaker's turns (up to a list's length each) kept per space
 
 
 def speaker_terms(view: ReadView, space: str, terms) -> frozenset[str]:
@@ -376,7 +377,7 @@ def rank_episodes(view: ReadView, space: str, query: str, *, limit: int, profile
 
 def _speaker_turns(view: ReadView, space: str, word: str, cap: int, skip_retired: bool) -> list[EpisodeTurn]:
     """:meth:`ReadView.speaker_turns`, kept while the data is unchanged."""
-    known = kept.table(view, ("speaker turns", space, skip_retired), KEPT_WORDS)
+    known = kept.table(view, ("speaker turns", space, skip_retired), KEPT_SPEAKER_READS)
     found = known.get((word, cap))
     if found is None:
         found = known[(word, cap)] = view.speaker_turns(space, word, cap, skip_retired=skip_retired)
