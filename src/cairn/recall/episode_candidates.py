@@ -38,12 +38,13 @@ from collections.abc import Hashable, Sequence
 
 from ..store import EpisodeTurn, ReadView
 from . import kept
-from .candidates import KEPT_POSTINGS, IndexStats
+from .candidates import IndexStats
 
 EXACT = 2000  # records holding the words (summed) up to which the store ranks every match
 SCAN = 2000  # postings read per word; a word held by more records of the space is common
 PREFIX_TERMS = 256  # indexed terms a prefix word reaches, read at most (more: the word is common)
-KEPT_TURNS = 4096  # turns kept read per space and filter (2-3 MB at most)
+KEPT_TURNS = 2048  # turns kept read per space and filter (about 1 MB; a few conversations)
+KEPT_POSTINGS = 16384  # postings kept, all words together (a common word's SCAN each)
 
 
 def turn_candidates(view: ReadView, space: str, words: Sequence[tuple[str, bool]], cap: int,

@@ -247,7 +247,7 @@ def match_words(query: str | EpisodeQuery, prefix_min: int = PROFILE.prefix_min,
 
 
 KEPT_WORDS = 4096  # words kept per space as naming a speaker or not (cairn.recall.kept)
-KEPT_PLACES = 4096  # turn positions kept read per space, with the turns found there (2-3 MB at most)
+KEPT_PLACES = 2048  # turn positions kept read per space, with the turns found there (about 1 MB)
 KEPT_SPEAKER_READS = 64  # a named speaker's turns (up to a list's length each) kept per space
 
 
