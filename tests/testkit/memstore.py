@@ -305,6 +305,10 @@ class MemStore:
         hits.sort(key=lambda h: (-h[1], h[0].key))
         return [self._turn(r) for r, _ in hits[:cap]]
 
+    def episode_match_keys(self, space: str, words: Sequence[tuple[str, bool]], cap: int,
+                           skip_retired: bool = False) -> list[Hashable]:
+        return [t.key for t in self.episode_matches(space, words, cap, skip_retired)]
+
     def content_postings(self, term: str, limit: int) -> list[Hashable]:
         keys = sorted((r.key for r in self._indexed() if term in r.content), reverse=True)
         return list(keys[:limit])

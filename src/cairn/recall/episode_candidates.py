@@ -23,6 +23,12 @@ Postings span every space and kind of the file: in a file where other records ho
 same common words, fewer of a word's newest postings are turns of this space. The cost
 of the first way counts the file's matches too, so a space beside much larger ones can
 take it with more matches than ``SCAN`` per word to rank.
+
+What a question reads that the data decides alone (the space's document frequencies and
+record count, the spellings a prefix reaches, a word's newest postings, each turn read by
+its key) is kept in the read view's ``state_memo`` (:mod:`cairn.recall.kept`), emptied by
+any commit: the next question reads only what no question before it read. A view that
+keeps nothing is read exactly as before (the store ranks and reads in one call).
 """
 
 from __future__ import annotations
@@ -31,10 +37,14 @@ import math
 from collections.abc import Hashable, Sequence
 
 from ..store import EpisodeTurn, ReadView
+from . import kept
+from .candidates import IndexStats
 
 EXACT = 2000  # records holding the words (summed) up to which the store ranks every match
 SCAN = 2000  # postings read per word; a word held by more records of the space is common
 PREFIX_TERMS = 256  # indexed terms a prefix word reaches, read at most (more: the word is common)
+KEPT_TURNS = 2048  # turns kept read per space and filter (about 1 MB; a few conversations)
+KEPT_POSTINGS = 16384  # postings kept, all words together (a common word's SCAN each)
 
 
 def turn_candidates(view: ReadView, space: str, words: Sequence[tuple[str, bool]], cap: int,
@@ -43,12 +53,15 @@ def turn_candidates(view: ReadView, space: str, words: Sequence[tuple[str, bool]
     ``words``, the likeliest first (see the module docstring)."""
     if not words or cap < 1:
         return []
-    forms = [_forms(view, word, prefix) for word, prefix in words]
-    df = view.space_document_frequencies(space, sorted({t for f in forms for t in f}))
+    stats = IndexStats(view, space)
+    forms = [_forms(stats, word, prefix) for word, prefix in words]
+    df = frequencies(stats, sorted({t for f in forms for t in f}))
     held = [sum(df[t] for t in f) if len(f) <= PREFIX_TERMS else SCAN + 1 for f in forms]
     if sum(held) <= EXACT:
-        return view.episode_matches(space, words, cap, skip_retired)
-    docs = max(view.space_document_count(space), 1)
+        if not keeps(view):
+            return view.episode_matches(space, words, cap, skip_retired)
+        return load_turns(view, space, view.episode_match_keys(space, words, cap, skip_retired), cap, skip_retired)
+    docs = max(stats.docs, 1)
     overlap: dict[Hashable, float] = {}
     order = sorted(range(len(words)), key=lambda i: (held[i], i))
     rare = [i for i in order if held[i] <= SCAN]
@@ -59,25 +72,75 @@ def turn_candidates(view: ReadView, space: str, words: Sequence[tuple[str, bool]
             break  # the rarer words found enough: the common ones are not read
         for i in group:
             weight = math.log(1 + (docs - held[i] + 0.5) / (held[i] + 0.5))
-            for key in _postings(view, forms[i][:PREFIX_TERMS], read):
+            keys = _postings(view, forms[i][:PREFIX_TERMS], read)
+            if not overlap:
+                overlap = dict.fromkeys(keys, 0.0 + weight)  # what the loop gives each, in one step
+                continue
+            for key in keys:
                 overlap[key] = overlap.get(key, 0.0) + weight
     # Higher overlap first; equal overlaps keep the order read (stable, reversed or not).
     ranked = sorted(overlap, key=overlap.__getitem__, reverse=True)
-    return view.episode_turns(space, ranked, cap, skip_retired)
+    return load_turns(view, space, ranked, cap, skip_retired)
 
 
-def _forms(view: ReadView, word: str, prefix: bool) -> list[str]:
+def keeps(view: ReadView) -> bool:
+    """Whether ``view`` keeps values while its data is unchanged (inside a snapshot)."""
+    return (view.state_memo() if hasattr(view, "state_memo") else None) is not None
+
+
+def frequencies(stats: IndexStats, terms: Sequence[str]) -> dict[str, int]:
+    """Records of the space holding each of ``terms`` (kept: read once per term)."""
+    stats.prefetch(terms)
+    return {t: stats.df(t) for t in terms}
+
+
+def load_turns(view: ReadView, space: str, keys: Sequence[Hashable], limit: int,
+               skip_retired: bool = False) -> list[EpisodeTurn]:
+    """As :meth:`ReadView.episode_turns`, each key's outcome (its turn, or None: not an
+    episode of ``space``, or retired when ``skip_retired``) kept while the data is
+    unchanged: only the keys no question before read are asked for."""
+    known = kept.table(view, ("episode turns", space, skip_retired), KEPT_TURNS) if keeps(view) else None
+    if known is None:
+        return view.episode_turns(space, keys, limit, skip_retired)
+    out: list[EpisodeTurn] = []
+    start = 0
+    while start < len(keys) and len(out) < limit:
+        # As episode_turns: the first read asks for as many rows as wanted, later ones
+        # (after rows were left out) for twice as many.
+        step = limit if start == 0 else limit * 2
+        chunk = keys[start : start + step]
+        start += step
+        missing = [key for key in chunk if key not in known]
+        if missing:
+            read = {t.key: t for t in view.episode_turns(space, missing, len(missing), skip_retired)}
+            for key in missing:
+                known[key] = read.get(key)
+        for key in chunk:
+            turn = known[key]
+            if turn is not None:
+                out.append(turn)
+                if len(out) >= limit:
+                    break
+    return out
+
+
+def _forms(stats: IndexStats, word: str, prefix: bool) -> list[str]:
     """The indexed terms ``(word, prefix)`` matches: the word, and with ``prefix`` every
     longer indexed term it starts (one more than :data:`PREFIX_TERMS` read at most)."""
-    return [word, *view.terms_with_prefix(word, PREFIX_TERMS)] if prefix else [word]
+    return [word, *stats.extensions(word, PREFIX_TERMS)] if prefix else [word]
 
 
 def _postings(view: ReadView, terms: list[str], read: dict[str, list[Hashable]]) -> list[Hashable]:
     """The newest :data:`SCAN` records whose content holds one of ``terms``, newest first
-    (``read``: the postings of each term read so far, filled in)."""
+    (``read``: the postings of each term read so far, filled in; kept across questions)."""
+    known, weight = kept.weighed(view, ("episode postings", SCAN), KEPT_POSTINGS)
     for term in terms:
         if term not in read:
-            read[term] = view.content_postings(term, SCAN)
+            keys = known.get(term)
+            if keys is None:
+                keys = known[term] = view.content_postings(term, SCAN)
+                weight[0] += len(keys) + 1
+            read[term] = keys
     if len(terms) == 1:
         return read[terms[0]]
     found = {key for term in terms for key in read[term]}

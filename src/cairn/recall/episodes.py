@@ -71,24 +71,32 @@ time (:mod:`cairn.recall.episode_candidates`): while the words are held by few t
 store ranks every match, as it always did; beyond that, a bounded number of postings per
 word are read and the turns chosen by IDF-weighted overlap, so a question costs about the
 same at a million turns as at ten thousand (a speaker name is checked over a bounded
-number of index hits too). What is left per question is reading the candidates and their
-neighbours (random row reads on a large store) and two Python loops over them per pass.
+number of index hits too). Inside a read snapshot, what the data alone decides is kept
+until a commit changes it (:mod:`cairn.recall.kept`, bounded tables per space): the turns
+read by key and at each place, whether a word names a speaker, a speaker's turns, the
+counts (tests/speed/test_episode_kept.py holds them to fresh reads). What is left per
+question is the store's ranking of the matches, reading the turns no question before
+read (random row reads on a large store), and two Python loops over the candidates per
+pass; speaker and time factors are worked out once per speaker and per time said.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
-from itertools import pairwise
+from itertools import pairwise, repeat
+from operator import attrgetter, contains
 
 from ..model import format_time
 from ..store import EpisodeTurn, ReadView
 from ..text import MONTH_WORDS, MONTHS, STOPWORDS, stem, tokenize
-from .episode_candidates import turn_candidates
+from . import kept
+from .candidates import IndexStats
+from .episode_candidates import frequencies, turn_candidates
 from .tense import Tense, tense, time_factor
 
 
@@ -238,9 +246,19 @@ def match_words(query: str | EpisodeQuery, prefix_min: int = PROFILE.prefix_min,
     return list(dict.fromkeys(words))
 
 
+KEPT_WORDS = 4096  # words kept per space as naming a speaker or not (cairn.recall.kept)
+KEPT_PLACES = 2048  # turn positions kept read per space, with the turns found there (about 1 MB)
+KEPT_SPEAKER_READS = 64  # a named speaker's turns (up to a list's length each) kept per space
+
+
 def speaker_terms(view: ReadView, space: str, terms) -> frozenset[str]:
-    """The query terms that name a speaker of some episode in ``space``."""
-    return frozenset(term for term in terms if view.names_speaker(space, term))
+    """The query terms that name a speaker of some episode in ``space`` (each word's
+    answer kept while the data is unchanged)."""
+    known = kept.table(view, ("names speaker", space), KEPT_WORDS)
+    for term in terms:
+        if term not in known:
+            known[term] = view.names_speaker(space, term)
+    return frozenset(term for term in terms if known[term])
 
 
 TEXT_CACHE = 4096  # turn texts kept read (stems, counts) per process: bounded, keyed by the text itself
@@ -251,16 +269,14 @@ class _Text:
     function of the text, so a cache keyed by it is never stale (an edited turn is
     another text)."""
 
-    __slots__ = ("asks", "counts", "stems", "terms", "_when", "_changes")
+    __slots__ = ("asks", "counts", "size", "stems", "terms", "_when", "_changes")
 
     def __init__(self, terms: str) -> None:
         self.terms = terms
         words = terms.split()
-        self.stems = tuple(strong_stem(w) for w in words)  # strong stem of each term, in order
-        counts: dict[str, int] = {}
-        for w in self.stems:
-            counts[w] = counts.get(w, 0) + 1
-        self.counts = counts  # term frequency of each stem
+        self.stems = tuple(map(strong_stem, words))  # strong stem of each term, in order
+        self.size = len(self.stems)
+        self.counts: dict[str, int] = Counter(self.stems)  # term frequency of each stem (counted in C)
         self.asks = not _ASKING.isdisjoint(words)  # holds a wh-word: the turn asks a question
         self._when: bool | None = None
         self._changes: bool | None = None
@@ -326,36 +342,46 @@ def rank_episodes(view: ReadView, space: str, query: str, *, limit: int, profile
         return []
     named = speaker_terms(view, space, parsed.terms)
     words = match_words(parsed, profile.prefix_min, named)
+    stats = IndexStats(view, space)  # the space's counts, kept while the data is unchanged
     turns = candidates(view, space, words, profile.candidate_cap, include_retired) if words else []
     matched = len(turns)
     about = subject(parsed, named)
     if about is not None and matched < limit:
         # The question's words do not fill the list: the turns of the speaker it names do.
         have = {t.id for t in turns}
-        turns += [_Turn.of(row) for row in view.speaker_turns(space, about, limit - matched + len(have),
-                                                           skip_retired=not include_retired) if row.id not in have][
+        turns += [_Turn.of(row) for row in _speaker_turns(view, space, about, limit - matched + len(have),
+                                                            not include_retired) if row.id not in have][
             : limit - matched]
     if not turns:
         return []
     # Over the cap, candidates are only the best index matches: count how common each word
     # really is (bounded), or a word in every other turn would look rare among them.
-    known = term_counts(view, space, parsed, named, profile) if matched >= profile.candidate_cap else {}
-    n_docs = max(view.space_document_count(space), len(turns))
+    known = term_counts(view, space, parsed, named, profile, stats) if matched >= profile.candidate_cap else {}
+    n_docs = max(stats.docs, len(turns))
     found = list(turns)
     asked = tense(query)
     near = _Neighbours(view, space)
     ranked = _score(near, parsed, found, named, profile, asked, as_of, n_docs, known, {})
     if profile.feedback_terms and ranked:
         best = [s.turn for s in ranked[: profile.feedback_docs]]
-        related = feedback(view, space, parsed, named, best, found, profile)
+        related = feedback(stats, parsed, named, best, found, profile)
         if related:
             have = {t.id for t in found}
-            extra = candidates(view, space, [(w, False) for w in related], profile.feedback_cap)
-            found += [t for t in extra if t.id not in have]
+            extra = turn_candidates(view, space, [(w, False) for w in related], profile.feedback_cap)
+            found += [_Turn.of(row) for row in extra if row.id not in have]
             sources = frozenset(t.id for t in best)
             ranked = _score(near, parsed, found, named, profile, asked, as_of, n_docs, known, related, sources)
     # Factors are rounded and named only for the turns handed out.
     return [s.result() for s in ranked[:limit]]
+
+
+def _speaker_turns(view: ReadView, space: str, word: str, cap: int, skip_retired: bool) -> list[EpisodeTurn]:
+    """:meth:`ReadView.speaker_turns`, kept while the data is unchanged."""
+    known = kept.table(view, ("speaker turns", space, skip_retired), KEPT_SPEAKER_READS)
+    found = known.get((word, cap))
+    if found is None:
+        found = known[(word, cap)] = view.speaker_turns(space, word, cap, skip_retired=skip_retired)
+    return found
 
 
 def _score(near: _Neighbours, parsed: EpisodeQuery, found: list[_Turn], named: frozenset[str],
@@ -366,12 +392,18 @@ def _score(near: _Neighbours, parsed: EpisodeQuery, found: list[_Turn], named: f
     turns += near.around(turns, profile.neighbour_fetch, 2 if profile.second_weight else 1)
     scored = _final(parsed, turns, named, profile, asked, as_of, matched_only=not profile.hand_out_context)
     # Ties go to the earlier turn (insertion order), not to the random id, so that two
-    # ingests of the same conversation rank alike.
-    scored.sort(key=lambda s: (-s.score, s.turn.key))
+    # ingests of the same conversation rank alike: two stable sorts in C, the key first,
+    # give the order of (-score, key).
+    scored.sort(key=_turn_key)
+    scored.sort(key=_score_of, reverse=True)
     return scored
 
 
-def feedback(view: ReadView, space: str, q: EpisodeQuery, named: frozenset[str], best: list[_Turn],
+_turn_key = attrgetter("turn.key")
+_score_of = attrgetter("score")
+
+
+def feedback(stats: IndexStats, q: EpisodeQuery, named: frozenset[str], best: list[_Turn],
              turns: list[_Turn], p: EpisodeProfile) -> dict[str, float]:
     """Related words: the rarest words that the best turns of a first pass share, each
     with its weight (its IDF share, times ``feedback_weight``). A word is taken only if
@@ -393,8 +425,8 @@ def feedback(view: ReadView, space: str, q: EpisodeQuery, named: frozenset[str],
             mass[term] += max(doc.lexical, 0.0) / top
     if not mass:
         return {}
-    total = max(view.space_document_count(space), 1)
-    df = view.space_document_frequencies(space, list(mass))
+    total = max(stats.docs, 1)
+    df = frequencies(stats, list(mass))
     weights = {}
     for term, m in mass.items():
         n = df.get(term, 0)
@@ -405,11 +437,13 @@ def feedback(view: ReadView, space: str, q: EpisodeQuery, named: frozenset[str],
     return {w: p.feedback_weight for w in chosen}
 
 
-def term_counts(view: ReadView, space: str, q: EpisodeQuery, named: frozenset[str], p: EpisodeProfile) -> dict[str, int]:
+def term_counts(view: ReadView, space: str, q: EpisodeQuery, named: frozenset[str], p: EpisodeProfile,
+                stats: IndexStats | None = None) -> dict[str, int]:
     """Records of ``space`` holding each query word (as matched: the word or its stem
     family), from the space's own document frequencies — another space's content never
     changes them. A family's count is the sum over its indexed forms (a record holding two
     forms counts twice), bounded by ``p.df_bound``."""
+    stats = stats or IndexStats(view, space)
     counts = {}
     for term in q.terms:
         if term in named:
@@ -418,8 +452,8 @@ def term_counts(view: ReadView, space: str, q: EpisodeQuery, named: frozenset[st
         for word, prefix in match_words(EpisodeQuery((term,), (term,), frozenset(), frozenset()), p.prefix_min):
             forms.add(word)
             if prefix:
-                forms.update(view.terms_with_prefix(word, p.df_bound))
-        found = view.space_document_frequencies(space, sorted(forms))
+                forms.update(stats.extensions(word, p.df_bound))
+        found = frequencies(stats, sorted(forms))
         counts[strong_stem(term)] = min(sum(found.values()), p.df_bound)
     return counts
 
@@ -433,24 +467,37 @@ class _Neighbours:
     def __init__(self, view: ReadView, space: str) -> None:
         self.view = view
         self.space = space
-        self.asked: set[tuple[str, int]] = set()
+        # The turns read at each place, kept while the data is unchanged (a place with
+        # none holds an empty tuple), and this question's turns made of them.
+        self.read: dict[tuple[str, int], tuple[EpisodeTurn, ...]] = kept.table(view, ("turn places", space), KEPT_PLACES)
         self.at: dict[tuple[str, int], list[_Turn]] = {}
 
     def around(self, turns: list[_Turn], best: int, reach: int = 1) -> list[_Turn]:
         """The turns up to ``reach`` places from the ``best`` strongest of ``turns`` that
         ``turns`` does not hold, in key order (as one read of them all returns them)."""
         have = {(t.origin, t.turn) for t in turns}
-        top = sorted(turns, key=lambda t: -t.lexical)[:best]
+        top = sorted(turns, key=_lexical_of, reverse=True)[:best]  # stable: ties in the order given
         steps = [d for d in range(-reach, reach + 1) if d]
         wanted = sorted({(t.origin, t.turn + d) for t in top if t.lexical > 0 for d in steps} - have)
         if not wanted:
             return []
-        missing = [place for place in wanted if place not in self.asked]
+        read = self.read
+        missing = [place for place in wanted if place not in read]
         if missing:
-            self.asked.update(missing)
+            found: dict[tuple[str, int], list[EpisodeTurn]] = {}
             for row in self.view.neighbour_turns(self.space, missing):
-                self.at.setdefault((row.origin, row.turn), []).append(_Turn.of(row))
-        return sorted((t for place in wanted for t in self.at.get(place, ())), key=lambda t: t.key)  # type: ignore[arg-type, return-value]
+                found.setdefault((row.origin, row.turn), []).append(row)
+            for place in missing:
+                read[place] = tuple(found.get(place, ()))
+        at = self.at
+        for place in wanted:
+            if place not in at:
+                at[place] = [_Turn.of(row) for row in read[place]]
+        return sorted((t for place in wanted for t in at[place]), key=_key_of)
+
+
+_lexical_of = attrgetter("lexical")
+_key_of = attrgetter("key")
 
 
 def lexical_pass(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], n_docs: int, p: EpisodeProfile,
@@ -462,16 +509,18 @@ def lexical_pass(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], n_d
     wanted = [strong_stem(term) for term in q.terms if term not in named]
     extra = {strong_stem(w): weight for w, weight in (related or {}).items() if strong_stem(w) not in wanted}
     known = known_df or {}
-    df = {w: max(sum(1 for t in turns if w in t.read.counts), known.get(w, 0)) for w in {*wanted, *extra}}
+    held = [t.read.counts for t in turns]
+    # Each word's turns counted in C (contains over every turn's counts), not a Python loop a turn.
+    df = {w: max(sum(map(contains, held, repeat(w))), known.get(w, 0)) for w in {*wanted, *extra}}
     idf = {w: math.log(1 + (n_docs - df[w] + 0.5) / (df[w] + 0.5)) for w in df}
     unique = list(dict.fromkeys(wanted))
     total_idf = sum(idf[w] for w in unique) or 1.0
-    avg_len = sum(len(t.read.stems) for t in turns) / len(turns)
+    avg_len = sum(t.read.size for t in turns) / len(turns)
     pairs = _query_pairs(q, named)
     for turn in turns:
         # The turns the related words were read from are not lifted by their own words.
         _lexical(turn, unique, idf, total_idf, avg_len, p, None if turn.id in sources else extra)
-        turn.phrase = _phrase(turn.read, pairs, idf, total_idf, p)
+        turn.phrase = _phrase(turn.read, pairs, idf, total_idf, p) if pairs else 0.0
 
 
 @dataclass(slots=True)
@@ -511,61 +560,72 @@ def _final(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: Episod
            asked: Tense | None = None, as_of: datetime | None = None, matched_only: bool = False) -> list[_Scored]:
     """:func:`final_scores` before naming the factors; ``matched_only``: the turns that
     only lend context are not scored (they are never handed out)."""
-    by_place = {(t.origin, t.turn): t for t in turns}
-    about = subject(q, named)
+    by_origin: dict[str, dict[int, _Turn]] = {}  # the turn at each place (the last given, if two)
     session_best: dict[tuple[str, str], float] = defaultdict(float)
     for t in turns:
+        by_origin.setdefault(t.origin, {})[t.turn] = t
         key = (t.origin, t.at[:10])
         session_best[key] = max(session_best[key], t.lexical)
+    about = subject(q, named)
     cutoff = format_time(as_of) if as_of is not None else None
     place = _time_places(turns, cutoff)
     cue = asked or (Tense.PRESENT if cutoff else None)
     when_asked = q.asks_time and p.when_boost
     dated = bool(q.months or q.years)
     lend, answer, second = p.neighbour_weight, p.answer_weight, p.second_weight
-    speakers: dict[str, frozenset[str]] = {}
-    times: dict[str, float] = {}  # the time factor of each time said (LoCoMo: one per session)
+    session_weight, feedback_matches, floor = p.session_weight, p.feedback_matches, p.speaker_floor
+    # What depends on the speaker alone, and on the time said alone, once for each (LoCoMo:
+    # two speakers, one time per session); the factors are the same numbers, multiplied
+    # in the same order, as if each turn worked them out.
+    speakers: dict[str, tuple[bool, float]] = {}
+    times: dict[str, tuple[str, float, bool, float]] = {}
     out = []
     for t in turns:
-        said_by = speakers.get(t.speaker)
-        if said_by is None:
-            said_by = speakers[t.speaker] = frozenset(t.speaker.split())
-        by_named = not named.isdisjoint(said_by)
-        matched = t.coverage > 0 or by_named or (p.feedback_matches and t.related > 0)
+        said = speakers.get(t.speaker)
+        if said is None:
+            said_by = frozenset(t.speaker.split())
+            speaker = 1.0
+            if about in said_by:
+                speaker += p.speaker_boost
+            elif not named.isdisjoint(said_by):
+                speaker += p.speaker_boost * p.other_speaker_share
+            said = speakers[t.speaker] = (not named.isdisjoint(said_by), speaker)
+        by_named, speaker = said
+        matched = t.coverage > 0 or by_named or (feedback_matches and t.related > 0)
         if matched_only and not matched:
             continue
         base = t.lexical * (1 + t.phrase)
         if base == 0 and by_named:
-            base = p.speaker_floor  # the speaker's own turn, when the words found too few
+            base = floor  # the speaker's own turn, when the words found too few
         origin, turn, at = t.origin, t.turn, t.at
-        day = at[:10]
+        near = by_origin[origin].get
+        known = times.get(at)
+        if known is None:
+            later = cutoff is not None and at > cutoff
+            known = times[at] = (
+                at[:10],
+                1 + p.date_boost if dated and _date_named(q, at) else 1.0,
+                # said on the very day the question names
+                bool(q.days) and len(at) >= 10 and (int(at[5:7]), int(at[8:10])) in q.days,
+                p.after_as_of if later else time_factor(place.get(at, 0.5), cue, p.time_weight))
+        day, date, on_day, when = known
         # The best share a neighbour lends (max() of the shares, first best kept).
         best: float | None = None
-        before, after = by_place.get((origin, turn - 1)), by_place.get((origin, turn + 1))
+        before, after = near(turn - 1), near(turn + 1)
         if before is not None:
             best = lend * before.lexical
         if after is not None and (best is None or lend * after.lexical > best):
             best = lend * after.lexical
         if before is not None and before.read.asks and (best is None or answer * before.lexical > best):
             best = answer * before.lexical  # the reply to a question lends more
-        for n in (by_place.get((origin, turn - 2)), by_place.get((origin, turn + 2))):
+        for n in (near(turn - 2), near(turn + 2)):
             if n is not None and n.at[:10] == day and (best is None or second * n.lexical > best):
                 best = second * n.lexical
-        context = (0.0 if best is None else best) + p.session_weight * session_best[(origin, day)]
-        speaker = 1.0
-        if about in said_by:
-            speaker += p.speaker_boost
-        elif by_named:
-            speaker += p.speaker_boost * p.other_speaker_share
-        date = 1 + p.date_boost if dated and _date_named(q, at) else 1.0
+        context = (0.0 if best is None else best) + session_weight * session_best[(origin, day)]
         if when_asked and t.read.when:
             date *= 1 + p.when_boost
-        if q.days and len(at) >= 10 and (int(at[5:7]), int(at[8:10])) in q.days:
-            date *= 1 + p.day_boost  # said on the very day the question names
-        when = times.get(at)
-        if when is None:
-            later = cutoff is not None and at > cutoff
-            when = times[at] = p.after_as_of if later else time_factor(place.get(at, 0.5), cue, p.time_weight)
+        if on_day:
+            date *= 1 + p.day_boost
         score = (base + context) * speaker * date * when
         if score > 0:
             out.append(_Scored(score, t, context, speaker, date, when, matched))
@@ -620,23 +680,26 @@ def _time_places(turns: list[_Turn], cutoff: str | None) -> dict[str, float]:
 def _lexical(turn: _Turn, wanted: list[str], idf: dict, total_idf: float, avg_len: float, p,
              extra: dict[str, float] | None = None) -> None:
     """BM25 and coverage of one turn over the ``wanted`` stems (each once, in order)."""
-    counts = turn.read.counts
-    norm = p.k1 * (1 - p.b + p.b * len(turn.read.stems) / (avg_len or 1.0))
+    read = turn.read
+    counts = read.counts
+    k1 = p.k1
+    norm = k1 * (1 - p.b + p.b * read.size / (avg_len or 1.0))
     score = covered = 0.0
     for w in wanted:
-        tf = counts.get(w, 0)
-        if tf:
-            score += idf[w] * tf * (p.k1 + 1) / (tf + norm)
+        if w in counts:
+            tf = counts[w]
+            score += idf[w] * tf * (k1 + 1) / (tf + norm)
             covered += idf[w]
-    turn.coverage = covered / total_idf
-    turn.lexical = score * (0.5 + 0.5 * turn.coverage ** p.coverage_power)
+    coverage = turn.coverage = covered / total_idf
+    lexical = score * (0.5 + 0.5 * coverage ** p.coverage_power)
     related = 0.0
-    for w, weight in (extra or {}).items():
-        tf = counts.get(w, 0)
-        if tf:
-            related += weight * idf[w] * tf * (p.k1 + 1) / (tf + norm)
+    if extra:
+        for w, weight in extra.items():
+            if w in counts:
+                tf = counts[w]
+                related += weight * idf[w] * tf * (k1 + 1) / (tf + norm)
     turn.related = related
-    turn.lexical += related * 0.5  # as a turn of no coverage: the related words are not the question
+    turn.lexical = lexical + related * 0.5  # as a turn of no coverage: the related words are not the question
 
 
 def _query_pairs(q: EpisodeQuery, named: frozenset[str]) -> list[tuple[str, str]]:
@@ -655,7 +718,12 @@ def _phrase(doc: _Text, pairs, idf: dict, total_idf: float, p) -> float:
         return 0.0
     counts = doc.counts
     # Pairs are looked for in order only in a turn that holds both words of one.
-    adjacent = set(pairwise(doc.stems)) if any(a in counts and b in counts for a, b in pairs) else set()
+    for a, b in pairs:
+        if a in counts and b in counts:
+            break
+    else:
+        return min(0, p.phrase_cap)  # what the sum of no bonus gives (the int 0, as explain shows it)
+    adjacent = set(pairwise(doc.stems))
     bonus = sum(p.phrase_bonus * (idf.get(a, 0) + idf.get(b, 0)) / total_idf for a, b in pairs if (a, b) in adjacent)
     return min(bonus, p.phrase_cap)
 

@@ -218,6 +218,12 @@ class ReadView(Protocol):
         (``skip_retired``: leaving out the episodes a retention policy retired). Ranks
         every match: callers keep it for words that few records hold."""
         ...
+    def episode_match_keys(self, space: str, words: Sequence[tuple[str, bool]], cap: int,
+                           skip_retired: bool = False) -> list[Key]:
+        """The keys of what :meth:`episode_matches` returns, in its order, without reading
+        the turns (a caller that keeps turns already read loads only the others, with
+        :meth:`episode_turns`)."""
+        ...
     def content_postings(self, term: str, limit: int) -> list[Key]:
         """Keys of records (every space and kind) whose content holds the indexed term
         ``term``, newest first, at most ``limit``."""

@@ -7,12 +7,15 @@ evidence-finding, which wants recall more than precision, so the relevance gates
 computed and reported (explain's ``gate_reported``) but decide nothing. The ranker
 returns only turns that hold a word of the question or were said by a speaker it names
 (a neighbour lends context, never itself); ``--as-of`` reaches the ranker, which puts
-turns said after that time behind.
+turns said after that time behind. The records of the pool are kept read while the
+store's data is unchanged (:mod:`cairn.recall.kept`).
 """
 
 from __future__ import annotations
 
+from ...model import Memory
 from ...store import ReadView
+from .. import kept
 from ..candidates import IndexStats
 from ..episodes import rank_episodes
 from ..gates import Reason
@@ -21,6 +24,7 @@ from ..query import ParsedQuery
 from ..score import lexical
 
 POOL_MIN = 48  # episode-lane candidates asked for
+KEPT_RECORDS = 512  # records kept read per space (cairn.recall.kept; decoded records weigh a KB or two)
 
 
 class EpisodesLane:
@@ -32,7 +36,7 @@ class EpisodesLane:
         pool = max(POOL_MIN, request.limit * 4)
         scored = rank_episodes(view, request.space, request.query, limit=pool, as_of=request.as_of,
                                include_retired=request.include_retired)
-        memories = view.get_memories(request.space, [s.id for s in scored])
+        memories = _memories(view, request.space, [s.id for s in scored])
         stats = IndexStats(view, request.space)
         candidates: list[Candidate] = []
         for s in scored:
@@ -47,3 +51,14 @@ class EpisodesLane:
             if c.reason is None and c.memory is not None:
                 c.lexical = lexical(query, c.memory, stats)
         return candidates
+
+
+def _memories(view: ReadView, space: str, ids: list[str]) -> dict[str, Memory]:
+    """As :meth:`ReadView.get_memories`, each record read kept while the data is
+    unchanged: the next question's pool holds many of the same turns. An id not found
+    (or a malformed row) is not kept, so every read that skips it counts it."""
+    known: dict[str, Memory] = kept.table(view, ("episode records", space), KEPT_RECORDS)
+    missing = [i for i in ids if i not in known]
+    if missing:
+        known.update(view.get_memories(space, missing))
+    return {i: known[i] for i in ids if i in known}

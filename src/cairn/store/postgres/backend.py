@@ -676,6 +676,12 @@ class _Reads:
         scored = self._ranked(rows, phrases, hits, True, 0.0, texts=(4, 5))
         return [_episode_turn(row) for _, row in scored[:cap]]
 
+    def episode_match_keys(self, space: str, words: Sequence[tuple[str, bool]], cap: int,
+                           skip_retired: bool = False) -> list[Key]:
+        # The ranking is done here in Python over the matching rows (episode_matches):
+        # the keys are its keys. A caller loads only the turns it has not kept.
+        return [t.key for t in self.episode_matches(space, words, cap, skip_retired)]
+
     def content_postings(self, term: str, limit: int) -> list[Key]:
         # A content lexeme is the term itself (an alias lexeme carries the ALIAS mark).
         rows = self._planned("SELECT key FROM memory_index WHERE lexemes @@ %s::tsquery ORDER BY key DESC LIMIT %s",

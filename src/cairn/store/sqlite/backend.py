@@ -841,17 +841,31 @@ class _Reads(vectors.VectorReads):
 
     def episode_matches(self, space: str, words: Sequence[tuple[str, bool]], cap: int,
                         skip_retired: bool = False) -> list[EpisodeTurn]:
+        return self._turns_by_key(self.episode_match_keys(space, words, cap, skip_retired))
+
+    def episode_match_keys(self, space: str, words: Sequence[tuple[str, bool]], cap: int,
+                           skip_retired: bool = False) -> list[Key]:
         if not words or self._without_episodes(space):
             return []
         live = " AND m.status <> 'retired'" if skip_retired else ""
         # Only the rowids are ranked: SQLite's sorter would otherwise read every match's
         # text and time before keeping the best ``cap``; those are read for the kept ones.
-        keys = [r[0] for r in self.conn.execute(
+        return [r[0] for r in self.conn.execute(
             "SELECT f.rowid FROM memories_fts f JOIN memories m ON m.rowid = f.rowid"
             f" WHERE memories_fts MATCH ? AND m.space = ? AND m.kind = 'episode'{live} ORDER BY f.rank LIMIT ?",
             (fts.in_column("content", fts.words_or_prefixes(words)), space, cap),
         )]
-        return self._turns_by_key(keys)
+
+    def _turn_rows(self, sql: str, args: Sequence[object], data: str = "data") -> list:
+        """Every row of ``sql``, its ``{at}`` the evidence time of the ``data`` column.
+        Read first without checking that each body is JSON (checking parses every body
+        twice, the larger part of reading a turn); a body that is not makes SQLite abort
+        the query, and it is read again the careful way (NULL for that row's time)."""
+        try:
+            at = f"CASE WHEN typeof({data}) = 'text' THEN json_extract({data}, '$.evidence.at') END"
+            return self._texts(sql.format(at=at), args)
+        except sqlite3.OperationalError:
+            return self._texts(sql.format(at=_json(data, "$.evidence.at")), args)
 
     def _turns_by_key(self, keys: Sequence[Key], kept: str = "1", args: Sequence[object] = (),
                       limit: int | None = None) -> list[EpisodeTurn]:
@@ -861,8 +875,8 @@ class _Reads(vectors.VectorReads):
             return []
         # Two lookups by rowid: a join would let the planner walk the FTS5 table. The
         # condition sits in a CASE so that the rowids are looked up, not an index scanned.
-        found = {row[0]: row for row in self._texts(
-            f"SELECT rowid, id, origin, turn, {_json('data', '$.evidence.at')} FROM memories"
+        found = {row[0]: row for row in self._turn_rows(
+            f"SELECT rowid, id, origin, turn, {{at}} FROM memories"
             f" WHERE rowid IN ({','.join('?' * len(keys))}) AND CASE WHEN {kept} THEN 1 ELSE 0 END", (*keys, *args))}
         wanted = [k for k in keys if k in found][:limit]
         if not wanted:
@@ -897,11 +911,11 @@ class _Reads(vectors.VectorReads):
 
     def speaker_turns(self, space: str, word: str, cap: int, skip_retired: bool = False) -> list[EpisodeTurn]:
         live = " AND m.status <> 'retired'" if skip_retired else ""
-        rows = self._texts(
-            f"SELECT f.rowid, m.id, m.origin, m.turn, f.content, f.aliases, {_json('m.data', '$.evidence.at')}"
+        rows = self._turn_rows(
+            "SELECT f.rowid, m.id, m.origin, m.turn, f.content, f.aliases, {at}"
             " FROM memories_fts f JOIN memories m ON m.rowid = f.rowid"
             f" WHERE memories_fts MATCH ? AND m.space = ? AND m.kind = 'episode'{live} ORDER BY f.rowid DESC LIMIT ?",
-            (fts.in_column("aliases", fts.quote_fts(word)), space, cap),
+            (fts.in_column("aliases", fts.quote_fts(word)), space, cap), "m.data",
         )
         return [_episode_turn(r) for r in rows]
 
@@ -923,8 +937,8 @@ class _Reads(vectors.VectorReads):
             # Two lookups: the turns by position (index), then their indexed text by rowid;
             # a join would let the planner walk the whole FTS5 table.
             marks = ",".join("?" * len(turns))
-            for row in self._texts(
-                f"SELECT rowid, id, origin, turn, {_json('data', '$.evidence.at')} FROM memories"
+            for row in self._turn_rows(
+                f"SELECT rowid, id, origin, turn, {{at}} FROM memories"
                 f" WHERE space = ? AND origin = ? AND turn IN ({marks}) AND kind = 'episode'", (space, origin, *turns)):
                 found[row[0]] = row
         if not found:
