@@ -535,6 +535,7 @@ class _Scored:
     when: float
     matched: bool
     updates: bool = False  # lifted above an earlier turn it says changed (:func:`_updates_first`)
+    by_subject: bool = False  # spoken by the speaker the question is about (:func:`subject`)
 
     def result(self) -> EpisodeScore:
         t = self.turn
@@ -544,6 +545,8 @@ class _Scored:
             "matched": float(self.matched)}
         if self.updates:
             factors["update"] = 1.0
+        if self.by_subject:
+            factors["subject"] = 1.0
         return EpisodeScore(t.id, self.score, factors)
 
 
@@ -577,7 +580,7 @@ def _final(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: Episod
     # What depends on the speaker alone, and on the time said alone, once for each (LoCoMo:
     # two speakers, one time per session); the factors are the same numbers, multiplied
     # in the same order, as if each turn worked them out.
-    speakers: dict[str, tuple[bool, float]] = {}
+    speakers: dict[str, tuple[bool, float, bool]] = {}
     times: dict[str, tuple[str, float, bool, float]] = {}
     out = []
     for t in turns:
@@ -589,8 +592,8 @@ def _final(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: Episod
                 speaker += p.speaker_boost
             elif not named.isdisjoint(said_by):
                 speaker += p.speaker_boost * p.other_speaker_share
-            said = speakers[t.speaker] = (not named.isdisjoint(said_by), speaker)
-        by_named, speaker = said
+            said = speakers[t.speaker] = (not named.isdisjoint(said_by), speaker, about in said_by)
+        by_named, speaker, by_subject = said
         matched = t.coverage > 0 or by_named or (feedback_matches and t.related > 0)
         if matched_only and not matched:
             continue
@@ -628,7 +631,7 @@ def _final(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: Episod
             date *= 1 + p.day_boost
         score = (base + context) * speaker * date * when
         if score > 0:
-            out.append(_Scored(score, t, context, speaker, date, when, matched))
+            out.append(_Scored(score, t, context, speaker, date, when, matched, by_subject=by_subject))
     if cue is Tense.PRESENT and p.update_lift:
         _updates_first(out, q, named, cutoff, p.update_lift)
     return out

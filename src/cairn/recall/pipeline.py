@@ -123,6 +123,7 @@ class Candidate:
     gate: Reason | None = None  # episodes: the gate verdict, reported not applied
     turn_coverage: float | None = None  # episodes: the share of the question the turn holds, as the episode lane reads it
     updates: bool = False  # episodes: placed above an earlier turn it says changed (recall.episodes)
+    by_subject: bool = False  # episodes: spoken by the speaker the question is about
     markers: tuple[str, ...] = ()
     fusion: dict | None = None  # hybrid lanes: each lane's rank and share, the cosine (cairn.recall.fusion)
     judged: bool = False  # exclude() has looked at it (lanes exclude early; the pipeline checks what they did not)
@@ -357,8 +358,20 @@ def _anchored(c: Candidate) -> bool:
 # gates, or when it holds at least half of what the question asks about as the episode lane
 # reads it: there a speaker's name selects that speaker's turns rather than being looked for
 # in the text (the gates want "Jonas" in "where does Jonas's sister live now"; the lane reads
-# "sister" and "live", said by Jonas), and words meet through their strong stems.
+# "sister" and "live", said by Jonas), and words meet through their strong stems. A turn
+# spoken by the person the question is about answers when it holds any word of the
+# question: the speaker is the subject, as a named subject is for a claim, and the word is
+# what is asked of them ("which shoes does Jon wear" -> Jon: "... since I switched to the
+# Hoka Clifton shoes"); "does Jon have a cat" finds no turn of Jon's saying "cat".
 TURN_ANSWER_COVERAGE = 0.5
+
+
+def _answers(c: Candidate) -> bool:
+    """Whether an episode-lane candidate answers a question that found no claim."""
+    if c.reason is not None:
+        return False
+    coverage = c.turn_coverage or 0.0
+    return c.gate is None or coverage >= TURN_ANSWER_COVERAGE or (c.by_subject and coverage > 0)
 
 
 def _turns_found(view: ReadView, request: Request, query: ParsedQuery) -> tuple[int, list[Candidate] | None]:
@@ -369,8 +382,7 @@ def _turns_found(view: ReadView, request: Request, query: ParsedQuery) -> tuple[
     if not plugins.is_builtin(plugins.LANE_GROUP, "episodes") or not _holds_episodes(view, request.space):
         return 0, None
     found = _lane_candidates(lane("episodes"), view, request, query, {})
-    turns = sum(1 for c in found
-                if c.reason is None and (c.gate is None or (c.turn_coverage or 0.0) >= TURN_ANSWER_COVERAGE))
+    turns = sum(1 for c in found if _answers(c))
     return turns, found
 
 

@@ -42,7 +42,8 @@ class EpisodesLane:
         for s in scored:
             memory = memories.get(s.id)
             c = Candidate(s.id, self.name, memory, lane_score=s.score, raw=s.score,
-                          turn_coverage=s.factors.get("coverage"), updates=bool(s.factors.get("update")))
+                          turn_coverage=s.factors.get("coverage"), updates=bool(s.factors.get("update")),
+                          by_subject=bool(s.factors.get("subject")))
             if memory is None:
                 c.reason = Reason.OTHER_SPACE  # not readable in this space
             candidates.append(c)
