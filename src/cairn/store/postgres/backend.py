@@ -651,7 +651,17 @@ class _Reads:
 
     # -- lexical index: the episode lane ---------------------------------------------
 
+    def _without_episodes(self, space: str) -> bool:
+        # One probe of the partial index on turn (only episodes have one), as on SQLite: a
+        # claims-only space skips the episode lane's full-text queries. Without it, a
+        # claims recall that found nothing asked the GIN index for every record holding
+        # its words and dropped them on their kind (190 ms at 700k claims).
+        return bool(self._cached(("no turns", space), lambda: self._one(
+            "SELECT 1 FROM memories WHERE space = %s AND turn IS NOT NULL LIMIT 1", (space,)) is None))
+
     def names_speaker(self, space: str, word: str) -> bool:
+        if self._without_episodes(space):
+            return False
         # As the SQLite store: the word's newest SPEAKER_SCAN index hits (any space and
         # column); of those naming a speaker, the newest 16; whether one is an episode of
         # this space.
@@ -663,7 +673,7 @@ class _Reads:
     def episode_matches(self, space: str, words: Sequence[tuple[str, bool]], cap: int,
                         skip_retired: bool = False) -> list[EpisodeTurn]:
         phrases = list(dict.fromkeys(words))
-        if not phrases:
+        if not phrases or self._without_episodes(space):
             return []
         rows = self._planned(
             f"SELECT {_TURN_COLUMNS} FROM memory_index i JOIN memories m ON m.key = i.key"
@@ -1029,6 +1039,11 @@ class PgStore(_Reads):
         self.read_only = read_only
         self._thread = threading.get_ident()
         self._lock_timeout = lock_timeout
+        # state_memo(): the values kept, and the snapshot (pg_current_snapshot()) of the
+        # data they were derived from; _snapshot_state is the open snapshot's.
+        self._memo: dict = {}
+        self._memo_state: str | None = None
+        self._snapshot_state: str | None = None
 
     @classmethod
     def open(cls, url: str, *, read_only: bool = False, create: bool = True, busy_timeout: float | None = None,
@@ -1128,14 +1143,20 @@ class PgStore(_Reads):
             return
         try:
             with self.conn.cursor() as cur:
-                cur.execute("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                # One round trip: the transaction, and the snapshot it reads (its first
+                # statement takes it), which tells state_memo whether the data changed.
+                cur.execute("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY; SELECT pg_current_snapshot()::text")
+                cur.nextset()
+                row = cur.fetchone()
         except psycopg.Error as err:
             raise _translate(self.path, err) from None
         self._cache = {}
+        self._snapshot_state = str(row[0]) if row else None
         try:
             yield self
         except BaseException:
             self._cache = None
+            self._snapshot_state = None
             try:
                 with self.conn.cursor() as cur:
                     cur.execute("ROLLBACK")
@@ -1143,11 +1164,28 @@ class PgStore(_Reads):
                 pass
             raise
         self._cache = None
+        self._snapshot_state = None
         try:
             with self.conn.cursor() as cur:
                 cur.execute("COMMIT")
         except psycopg.Error as err:
             raise _translate(self.path, err) from None
+
+    def state_memo(self) -> dict | None:
+        """Values derived from the data, kept while it is unchanged; only inside
+        :meth:`snapshot` (None elsewhere: each statement its own snapshot, or a write).
+        Two snapshots with the same ``pg_current_snapshot()`` (the oldest transaction
+        still running, the next one to be numbered, those in progress between) see the
+        same rows: any transaction that wrote and ended in between, here or elsewhere on
+        the server, moves it. A change in another database of the server moves it too,
+        which only empties the memo for nothing."""
+        state = self._snapshot_state
+        if state is None or self._cache is None:
+            return None
+        if state != self._memo_state:
+            self._memo = {}
+            self._memo_state = state
+        return self._memo
 
     @contextmanager
     def _nested_snapshot(self) -> Iterator[_Reads]:
