@@ -84,7 +84,9 @@ def test_a_space_without_turns_skips_the_episode_queries(pg_url, monkeypatch):
         with store.snapshot() as view:
             assert view.episode_matches("notes", words, 5) == []
             assert view.names_speaker("notes", "biscuit") is False
-            skipped = [s for s in sent if "memory_index" in s]
+            assert view.speaker_turns("notes", "biscuit", 5) == []
+            assert view.episode_turns("notes", view.term_postings("biscuit", 50), 5) == []
+            skipped = [s for s in sent if "memory_index" in s or "JOIN" in s]
             probes = [s for s in sent if "turn IS NOT NULL" in s]
             found = view.episode_matches("talk", words, 5)  # negative control: the space with turns
             asked = [s for s in sent if "memory_index" in s]
