@@ -73,3 +73,18 @@ def test_content_postings_read_what_the_gin_index_holds(pg_url):
                     (_lexeme(term), limit))]
                 assert store.content_postings(term, limit) == reference, (word, limit)
         assert len(store.content_postings(index_text("branch"), 1000)) == 14 + 5  # not the alias holders
+
+
+@pytest.mark.parametrize("limit", [1, 3, 6])
+def test_phrase_texts_reads_on_through_batches(pg_url, limit):
+    """A pair held together by hundreds of records and adjacent in few: several batches,
+    each larger than the last, and the same hits as the GIN index gives."""
+    with Cairn(pg_url, now=Clock()) as cairn:
+        for n in range(400):
+            text = f"Row {n}: release branch ready" if n % 97 == 96 else f"Row {n}: the release of the branch"
+            cairn.remember(text, kind="fact")
+        store = cairn.store
+        words = [index_text("release"), index_text("branch")]
+        found = store.phrase_texts("default", words, limit)
+        assert found == _phrase_texts_from_gin(store, "default", words, limit)
+        assert [c for c, _ in found] == [f"Row {n}: release branch ready" for n in (96, 193, 290, 387)][:limit]
