@@ -93,3 +93,37 @@ def test_a_space_without_turns_skips_the_episode_queries(pg_url, monkeypatch):
     assert skipped == [] and len(probes) == 1  # one probe, kept for the snapshot
     assert found and all(t.id for t in found)
     assert asked  # the turns' space still runs the full-text query
+
+
+def test_index_reads_kept_between_snapshots_follow_a_write(pg_url):
+    """The episode lane's content postings and prefix expansions are kept from one
+    snapshot to the next; a write from another connection is seen at once."""
+    with Cairn(pg_url, now=Clock()) as cairn:
+        cairn.remember("The relay rotates the signing key", kind="fact")
+        store = cairn.store
+        with store.snapshot() as view:
+            first = (view.content_postings("relay", 10), view.terms_with_prefix("rel", 10))
+            first[0].append(-1)  # a caller changing what it got changes nothing kept
+        with store.snapshot() as view:
+            assert (view.content_postings("relay", 10), view.terms_with_prefix("rel", 10)) == ([1], ["relay"])
+        with Cairn(pg_url, now=Clock()) as other:
+            other.remember("A relay release ships on Friday", kind="fact")
+        with store.snapshot() as view:
+            assert view.content_postings("relay", 10) == [2, 1]
+            assert view.terms_with_prefix("rel", 10) == ["relay", "releas"]
+
+
+def test_the_kept_index_reads_are_bounded(pg_url, monkeypatch):
+    from cairn.store.postgres import backend
+
+    monkeypatch.setattr(backend, "KEPT_READS_WEIGHT", 4)
+    with Cairn(pg_url, now=Clock()) as cairn:
+        cairn.remember("The relay rotates the signing key", kind="fact")
+        with cairn.store.snapshot() as view:
+            memo = view.state_memo()
+            assert memo is not None
+            view.content_postings("relay", 10)  # weighs 2
+            view.content_postings("rotat", 10)  # 4: full
+            assert len(memo[backend.KEPT_READS][0]) == 2
+            assert view.content_postings("sign", 10) == [1]  # the full table was dropped first
+            assert list(memo[backend.KEPT_READS][0]) == [("content postings", "sign", 10)]

@@ -60,6 +60,8 @@ from .schema import TABLES, WRITE_LOCK, check_version, migrate
 ALIAS = "_"  # marks an alias lexeme: Cairn terms never contain "_"
 BULK_MIN = 8  # records or events from which a batch is written by COPY, one per table
 ANALYZE_MIN = 5000  # records copied in one transaction from which it may refresh the planner's statistics
+KEPT_READS = "postgres index reads"  # the store's own table in state_memo()
+KEPT_READS_WEIGHT = 200_000  # items kept there (keys and terms), all entries together: a few MB
 PHRASE_BATCH = 4096  # records a phrase check reads at most in one statement
 MAX_LEXEME = 2046  # bytes: PostgreSQL refuses longer lexemes (the term stays in the text columns)
 ACTIVE = ("provisional", "confirmed")
@@ -256,6 +258,25 @@ class _Reads:
         if key not in cache:
             cache[key] = read()
         return cache[key]
+
+    def _kept(self, key: tuple, read: Callable[[], list]) -> list:
+        """As :meth:`_cached`, and kept from one snapshot to the next while the data is
+        unchanged (:meth:`PgStore.state_memo`): index reads that recalls repeat, whichever
+        lane asks (the claims lane keeps its own in the memo; the episode lane does not).
+        A copy is returned: callers may change what they get."""
+        memo = self.state_memo()
+        if memo is None:
+            return list(self._cached(key, read))
+        table: dict[tuple, list]
+        weight: list[int]
+        table, weight = memo.get(KEPT_READS) or ({}, [0])
+        if weight[0] >= KEPT_READS_WEIGHT:
+            table, weight = {}, [0]
+        memo[KEPT_READS] = (table, weight)
+        if key not in table:
+            table[key] = read()
+            weight[0] += len(table[key]) + 1
+        return list(table[key])
 
     def _rows(self, sql: str, args: Sequence[object] | Mapping[str, object] = ()) -> list[tuple]:
         with self.conn.cursor() as cur:
@@ -480,7 +501,7 @@ class _Reads:
         return None if row is None else _decoded(row[0], _as_stored)
 
     def state_memo(self) -> dict | None:
-        return None  # no cheap way to tell that another session committed: nothing is kept
+        return None  # in a write transaction the data is changing (PgStore keeps one in a snapshot)
 
     # -- traces ------------------------------------------------------------------------
 
@@ -527,7 +548,7 @@ class _Reads:
         return [e for e in self.events(space, newest_first=False) if e.at > at]
 
     def terms_with_prefix(self, prefix: str, limit: int) -> list[str]:
-        rows = self._cached(("prefix", prefix, limit), lambda: self._planned(
+        rows = self._kept(("prefix", prefix, limit), lambda: self._planned(
             "SELECT DISTINCT term FROM term_df WHERE term > %s AND starts_with(term, %s)"
             " AND anywhere > 0 ORDER BY term LIMIT %s", (prefix, prefix, limit)))
         return [str(r[0]) for r in rows]
@@ -751,10 +772,10 @@ class _Reads:
         # (an alias lexeme carries the ALIAS mark). Asked of the GIN index, a common word's
         # every holder was matched before sorting, or the whole table walked newest first
         # filtering (117 ms for "cluster" at 1M records; 25 ms this way).
-        rows = self._planned("SELECT p.key FROM term_postings p JOIN memory_index i ON i.key = p.key"
-                             " WHERE p.term = %s AND i.lexemes @@ %s::tsquery ORDER BY p.key DESC LIMIT %s",
-                             (term, _lexeme(term), limit))
-        return [r[0] for r in rows]
+        return self._kept(("content postings", term, limit), lambda: [r[0] for r in self._planned(
+            "SELECT p.key FROM term_postings p JOIN memory_index i ON i.key = p.key"
+            " WHERE p.term = %s AND i.lexemes @@ %s::tsquery ORDER BY p.key DESC LIMIT %s",
+            (term, _lexeme(term), limit))])
 
     def episode_turns(self, space: str, keys: Sequence[Key], limit: int,
                       skip_retired: bool = False) -> list[EpisodeTurn]:
