@@ -5,6 +5,8 @@ stopped here, as the test suite does: tests/testkit/pgserver.py).
     .venv/bin/python scripts/postgres_bench.py locomo [--split heldout]
     .venv/bin/python scripts/postgres_bench.py scale [--claims 100000 1000000] [--backends sqlite postgres]
     .venv/bin/python scripts/postgres_bench.py bulk [--claims 20000] [--turns 6000]
+    .venv/bin/python scripts/postgres_bench.py scale --claims 1000000 --keep DIR
+    .venv/bin/python scripts/postgres_bench.py recall --claims 1000000 --keep DIR [--pg URL] [--sqlite PATH]
 
 drill:  the concurrency audit of tests/testkit/pgdrill.py (writers, readers, gap-free log).
 locomo: LoCoMo evidence retrieval on both backends (Cairn's own harness, one fresh store
@@ -13,6 +15,11 @@ scale:  ingest rate and recall latency at each N claims on both backends (see sc
 bulk:   bulk write rates alone on both backends: import_ of N scale-ladder claims (one
         batch) and ingest of conversations (600 turns each). With PYTHONPATH pointing at
         another checkout's src, the same measurement of that code (a before/after pair).
+--keep: scale leaves its server running in DIR/pg and its SQLite stores in DIR, and
+        prints where they are; recall then runs only the queries of scale against those
+        stores (attached, not rebuilt), so that two checkouts' code (PYTHONPATH) can be
+        measured on the same data, each in its own process. Stop the server with
+        ``pg_ctl -D DIR/pg/data stop`` (as the postgres user when run as root).
 Progress goes to stderr; the figures to stdout as JSON.
 """
 
@@ -115,7 +122,8 @@ def scale(server: pgserver.Server, args) -> dict:
                              "psycopg": psycopg.__version__}}
     with psycopg.connect(server.url()) as conn:
         out["machine"]["postgres"] = conn.execute("SELECT version()").fetchone()[0]  # type: ignore[index]
-    with tempfile.TemporaryDirectory(prefix="cairn-pgscale-") as folder:
+    with tempfile.TemporaryDirectory(prefix="cairn-pgscale-") as scratch:
+        folder = args.keep or scratch
         for size in args.claims:
             for backend in args.backends:
                 say(f"scale {size} on {backend} ...")
@@ -151,17 +159,89 @@ def scale(server: pgserver.Server, args) -> dict:
                             hits += gen.needles[number][0] in ids
                     row.update(queries=len(latencies), recall_ms=median_p95(latencies, 1),
                                **{"needle_hit@3": round(hits / len(gen.needles), 3)})
+                if args.keep:
+                    row["kept"] = str(target)
                 if backend == "postgres":
                     with psycopg.connect(str(target)) as conn:
                         found = conn.execute("SELECT pg_database_size(current_database())").fetchone()
                     row["db_mb"] = round(int(found[0]) / 1e6, 1) if found else None
                 else:
                     row["db_mb"] = round(sum(p.stat().st_size for p in Path(folder).glob(f"scale-{size}.db*")) / 1e6, 1)
-                    for leftover in Path(folder).glob(f"scale-{size}.db*"):
+                    for leftover in Path(folder).glob(f"scale-{size}.db*") if not args.keep else ():
                         leftover.unlink()
                 row["load_average"] = __import__("os").getloadavg()[0]
                 say(f"  {json.dumps(row)}")
                 out.setdefault(str(size), {})[backend] = row
+    return out
+
+
+def recall(server: pgserver.Server, args) -> dict:
+    """The queries of :func:`scale` for ``--claims N`` (needles then background, one pass
+    first to warm the caches, unmeasured) against stores kept by ``scale --keep``: recall
+    latency, needle hit@3, the ranked ids (to compare two checkouts' answers) and, on
+    PostgreSQL, the statements sent per recall (counted by wrapping psycopg's execute and
+    COPY), grouped by their first words."""
+    import hashlib
+    import os
+    import time
+    from collections import Counter
+
+    import psycopg
+
+    from cairn import Cairn
+    from cairn.bench.scale import NOW, Generator
+    from cairn.bench.stats import median_p95
+
+    sent: Counter = Counter()
+    spent: Counter = Counter()  # ms inside execute (a pipelined statement's wait falls elsewhere)
+    real_execute = psycopg.Cursor.execute
+
+    def counted(self, query, *a, **k):
+        text = query if isinstance(query, str) else str(query)
+        name = " ".join(text.split())[:70]
+        sent[name] += 1
+        t0 = time.perf_counter()
+        try:
+            return real_execute(self, query, *a, **k)
+        finally:
+            spent[name] += (time.perf_counter() - t0) * 1000
+
+    psycopg.Cursor.execute = counted  # type: ignore[method-assign]
+    gen = Generator(args.claims[0], 7)
+    for _ in gen.lines():
+        pass
+    queries = [q for _, q in gen.needles] + gen.background_queries(200)
+    targets = {"postgres": args.pg, "sqlite": args.sqlite}
+    out: dict = {"size": args.claims[0], "queries": len(queries)}
+    for backend in args.backends:
+        target = targets[backend]
+        if target is None:
+            continue
+        with Cairn(target if backend == "postgres" else Path(target), now=NOW) as cairn:
+            for query in queries[: args.warm]:
+                cairn.recall(query, limit=3, trace=False)
+            sent.clear()
+            spent.clear()
+            latencies, hits, answers = [], 0, []
+            for number, query in enumerate(queries):
+                t0 = time.perf_counter()
+                ids = [item.id for item in cairn.recall(query, limit=3, trace=False).results]
+                latencies.append((time.perf_counter() - t0) * 1000)
+                answers.append(ids)
+                if number < len(gen.needles):
+                    hits += gen.needles[number][0] in ids
+        row = {"recall_ms": median_p95(latencies, 1), "needle_hit@3": round(hits / len(gen.needles), 3),
+               "answers_sha1": hashlib.sha1(json.dumps(answers).encode()).hexdigest()[:12],
+               "slowest_ms": sorted(((round(ms, 1), q) for ms, q in zip(latencies, queries, strict=True)),
+                                    reverse=True)[:5],
+               "load_average": os.getloadavg()[0]}
+        if backend == "postgres":
+            row["statements_per_recall"] = round(sum(sent.values()) / len(queries), 2)
+            row["statements"] = {k: [round(v / len(queries), 2), round(spent[k] / len(queries), 2)]
+                                 for k, v in sent.most_common(16)}
+            row["statement_ms_per_recall"] = round(sum(spent.values()) / len(queries), 1)
+        say(f"  {backend}: {json.dumps(row)}")
+        out[backend] = row
     return out
 
 
@@ -207,15 +287,30 @@ def main() -> int:
     sc.add_argument("--claims", type=int, nargs="+", default=[100_000])
     sc.add_argument("--backends", nargs="+", default=["sqlite", "postgres"], choices=("sqlite", "postgres"))
     sc.add_argument("--budget-s", type=float, default=None, help="stop a store's ingest after this many seconds")
+    sc.add_argument("--keep", default=None, help="leave the server and the stores in this new folder")
+    rc = sub.add_parser("recall", help="scale's queries against stores kept by scale --keep")
+    rc.add_argument("--claims", type=int, nargs=1, required=True, help="the size the stores were built with")
+    rc.add_argument("--keep", required=True, help="the folder given to scale --keep")
+    rc.add_argument("--pg", default=None, help="URL of the PostgreSQL store (scale's output: kept)")
+    rc.add_argument("--sqlite", default=None, help="path of the SQLite store")
+    rc.add_argument("--backends", nargs="+", default=["sqlite", "postgres"], choices=("sqlite", "postgres"))
+    rc.add_argument("--warm", type=int, default=25, help="queries run once, unmeasured, before the measured pass")
     bu = sub.add_parser("bulk", help="bulk write rates (import_, ingest) on both backends")
     bu.add_argument("--claims", type=int, default=20_000)
     bu.add_argument("--turns", type=int, default=6_000)
     args = parser.parse_args()
-    server = pgserver.start()
+    keep = getattr(args, "keep", None)
+    if args.what == "recall":
+        server = pgserver.attach(str(Path(keep) / "pg"))
+    else:
+        if keep:
+            Path(keep).mkdir(parents=True)
+        server = pgserver.start(str(Path(keep) / "pg") if keep else None)
     try:
-        doc = {"drill": drill, "locomo": locomo, "scale": scale, "bulk": bulk}[args.what](server, args)
+        doc = {"drill": drill, "locomo": locomo, "scale": scale, "bulk": bulk, "recall": recall}[args.what](server, args)
     finally:
-        server.stop()
+        if not keep:
+            server.stop()
     print(json.dumps(doc, indent=2))
     return 0
 

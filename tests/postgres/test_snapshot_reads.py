@@ -1,6 +1,6 @@
-"""Reads inside one PostgreSQL snapshot: a candidate's relations come with the candidate
-(one round trip, kept for the snapshot) and equal what a read of their own returns;
-nothing kept outlives the snapshot."""
+"""Reads inside one PostgreSQL snapshot: a record's relations come with the record (a
+candidate, or a record read by id: one round trip, kept for the snapshot) and equal what
+a read of their own returns; nothing kept outlives the snapshot."""
 
 from __future__ import annotations
 
@@ -61,3 +61,18 @@ def test_a_snapshot_keeps_nothing_for_the_next(pg_url):
         assert getattr(store, "_cache") is None  # noqa: B009
         with psycopg.connect(pg_url) as conn:
             assert conn.execute("SELECT count(*) FROM relations WHERE from_id = %s", (ids[5],)).fetchone() == (1,)
+
+
+def test_relations_read_with_records_by_id_equal_their_own_reads(pg_url):
+    with Cairn(pg_url, now=Clock()) as cairn:
+        ids = _seed(cairn)
+        store, space = cairn.store, cairn.space
+        alone = {i: store.relations(space, record_id=i) for i in ids}
+        asked = [ids[1], ids[4], ids[5], "no-such-record"]
+        with store.snapshot() as view:
+            found = view.get_memories(space, asked)
+            prefetched = {k[2]: v for k, v in getattr(view, "_cache").items() if k[0] == "relations"}  # noqa: B009
+        assert set(found) == set(asked[:3])
+        assert prefetched == {**{i: alone[i] for i in asked[:3]}, "no-such-record": []}
+        assert len(prefetched[ids[1]]) == 3 and prefetched[ids[4]] == []  # its one relation was removed
+        assert store.get_memories(space, asked) == found  # outside a snapshot: the same records

@@ -82,6 +82,9 @@ class _Postings:
     def term_postings(self, term, limit):
         return self.postings.get(term, [])[:limit]
 
+    def terms_postings(self, terms, limit):
+        return {term: self.term_postings(term, limit) for term in terms}
+
     def load_ranked(self, space, keys, *, claims_only, limit, skip_retired=False):
         self.asked.append(list(keys))
         return []  # nothing loads: fetch reads on down the whole order

@@ -244,6 +244,9 @@ class MemStore:
         keys = sorted((r.key for r in self._indexed() if term in r.content or term in r.aliases), reverse=True)
         return list(keys[:limit])
 
+    def terms_postings(self, terms: Sequence[str], limit: int) -> dict[str, list[Hashable]]:
+        return {term: self.term_postings(term, limit) for term in dict.fromkeys(terms)}
+
     def load_ranked(self, space: str, keys: Sequence[Hashable], *, claims_only: bool, limit: int,
                     skip_retired: bool = False) -> list[Memory]:
         out: list[Memory] = []

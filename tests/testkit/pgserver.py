@@ -70,7 +70,20 @@ class Server:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def start() -> Server:
+def attach(folder: str) -> Server:
+    """The server :func:`start` left running in ``folder`` (``start(folder=...)``), to be
+    used again by a later process; it is stopped only by an explicit ``stop()``."""
+    user = "postgres" if os.geteuid() == 0 else None
+    server = Server(folder, _bin_dir(), user)
+    import psycopg
+
+    psycopg.connect(server.url(), connect_timeout=5).close()
+    return server
+
+
+def start(folder: str | None = None) -> Server:
+    """A new server in a new temporary folder, or in ``folder`` (which must not exist yet:
+    for a server kept between processes, see :func:`attach`)."""
     try:
         import psycopg  # noqa: F401
     except ImportError:
@@ -83,7 +96,10 @@ def start() -> Server:
         except KeyError:
             raise Unavailable("running as root and there is no 'postgres' user to run the server as") from None
         user = "postgres"
-    folder = tempfile.mkdtemp(prefix="cairn-pg-")
+    if folder is None:
+        folder = tempfile.mkdtemp(prefix="cairn-pg-")
+    else:
+        os.makedirs(folder)
     os.chmod(folder, 0o755)
     server = Server(folder, bindir, user)
     data = os.path.join(folder, "data")

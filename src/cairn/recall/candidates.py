@@ -96,15 +96,17 @@ def fetch(view: ReadView, space: str, query: ParsedQuery, stats: IndexStats, *, 
     postings, bounded = 0, []
     stats.prefetch(w for f in query.features for t in (f.term, *f.variants) for w in t.split())
     known, weight_kept = kept.weighed(view, "postings", KEPT_POSTINGS)
-    for feature in query.features:
+    # A phrase variant reads the records holding its rarest word.
+    read = [[min(t.split(), key=stats.df) if " " in t else t for t in (f.term, *f.variants)] for f in query.features]
+    wanted = [t for t in dict.fromkeys(t for forms in read for t in forms) if t not in known]
+    if wanted:  # every term not kept, in one read (one round trip on a server store)
+        for term, rows in view.terms_postings(wanted, SCAN_PER_TERM + 1).items():
+            known[term] = rows
+            weight_kept[0] += len(rows) + 1
+    for feature, forms in zip(query.features, read, strict=True):
         found = []
-        for term in (feature.term, *feature.variants):
-            if " " in term:  # a phrase variant: the records holding its rarest word
-                term = min(term.split(), key=stats.df)
-            rows = known.get(term)
-            if rows is None:
-                rows = known[term] = view.term_postings(term, SCAN_PER_TERM + 1)
-                weight_kept[0] += len(rows) + 1
+        for term in forms:
+            rows = known[term]
             if len(rows) > SCAN_PER_TERM:
                 rows = rows[:SCAN_PER_TERM]
                 bounded.append(term)

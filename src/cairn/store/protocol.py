@@ -180,6 +180,10 @@ class ReadView(Protocol):
     def term_postings(self, term: str, limit: int) -> list[Key]:
         """Keys of records (every space) holding ``term``, newest first, at most ``limit``."""
         ...
+    def terms_postings(self, terms: Sequence[str], limit: int) -> dict[str, list[Key]]:
+        """:meth:`term_postings` of each of ``terms`` (each at most ``limit``), read at once:
+        a server store answers them in one round trip."""
+        ...
     def load_ranked(self, space: str, keys: Sequence[Key], *, claims_only: bool, limit: int,
                     skip_retired: bool = False) -> list[Memory]:
         """The first ``limit`` readable records of ``space`` among ``keys``, in the order

@@ -724,6 +724,10 @@ class _Reads(vectors.VectorReads):
         ).fetchone()
         return sorted(json.loads(row[0]), reverse=True) if row and isinstance(row[0], str) else []
 
+    def terms_postings(self, terms: Sequence[str], limit: int) -> dict[str, list[Key]]:
+        # In-process: one index read per term costs no round trip.
+        return {term: self.term_postings(term, limit) for term in dict.fromkeys(terms)}
+
     def load_ranked(self, space: str, keys: Sequence[Key], *, claims_only: bool, limit: int,
                     skip_retired: bool = False) -> list[Memory]:
         out: list[Memory] = []
