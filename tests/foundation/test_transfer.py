@@ -102,3 +102,50 @@ def test_cli_export_to_file_and_import(cli, db_path, tmp_path):
     from cairn.cli import main
 
     assert main(["--db", str(other), "import", str(target)]) == 0
+
+
+def _related(c: Cairn) -> None:
+    """Records, a relation and events enough to span several small chunks."""
+    first = c.remember("The staging database is db-stage-2", kind="fact").memory
+    second = c.remember("The staging database is db-stage-3 since the move", kind="fact").memory
+    c.relate(second.id, "supersedes", first.id)
+    for n in range(6):
+        c.remember(f"Chunked note number {n} about the import path", kind="fact")
+
+
+def test_an_import_written_in_chunks_stores_what_one_chunk_stores(tmp_path, clock, monkeypatch):
+    from cairn.engine import transfer
+
+    with Cairn(tmp_path / "a.db", now=clock) as src:
+        _related(src)
+        dump = _export(src)
+    lines = dump.splitlines(keepends=True)
+    # Every kind of line repeated in a later chunk: the first line stands, as in one chunk.
+    doubled = "".join(lines + [lines[0], lines[-1]])
+    with Cairn(tmp_path / "one.db", now=clock) as whole:
+        expected = whole.import_(io.StringIO(doubled))
+        one = _export(whole)
+    monkeypatch.setattr(transfer, "IMPORT_CHUNK", 3)
+    with Cairn(tmp_path / "many.db", now=clock) as chunked:
+        counts = chunked.import_(io.StringIO(doubled))
+        many = _export(chunked)
+    assert counts == expected and counts.skipped == 2 and counts.relations == 1
+    assert many == one == dump
+
+
+def test_a_bad_line_in_a_later_chunk_leaves_the_store_as_it_was(tmp_path, clock, monkeypatch):
+    from cairn.engine import transfer
+
+    with Cairn(tmp_path / "a.db", now=clock) as src:
+        _related(src)
+        dump = _export(src)
+    monkeypatch.setattr(transfer, "IMPORT_CHUNK", 3)
+    with Cairn(tmp_path / "b.db", now=clock) as dst:
+        dst.remember("Already here before the import", kind="fact")
+        before = db_fingerprint(tmp_path / "b.db")
+        bad = len(dump.splitlines()) + 1
+        assert bad > 3 * 3  # the bad line comes after several chunks were written
+        with pytest.raises(BadImportLine, match=f"line {bad}:"):
+            dst.import_(io.StringIO(dump + "not json\n"))
+        # The chunks before it were written in the transaction; the bad line rolled them back.
+        assert db_fingerprint(tmp_path / "b.db") == before

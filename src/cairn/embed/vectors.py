@@ -154,6 +154,7 @@ def attach(store: Any) -> None:
             write_missing(tx, model, tx.written)
 
     store.before_commit = before_commit
+    store.written_cap = IN_TRANSACTION_MAX  # a store need not keep more texts than that for it
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from enum import Enum
@@ -45,6 +45,20 @@ _ORDER = ("memory", "relation", "event")
 
 def _line(kind: str, data: dict) -> str:
     return json.dumps({"type": kind, "data": data}, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+IMPORT_CHUNK = 20_000  # export lines parsed and written at a time (about 40 MB of parsed records at most)
+
+
+def _chunks(items: Iterable[tuple[int, object]], size: int) -> Iterator[list[tuple[int, object]]]:
+    chunk: list[tuple[int, object]] = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
 
 
 def _lines(lines: Iterable[str]) -> Iterable[tuple[int, object]]:
@@ -238,24 +252,38 @@ class Transfer(Part):
 
     @bulk
     def import_(self, lines: Iterable[str]) -> Transferred:
-        numbered = [(n, item) for n, raw in _lines(lines) if (item := self._parse_line(n, raw))]
-        require(self.scope, ((f"import line {n} record {_id(item[1])}", _labels(item[1]))
-                             for n, item in numbered if item[0] == "memory"))
+        """Restore export lines into the space, all or nothing. The lines are read, checked
+        and written :data:`IMPORT_CHUNK` at a time inside one write transaction, so memory
+        stays flat however long the file (a bad line further on rolls every chunk back: the
+        store is left as it was)."""
+        counts = Transferred()
+        with self.store.write() as tx:
+            for chunk in _chunks(_lines(lines), IMPORT_CHUNK):
+                numbered = [(n, item) for n, raw in chunk if (item := self._parse_line(n, raw))]
+                require(self.scope, ((f"import line {n} record {_id(item[1])}", _labels(item[1]))
+                                     for n, item in numbered if item[0] == "memory"))
+                self._write_chunk(tx, numbered, counts)
+                del chunk, numbered  # not alive while the next chunk is read: one chunk at a time
+        return counts
+
+    def _write_chunk(self, tx, numbered: list, counts: Transferred) -> None:
+        """Write one chunk of parsed lines. What earlier chunks wrote is in the store (the
+        same transaction reads it), so a record or event repeated across chunks is found
+        there as one repeated within a chunk is found in the chunk: the first line stands."""
         memories = [(value, stored) for _, (kind, value, stored) in numbered if kind == "memory"]
         relations = [value for _, (kind, value, _) in numbered if kind == "relation"]
         events = [value for _, (kind, value, _) in numbered if kind == "event"]
-        counts = Transferred()
-        with self.store.write() as tx:
-            # Each table in its own order, in bulk: memories, relations and events never
-            # depend on one another here (import restores rows, it checks no links).
-            present = set(_present_memories(tx, self.space, [_id(m) for m, _ in memories]))
-            fresh = []
-            for memory, stored in memories:
-                if _id(memory) in present:
-                    counts.skipped += 1
-                    continue
-                present.add(_id(memory))  # a record twice in the file: the first line stands
-                fresh.append((memory, stored))
+        # Each table in its own order, in bulk: memories, relations and events never
+        # depend on one another here (import restores rows, it checks no links).
+        present = set(_present_memories(tx, self.space, [_id(m) for m, _ in memories]))
+        fresh = []
+        for memory, stored in memories:
+            if _id(memory) in present:
+                counts.skipped += 1
+                continue
+            present.add(_id(memory))  # a record twice in the file: the first line stands
+            fresh.append((memory, stored))
+        if fresh:
             put_docs = getattr(tx, "put_docs", None)  # the SQLite store's bulk shape: no model needed
             put_stored = getattr(tx, "put_stored", None)  # a store's bulk shape for model values
             if put_docs is not None:
@@ -266,23 +294,23 @@ class Transfer(Part):
                     put_stored([(m, s if s is not None else dumps(memory_to_dict(m))) for m, s in models])
                 else:
                     tx.put_memories([m for m, _ in models])
-            counts.records = len(fresh)
-            for relation in relations:
-                if tx.get_relation(self.space, relation.id) is not None:
-                    counts.skipped += 1
-                    continue
-                tx.put_relation(relation)
-                counts.relations += 1
-            new_events, seen = [], set()
-            for event in events:
-                if event.id in seen or tx.ids_with_prefix("events", self.space, event.id, limit=1) == [event.id]:
-                    counts.skipped += 1
-                    continue
-                seen.add(event.id)
-                new_events.append(event)
+        counts.records += len(fresh)
+        for relation in relations:
+            if tx.get_relation(self.space, relation.id) is not None:
+                counts.skipped += 1
+                continue
+            tx.put_relation(relation)
+            counts.relations += 1
+        new_events, seen = [], set()
+        for event in events:
+            if event.id in seen or tx.ids_with_prefix("events", self.space, event.id, limit=1) == [event.id]:
+                counts.skipped += 1
+                continue
+            seen.add(event.id)
+            new_events.append(event)
+        if new_events:
             tx.append_events(new_events)
-            counts.events = len(new_events)
-        return counts
+        counts.events += len(new_events)
 
     def _parse_line(self, number: int, raw: object):
         if isinstance(raw, str):

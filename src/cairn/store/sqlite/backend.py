@@ -1003,8 +1003,16 @@ class Tx(_Reads, vectors.VectorWrites):
         self._df: dict[str, Counter[str]] = {}  # by space
         self._docs: dict[str, int] = {}
         self.written: list[tuple[str, str, bool, str]] = []  # (space, content hash, is episode, content) put live
+        # Kept only for a hook that reads them before COMMIT (the semantic extra's vectors),
+        # and only up to the most it reads (``written_cap``; one more says "more than"):
+        # otherwise a bulk import would hold every record's text to the end for nothing.
+        self.keep_written = True
+        self.written_cap: int | None = None
         self.rewrote = False  # an event body was rewritten (the store's event cache is then emptied)
         self.trace_changes = 0  # rows changed in the traces table (which no kept value is derived from)
+
+    def _keeps_written(self) -> bool:
+        return self.keep_written and (self.written_cap is None or len(self.written) <= self.written_cap)
 
     def _count_terms(self, space: str, content: str, aliases: str, sign: int) -> None:
         self._docs[space] = self._docs.get(space, 0) + sign
@@ -1092,7 +1100,7 @@ class Tx(_Reads, vectors.VectorWrites):
         live = memory.purged_at is None and memory.status.value != "forgotten"
         if row is not None and (row[1] != values[5] or not live):
             vectors.drop_unheld(self.conn, memory.space, (row[1], values[5]))  # a vector outlives no record's text
-        if live:
+        if live and self._keeps_written():
             self.written.append((memory.space, values[5], memory.kind.value == "episode", vectors.vector_text(memory)))
 
     def put_lifecycle(self, memory: Memory) -> None:
@@ -1184,7 +1192,7 @@ class Tx(_Reads, vectors.VectorWrites):
                 content, aliases = index_text(row.content), index_text(" ".join(row.aliases))
                 index.append((rowid, content, aliases))
                 self._count_terms(row.space, content, aliases, +1)
-                if row.status != "forgotten":
+                if row.status != "forgotten" and self._keeps_written():
                     self.written.append((row.space, digest, episode, vectors.text_of(episode, row.content, row.aliases)))
         self.conn.executemany(
             "INSERT INTO memories (rowid, space, id, origin, kind, status, created_at, updated_at, content_hash, data, turn)"
@@ -1436,6 +1444,8 @@ class Store(_Reads):
             except sqlite3.Error as err:
                 raise _translate(self.path, err) from None
             tx = Tx(self.conn, self.path)
+            tx.keep_written = self.before_commit is not None
+            tx.written_cap = getattr(self, "written_cap", None)
             self._writing = True
             try:
                 yield tx
