@@ -1298,6 +1298,7 @@ class Store(_Reads):
         # Called with the open transaction just before it commits (the semantic extra
         # embeds the texts it wrote there, see cairn.embed.writer); None: nothing runs.
         self.before_commit: Callable[[Tx], None] | None = None
+        self.written_cap: int | None = None  # the most written texts before_commit reads (Tx.written)
         self._claimed = False
         self._events = EventCache()
         self._writing = False
@@ -1445,7 +1446,7 @@ class Store(_Reads):
                 raise _translate(self.path, err) from None
             tx = Tx(self.conn, self.path)
             tx.keep_written = self.before_commit is not None
-            tx.written_cap = getattr(self, "written_cap", None)
+            tx.written_cap = self.written_cap
             self._writing = True
             try:
                 yield tx
