@@ -23,14 +23,7 @@ from cairn.recall.variants import ABBREVIATIONS, expand
 from cairn.text import index_text
 from testkit import NOW
 
-
-def _recall(tmp_path, texts: list[str], question: str) -> list[str]:
-    """Contents recalled for ``question`` from a store holding ``texts``."""
-    with Cairn(tmp_path / "cairn.db", now=NOW) as cairn:
-        for text in texts:
-            cairn.remember(text, kind="fact")
-        return [r.memory.content for r in cairn.recall(question, trace=False).results]
-
+from .test_recall_phrase_variants import _recall
 
 WEB_PROJECT = [
     "The admin dashboard is a Svelte app served by the Go backend",

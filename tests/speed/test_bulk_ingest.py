@@ -22,6 +22,7 @@ from cairn.errors import InvalidInput
 from cairn.model import Actor, Basis, Change, Event, Evidence, Kind, Memory, Method, Status, memory_to_dict
 from cairn.model.codec import imported_memory_from_dict
 from cairn.store.sqlite import Store
+from testkit.db import query_plans
 
 NOW = datetime(2026, 5, 1, 12, tzinfo=UTC)
 
@@ -332,19 +333,9 @@ def test_a_rolled_back_event_is_never_served(tmp_path):
 
 def test_the_bulk_duplicate_read_is_an_index_search_not_a_scan_of_the_space(tmp_path):
     store = Store.open(tmp_path / "x.db")
-    plans: list[str] = []
-    real = store.conn
-
-    class Planned:  # records the plan of every query the read runs
-        def execute(self, sql, args=()):
-            plans.append(str(real.execute("EXPLAIN QUERY PLAN " + sql, args).fetchall()))
-            return real.execute(sql, args)
-
     try:
-        with store.snapshot() as view:
-            view.conn = Planned()  # type: ignore[assignment]
+        with store.snapshot() as view, query_plans(view) as plans:
             view.memories_with_hashes("a", [("ops", "h1"), ("dev", "h2")])
-            view.conn = real
         assert plans and all("content_hash=?" in plan for plan in plans), plans
     finally:
         store.close()

@@ -13,6 +13,7 @@ from pathlib import Path
 from cairn import Cairn
 from cairn.store import SCHEMA_VERSION
 from cairn.store.sqlite import Store
+from testkit.db import query_plans
 
 
 def _indexes(path: Path) -> set[str]:
@@ -53,21 +54,11 @@ def test_an_older_store_drops_the_two_indexes_and_answers_as_before(db_path, clo
 
 def test_the_reads_that_used_the_dropped_indexes_search_rather_than_walk(tmp_path):
     store = Store.open(tmp_path / "x.db")
-    plans: list[str] = []
-    real = store.conn
-
-    class Planned:  # records the plan of every query the reads run
-        def execute(self, sql, args=()):
-            plans.append(str(real.execute("EXPLAIN QUERY PLAN " + sql, args).fetchall()))
-            return real.execute(sql, args)
-
     try:
-        with store.snapshot() as view:
-            view.conn = Planned()  # type: ignore[assignment]
+        with store.snapshot() as view, query_plans(view) as plans:
             view.memories_with_hash("a", "ops", "h1")
             view.episode_source_ids("a", "chat")
             view.mentioning("a", "ops", ["billing", "frankfurt"])
-            view.conn = real
         assert len(plans) == 3
         assert "memories_by_content (space=? AND content_hash=?)" in plans[0], plans[0]
         assert "memories_by_turn (space=? AND origin=?" in plans[1], plans[1]

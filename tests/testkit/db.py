@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 RECORD_TABLES = ("memories", "events", "event_records", "relations", "memories_fts", "feedback_receipts", "sources")
 
@@ -65,3 +67,23 @@ def trace_count(path: Path) -> int:
         return int(conn.execute("SELECT COUNT(*) FROM traces").fetchone()[0])
     finally:
         conn.close()
+
+
+@contextmanager
+def query_plans(view: Any) -> Iterator[list[str]]:
+    """Inside the block, every query ``view`` (a SQLite read view) runs also has its
+    ``EXPLAIN QUERY PLAN`` appended to the yielded list; the view's connection is given back
+    after."""
+    plans: list[str] = []
+    real = view.conn
+
+    class Planned:
+        def execute(self, sql: str, args: Any = ()) -> Any:
+            plans.append(str(real.execute("EXPLAIN QUERY PLAN " + sql, args).fetchall()))
+            return real.execute(sql, args)
+
+    view.conn = Planned()
+    try:
+        yield plans
+    finally:
+        view.conn = real
