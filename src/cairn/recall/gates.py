@@ -177,6 +177,10 @@ def relevance_gate(
         # "which language am I studying": a record that holds only a language (Rust, of the
         # ingestion service) holds the type of the answer, and nothing of what is asked.
         return Reason.BELOW_COVERAGE
+    if query.known_kinds and not query.known_kinds & anywhere:
+        # "what database does the backend use": the record on the backend's API URL names
+        # no database, nor any the kinds table lists; it holds the topic, not the answer.
+        return Reason.MISSING_ATTRIBUTE
     return None
 
 

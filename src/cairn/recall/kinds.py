@@ -9,10 +9,12 @@ which/what phrase names; :mod:`cairn.recall.variants` keeps those the store hold
 kind word's variants, so a record naming an instance holds the kind for scoring and for the
 gates, exactly as a record holding the word itself.
 
-The kind keeps the weak weight of an answer type in coverage: the table is never complete
-("which language is the backend written in" is answered by "the Go backend", and "go" is
-too common a word to list), so a record naming no listed instance is not judged by it.
-Pure; the table is read once per process.
+The kind keeps the weak weight of an answer type in coverage, but it is the attribute the
+question asks for: a record naming neither the kind nor a listed instance is no answer
+(``missing-attribute``: "what database does the backend use" is not answered by the
+backend's API URL). The table is never complete, so its instances are chosen to be read
+one way (a word that is also a common verb, like "go", stands only in phrases that name
+the language: "in Go", "the Go backend"). Pure; the table is read once per process.
 """
 
 from __future__ import annotations

@@ -66,7 +66,7 @@ QUESTION: frozenset[str] = frozenset(
     mean means called call supposed best right correct good usual usually exactly again
     ask asked find found show look looking check tell told
     like likes liked love loves prefer prefers preferred favourite favorite enjoy enjoys
-    include includes included available
+    include includes included available living
     """.split()
 )
 
@@ -116,6 +116,9 @@ class ParsedQuery:
     # the kinds asked for (answer-type terms) of a question that asks about something else
     # too: a record holding only these holds the type of the answer, not its topic
     kinds: frozenset[str] = frozenset()
+    # the which/what words the kinds table knows (cairn.recall.kinds), asked for or the
+    # topic itself: the answer names the kind or one of its listed instances
+    known_kinds: frozenset[str] = frozenset()
 
     @property
     def context_free(self) -> bool:
@@ -214,7 +217,8 @@ def parse_query(text: str) -> ParsedQuery:
         feats = tuple(replace(f, answer_type=False) for f in feats)
     subject, attributes = _named(text, feats)
     kinds = frozenset(f.term for f in feats if f.answer_type)
-    return ParsedQuery(text, feats, lits, _runs(text), subject, attributes, kinds)
+    known = frozenset(f.term for f in feats if f.kind)
+    return ParsedQuery(text, feats, lits, _runs(text), subject, attributes, kinds, known)
 
 
 def _answer_types(tokens: list[Token]) -> dict[int, str]:
@@ -259,7 +263,8 @@ def _named(text: str, features: tuple[Feature, ...]) -> tuple[str | None, tuple[
     never subject nor attribute. Numbers are never subjects (they are often the
     replacement value being asked about) and, like generic status words, never mandatory.
     A word written with inner capitals or digits (``SQLite``, ``PostgreSQL``, ``k8s``)
-    names the subject; without one, a possessive ("Omar's doctor") names it, or a bare
+    names the subject, and so does a name written with capitals inside the question
+    ("is *Mia* allergic", "at *Bolt Retail*"); without one, a possessive ("Omar's doctor") names it, or a bare
     two-word keyword pair is read as subject and attribute, the first word being the
     subject (English modifiers come first: "sqlite authentication"). Two such names make
     the subject ambiguous: no rule.
@@ -282,13 +287,14 @@ def _named(text: str, features: tuple[Feature, ...]) -> tuple[str | None, tuple[
         return None, ()
     names = _name_like(text)
     named = [t for t in eligible if t in names]
-    compound = _compound_name(text, eligible)
-    if compound and not set(named) - set(compound):
-        # "who is our contact at Bolt Retail": a name of several capitalised words is one
-        # subject; the record must name it (its first word stands for it, the phrase bonus
-        # rewards the rest) and hold what is asked of it.
-        rest = tuple(t for t in eligible if t not in compound)
-        return (compound[0], rest) if rest else (None, ())
+    written = _written_name(text, eligible)
+    if written and not set(named) - set(written):
+        # "is Mia allergic to anything", "who is our contact at Bolt Retail": a name written
+        # with capitals inside the question is its subject (a name of several words is one
+        # subject, stood for by its first word; the phrase bonus rewards the rest); the
+        # record must name it and hold what is asked of it.
+        rest = tuple(t for t in eligible if t not in written)
+        return (written[0], rest) if rest else (None, ())
     if len(named) > 1:
         return None, ()
     owner = _possessor(text, eligible)
@@ -311,7 +317,9 @@ def _named(text: str, features: tuple[Feature, ...]) -> tuple[str | None, tuple[
 # feature: a record that says it scores a little more.
 _ASKING_VERB_RE = re.compile(
     r"\b(?:do|does|did|will|would|should|shall|can|could|must|might|have|has|had)\s+"
-    r"(?:we|i|you|they|he|she|us)\s+([^\W\d_]+)",
+    r"(?:we|i|you|they|he|she|us)\s+([^\W\d_]+)"
+    # ... and in the progressive: "where are we *staying*" ("booked a ryokan")
+    r"|\b(?:am|is|are|was|were)\s+(?:we|i|you|they|he|she)\s+([^\W\d_]+ing)\b",
     re.IGNORECASE,
 )
 
@@ -321,9 +329,25 @@ _ASKING_VERB_RE = re.compile(
 _IDENTIFIER_RE = re.compile(r"(?<![\w-])(?:[^\W\d_]{2,}[-_]\d{2,}(?:[-_]\d+)*|#\d{2,})(?![\w-])")
 
 
+# "what coffee does Omar *order*": the same after a person named by one capitalised word,
+# when the verb ends the question or a function word follows it. Otherwise the word is
+# more likely a noun of the topic ("how does Stripe *billing* work"); a name with inner
+# capitals is a product, not a person ("how does SQLite authentication work"); a second
+# capitalised word continues the name ("when does Nordic Freight renew").
+_NAMED_ASKING_VERB_RE = re.compile(
+    r"\b(?i:do|does|did|will|would|should|can|could|has|had)\s+[A-Z][a-z]+\s+([a-z]+)\b(?:\s+([^\W\d_]+))?"
+)
+
+
 def _asking_verbs(text: str) -> set[str]:
-    """Terms of the verbs that follow an auxiliary and a person ("did we *pick*")."""
-    return {t.term for m in _ASKING_VERB_RE.finditer(unicodedata.normalize("NFKC", text)) for t in tokenize(m.group(1))}
+    """Terms of the verbs that follow an auxiliary and a person ("did we *pick*", "does
+    Omar *order*")."""
+    text = unicodedata.normalize("NFKC", text)
+    verbs = [m.group(1) or m.group(2) for m in _ASKING_VERB_RE.finditer(text)]
+    for m in _NAMED_ASKING_VERB_RE.finditer(text):
+        if m.group(2) is None or m.group(2).casefold() in STOPWORDS:
+            verbs.append(m.group(1))
+    return {t.term for verb in verbs for t in tokenize(verb)}
 
 
 # "X's Y" or "X's Y Z" (Omar's favourite film); a lookahead, as "what's Omar's" holds two.
@@ -349,11 +373,18 @@ def _possessor(text: str, eligible: list[str]) -> str | None:
     return owners.pop() if len(owners) == 1 else None
 
 
-def _compound_name(text: str, eligible: list[str]) -> tuple[str, ...]:
-    """The terms of the one name of two or more capitalised words inside ``text`` ("Nordic
+_CALENDAR = frozenset(
+    "monday tuesday wednesday thursday friday saturday sunday january february march april may june july "
+    "august september october november december".split()
+)
+
+
+def _written_name(text: str, eligible: list[str]) -> tuple[str, ...]:
+    """The terms of the one name of capitalised words inside ``text`` ("Mia", "Nordic
     Freight", "Lumen Health"), when they are topic words; () when there is none, or several,
     or the text capitalises most of its words (a title, or shouting: no name stands out).
-    The text's first word is capitalised by writing, not by naming, and is left out."""
+    The text's first word is capitalised by writing, not by naming, and is left out; so are
+    weekdays and months, capitalised by spelling ("who picks up the kids on Thursday")."""
     words = _WORD_RE.findall(unicodedata.normalize("NFKC", text))
     capital = [w[:1].isupper() and not w.isdigit() for w in words]
     if len(words) < 3 or sum(capital) * 2 > len(words):
@@ -361,13 +392,13 @@ def _compound_name(text: str, eligible: list[str]) -> tuple[str, ...]:
     runs: list[list[str]] = []
     current: list[str] = []
     for i, (word, cap) in enumerate(zip(words, capital, strict=True)):
-        if cap and i > 0 and word.casefold() not in STOPWORDS:
+        if cap and i > 0 and word.casefold() not in STOPWORDS and word.casefold() not in _CALENDAR:
             current.append(word)
             continue
-        if len(current) >= 2:
+        if current:
             runs.append(current)
         current = []
-    if len(current) >= 2:
+    if current:
         runs.append(current)
     if len(runs) != 1:
         return ()
