@@ -204,3 +204,23 @@ def test_an_instance_of_the_kind_asked_is_no_shared_word_for_the_semantic_bar(ca
         assert cairn.recall("on which days do we release to production", lane="hybrid", trace=False).ids == []
     finally:
         fusion._instance_only = original
+
+
+def test_meaning_alone_does_not_answer_a_known_kind_with_another_kind(cairn):
+    """"what tea do I like" and "I drink my coffee black" share no word and are near in
+    meaning (two drinks, cosine 0.36, above the pure-paraphrase bar): the question asks for
+    a kind the table knows (tea) and the record names none of it, so meaning must clear
+    the missing-attribute bar to answer."""
+    cairn.remember("I drink my coffee black", kind="preference")
+    cairn.remember("The lab meeting is on Mondays at ten", kind="fact")
+    assert cairn.recall("what tea do I like", lane="hybrid", trace=False).ids == []
+    # Negative control: with a bar below the pair's cosine, the coffee note answers for the tea.
+    strong = SEMANTIC.strong_attribute
+    try:
+        object.__setattr__(SEMANTIC, "strong_attribute", 0.3)
+        assert len(cairn.recall("what tea do I like", lane="hybrid", trace=False).ids) == 1
+    finally:
+        object.__setattr__(SEMANTIC, "strong_attribute", strong)
+    # And a record naming an instance of the kind still answers.
+    chai = cairn.remember("My usual afternoon drink is a chai with honey", kind="preference").memory.id
+    assert cairn.recall("what tea do I like", lane="hybrid", trace=False).ids[:1] == [chai]

@@ -173,7 +173,12 @@ def semantic_verdict(query: ParsedQuery, c: Candidate, cosine: float | None,
     # Some of the query's words are in the record and the rest are not: the similarity
     # then comes largely from the shared words ("MySQL authentication" and a note on
     # SQLite authentication score 0.48), so a higher bar than for a pure paraphrase.
-    if lexical is Reason.NO_MATCH or _instance_only(query, c.memory, anywhere):
+    if lexical is Reason.NO_MATCH and query.known_kinds:
+        # "what tea do I like" and a note on flat whites share no word, and mean alike
+        # (0.35): the question asks for a kind the table knows, and the record names none
+        # of it, so it is the attribute that is missing (cairn.recall.gates).
+        bar = profile.strong_attribute
+    elif lexical is Reason.NO_MATCH or _instance_only(query, c.memory, anywhere):
         # No word is shared, only an instance of the kind asked for ("on which days do we
         # release": a record naming Tuesdays): as for no shared word at all.
         bar = profile.strong
