@@ -92,7 +92,24 @@ and asked what the store does not hold ("when does Nordic Freight renew"): such 
 now one subject of the named-attribute rule. With a shipped table of kinds and their
 instances ("which CRM do we use" → HubSpot; CRM added after reading this part), business
 abbreviations (DPA, SSO) and "included" as phrasing: 0.931 / 0.897 / 0.900
-(tests/recall/test_recall_kinds_and_names.py).
+(tests/recall/test_recall_kinds_and_names.py). Two general rules came next, from the
+nothing-questions of the parts above: a kind the table knows is the attribute asked for
+("what database does the backend use" is not answered by the backend's API URL), and one
+capitalised word inside a question names its subject ("is Mia allergic to anything").
+With them the third and fifth parts (fresh2, fresh4) meet the bars in both lanes and run
+as plain tests.
+
+``fresh7.json`` is an eighth held-out part (a freelance translator's memory: clients,
+rates, deadlines, tools, invoicing, routines), written on 2026-12-02 after those two rules
+and before any of it ran: 0.600 / 0.600 / 0.800 as written (claims; the code before the
+two rules measured 0.633 / 0.567 / 0.500 on it). What it showed, fixed in general
+(tests/recall/test_recall_quantities_and_forms.py): "how much / how many" needs a record
+that states a quantity; irregular verb forms (made/make) and plurals of -ing nouns
+(mornings/morning) meet; the verb after "what X do I" is phrasing in coverage. After:
+0.633 / 0.633 / 0.900. What it still misses is mostly dormancy (facts and project states
+past their horizon, named in the note but not shown beside a current answer), vocabulary
+(a "CAT tool" is memoQ; "output" for "translate per day") and inference ("can I schedule a
+call on Friday at 7pm" against "no calls after 18:00 on yoga days").
 """
 
 from __future__ import annotations
@@ -109,7 +126,7 @@ from testkit import Clock
 
 NATURAL = Path(__file__).parent / "natural"
 PARTS = ("questions.json", "heldout.json", "fresh.json", "fresh2.json", "fresh3.json", "fresh4.json", "fresh5.json",
-         "fresh6.json")
+         "fresh6.json", "fresh7.json")
 
 
 def load(name: str) -> dict:
@@ -171,23 +188,9 @@ FRESH_SHORT = pytest.mark.xfail(
 )
 
 
-
-
-FRESH2_SHORT = pytest.mark.xfail(
-    reason="third part measured at 0.840 / 0.840 / 1.000 as written, 0.880 after a general fix, 0.920 / 0.920 "
-           "once a dormant record answers when nothing current does (claims lane; hybrid may differ)", strict=False
-)
-
-
 FRESH3_SHORT = pytest.mark.xfail(
     reason="fourth part measured at 0.840 / 0.800 / 0.900 as written (0.880 / 0.840 after a general fix): "
            "synonyms and a cross-language question", strict=False
-)
-
-
-FRESH4_SHORT = pytest.mark.xfail(
-    reason="fifth part measured at 0.560 / 0.560 / 0.800 as written, 0.880 / 0.880 / 0.800 once a dormant record "
-           "holding most of a question answers it when nothing current does", strict=False
 )
 
 
@@ -203,11 +206,18 @@ FRESH6_SHORT = pytest.mark.xfail(
 )
 
 
+FRESH7_SHORT = pytest.mark.xfail(
+    reason="eighth part measured at 0.600 / 0.600 / 0.800 as written, 0.633 / 0.633 / 0.900 after general "
+           "fixes (quantities, verb forms): dormancy, vocabulary and inference", strict=False
+)
+
+
 @pytest.mark.parametrize(
     "part", [PARTS[0], pytest.param(PARTS[1], marks=HELDOUT_SHORT), pytest.param(PARTS[2], marks=FRESH_SHORT),
-             pytest.param(PARTS[3], marks=FRESH2_SHORT), pytest.param(PARTS[4], marks=FRESH3_SHORT),
-             pytest.param(PARTS[5], marks=FRESH4_SHORT),
-             pytest.param(PARTS[6], marks=FRESH5_SHORT), pytest.param(PARTS[7], marks=FRESH6_SHORT)]
+             PARTS[3], pytest.param(PARTS[4], marks=FRESH3_SHORT),
+             PARTS[5],
+             pytest.param(PARTS[6], marks=FRESH5_SHORT), pytest.param(PARTS[7], marks=FRESH6_SHORT),
+             pytest.param(PARTS[8], marks=FRESH7_SHORT)]
 )
 def test_natural_questions_are_answered(tmp_path, part):
     found, empty = answers(tmp_path, part)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from ..model import Memory, Status, Verdict
-from .query import ParsedQuery
+from .query import ParsedQuery, states_quantity
 from .score import Lexical
 
 
@@ -180,6 +180,10 @@ def relevance_gate(
     if query.known_kinds and not query.known_kinds & anywhere:
         # "what database does the backend use": the record on the backend's API URL names
         # no database, nor any the kinds table lists; it holds the topic, not the answer.
+        return Reason.MISSING_ATTRIBUTE
+    if query.quantity and not states_quantity(memory.content):
+        # "how much does the Hetzner storage box cost": the note on backups to that box
+        # states no amount; the quantity is the attribute asked for.
         return Reason.MISSING_ATTRIBUTE
     return None
 

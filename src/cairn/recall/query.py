@@ -94,6 +94,7 @@ class Feature:
     surface: str = ""  # the word as typed (normalised, unstemmed): "postgres" of the term "postgr"
     answer_type: bool = False  # the noun after which/what: names the kind of answer, not the topic
     kind: str = ""  # that noun (with its modifier when the pair is a kind) when the kinds table knows it
+    asked: bool = False  # "what tea do I *drink*": the asker's verb for how the thing asked for is had
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +120,8 @@ class ParsedQuery:
     # the which/what words the kinds table knows (cairn.recall.kinds), asked for or the
     # topic itself: the answer names the kind or one of its listed instances
     known_kinds: frozenset[str] = frozenset()
+    # "how much / how many": the answer is a quantity, so it holds a number
+    quantity: bool = False
 
     @property
     def context_free(self) -> bool:
@@ -215,10 +218,36 @@ def parse_query(text: str) -> ParsedQuery:
     if not any(not f.answer_type and not f.numeric and f.term not in QUESTION for f in feats):
         # "what ORM do we use": with no other topic word, the kind asked for is the topic.
         feats = tuple(replace(f, answer_type=False) for f in feats)
-    subject, attributes = _named(text, feats)
+    verbs = _asking_verbs(text)
+    if verbs and any(f.answer_type for f in feats):
+        # "what tea do I drink": the question asks for a thing, and the verb is how the
+        # asker says it is had; in "how do we merge pull requests" the verb is the topic.
+        feats = tuple(replace(f, asked=True) if f.term in verbs and not f.literal else f for f in feats)
+    subject, attributes = _named(text, feats, verbs)
     kinds = frozenset(f.term for f in feats if f.answer_type)
     known = frozenset(f.term for f in feats if f.kind)
-    return ParsedQuery(text, feats, lits, _runs(text), subject, attributes, kinds, known)
+    quantity = _QUANTITY_RE.search(text) is not None
+    return ParsedQuery(text, feats, lits, _runs(text), subject, attributes, kinds, known, quantity)
+
+
+# "how much does the storage box cost", "how many seats": a question for a quantity.
+_QUANTITY_RE = re.compile(r"\bhow\s+(?:much|many)\b", re.IGNORECASE)
+# What states a quantity in a record: a digit, or a number or amount in words ("one
+# approval", "five seeds", "a dozen", "twice", "free", "no VAT").
+_NUMBER_WORDS = frozenset(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred hundreds "
+    "thousand thousands million millions billion dozen dozens half quarter once twice double triple single "
+    "no none free unlimited nothing all every each both several few".split()
+)
+_DIGIT_RE = re.compile(r"\d")
+
+
+def states_quantity(text: str) -> bool:
+    """Whether ``text`` states a number or an amount (digits, or a number word)."""
+    if _DIGIT_RE.search(text):
+        return True
+    return any(word.casefold() in _NUMBER_WORDS for word in _WORD_RE.findall(text))
 
 
 def _answer_types(tokens: list[Token]) -> dict[int, str]:
@@ -256,7 +285,7 @@ def _runs(text: str) -> tuple[tuple[str, ...], ...]:
     return tuple(out)
 
 
-def _named(text: str, features: tuple[Feature, ...]) -> tuple[str | None, tuple[str, ...]]:
+def _named(text: str, features: tuple[Feature, ...], asked: set[str]) -> tuple[str | None, tuple[str, ...]]:
     """The named subject and attributes of a short query, or ``(None, ())``.
 
     Applies to at most four features. Question words (:data:`QUESTION`) are phrasing,
@@ -277,7 +306,6 @@ def _named(text: str, features: tuple[Feature, ...]) -> tuple[str | None, tuple[
         # "because"). The key itself is a strict literal (parse_query): nothing else is
         # mandatory.
         return None, ()
-    asked = _asking_verbs(text)
     eligible = [
         f.term
         for f in features

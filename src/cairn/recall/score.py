@@ -13,7 +13,9 @@ shared by many records is a tag, not a name). The gates read those.
 **Coverage** is the weighted share of the query's features a record holds. A feature's
 weight must mean the same in a store of one record and of a million, so it is not the
 store's IDF alone: it starts from a **rarity prior** — a word in the shipped table of
-common English words (``common_words.txt``: "want", "long", "use", "way") weighs
+common English words (``common_words.txt``: "want", "long", "use", "way"), the kind a
+which/what question asks for and the verb that follows it ("what tea do I *drink*", the
+asker's word: answered by "a pot of Assam") weigh
 ``common_weight``, any other word 1 — times the store's own rarity of the term, counted
 as if ``prior_docs`` more records lacked it (a term in both records of a two-record store
 still weighs 0.8, a term in 14 of 20 records 0.3, and in a large store the pseudo-records
@@ -167,7 +169,7 @@ def coverage_weight(feature: Feature, df: int, docs: int, profile: ScoreProfile 
     """The feature's weight in coverage: the rarity prior times the store's own rarity,
     the latter counted as if ``prior_docs`` more records lacked the term, so that a
     small store's counts lean on the prior (see the module docstring)."""
-    if feature.answer_type or feature.term in common_words():
+    if feature.answer_type or feature.asked or feature.term in common_words():
         prior = profile.common_weight
     elif feature.cjk and df == 0:
         prior = profile.unknown_cjk_weight

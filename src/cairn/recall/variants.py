@@ -1,7 +1,7 @@
 """Spelling variants of a query term that the store's own vocabulary holds.
 
-Stemming folds inflections (``caching``/``cache``, ``used``/``use``); two families of
-related words it cannot fold without a dictionary are met here instead, at query time,
+Stemming folds inflections (``caching``/``cache``, ``used``/``use``); related words it
+cannot fold without a dictionary are met here instead, at query time,
 and only when the index actually holds the other form:
 
 * **identifier suffixes** — a term extended or shortened by one to three letters without
@@ -25,6 +25,13 @@ and only when the index actually holds the other form:
   :mod:`cairn.recall.kinds` knows it as a kind: ``databas`` ↔ ``postgresql``, ``redis``;
   ``pet`` ↔ ``cat``, ``tabby``. One way only (a record about Redis does not answer
   "what is our database" by holding the word), at most :data:`MAX_INSTANCES`.
+* **irregular verb forms** — the base form of a common English verb and its irregular
+  past forms, both ways (:data:`IRREGULAR`): ``make`` ↔ ``made``, ``pay`` ↔ ``paid``,
+  ``choose`` ↔ ``chose``/``chosen``. Forms that are also common words of another sense
+  (``left``, ``saw``, ``felt``, ``rose``, ``won``, ``led``) are left out.
+* **a plural stemmed once** — the index holds "mornings" and "meetings" as ``morning``
+  and ``meeting``, while "morning" and "meeting" are ``morn`` and ``meet``: an indexed
+  word that stems to the query term, and the stem of a query term, are its variants.
 * **agent nouns** — a verb and its ``-er`` noun: ``lint`` ↔ ``linter``, ``pars`` ↔
   ``parser``, ``format`` ↔ ``formatter``. Stems ending in ``m`` or ``n`` are left out:
   those ``-er`` words are mostly not agents (``customer``, ``container``, ``number``).
@@ -87,6 +94,36 @@ _ABBREVIATED: dict[str, tuple[str, ...]] = {
 }
 
 
+# Common irregular English verbs: base form, then its irregular past forms (words as typed;
+# stemmed on use). General English, not any store's words; forms with another common
+# sense are left out (see the module docstring).
+_IRREGULAR_FORMS = """
+make made; pay paid; buy bought; take took taken; write wrote written; keep kept; send sent;
+choose chose chosen; give gave given; bring brought; sell sold; build built; spend spent;
+lose lost; begin began begun; break broke broken; drive drove driven; eat ate eaten;
+fly flew flown; forget forgot forgotten; grow grew grown; hear heard; know knew known;
+lend lent; mean meant; ride rode ridden; say said; see seen; sit sat; sleep slept;
+speak spoke spoken; stand stood; steal stole stolen; swim swam swum; teach taught;
+throw threw thrown; understand understood; wake woke woken; wear wore worn; catch caught;
+fight fought; feed fed; hide hid hidden; draw drew drawn; go went gone; get got gotten;
+think thought; tell told; find found; hold held; meet met; run ran; sing sang sung;
+drink drank drunk; ring rang rung; shake shook shaken; forgive forgave forgiven
+"""
+
+
+def _irregular() -> dict[str, tuple[str, ...]]:
+    table: dict[str, list[str]] = {}
+    for entry in _IRREGULAR_FORMS.split(";"):
+        forms = list(dict.fromkeys(stem(word) for word in entry.split()))
+        for form in forms:
+            table.setdefault(form, []).extend(f for f in forms if f != form)
+    return {k: tuple(dict.fromkeys(v)) for k, v in table.items() if v}
+
+
+IRREGULAR: dict[str, tuple[str, ...]] = _irregular()
+"""Term -> the other forms of the same irregular verb (index form, both ways)."""
+
+
 def _abbreviations() -> dict[str, tuple[str, ...]]:
     table: dict[str, list[str]] = {}
     for short, longs in _ABBREVIATED.items():
@@ -130,6 +167,7 @@ def variants(term: str, vocabulary: Vocabulary) -> tuple[str, ...]:
     Cost: one prefix read of the vocabulary (every longer form starts with the term)
     and a few exact look-ups for the shorter forms."""
     found: list[str] = [t for t in ABBREVIATIONS.get(term, ()) if held(t, vocabulary)]
+    found += [t for t in IRREGULAR.get(term, ()) if vocabulary.df(t)]
     if len(term) < MIN_ROOT or not term.isascii() or not term.isalpha():
         return tuple(found)
     agent = term[-1] not in "mn" and term[-1] not in _VOWELS
@@ -137,6 +175,7 @@ def variants(term: str, vocabulary: Vocabulary) -> tuple[str, ...]:
         tail = longer[len(term) :]
         if (
             _tail_ok(tail)
+            or stem(longer) == term  # an indexed form the stemmer folds once more (see _shorter)
             or (agent and tail in ("er", term[-1] + "er"))
             or (len(term) >= MIN_DERIVED_ROOT and tail in DERIVED and (term, longer) not in NOT_DERIVED)
         ):
@@ -149,7 +188,10 @@ def variants(term: str, vocabulary: Vocabulary) -> tuple[str, ...]:
 def _shorter(term: str) -> tuple[str, ...]:
     """The shorter forms of ``term`` that are variants when the index holds them (a pure
     function of the term, stemming included: kept for the recently asked terms)."""
-    shorter: list[str] = []
+    # The index keeps a word stemmed once: "mornings" is indexed as ``morning``, while
+    # "morning" is ``morn``; the two forms of one word meet both ways.
+    again = stem(term)
+    shorter: list[str] = [again] if again != term and len(again) >= MIN_ROOT else []
     for cut in range(1, MAX_TAIL + 1):
         root = term[:-cut]
         if len(root) >= MIN_ROOT and _tail_ok(term[-cut:]):
@@ -174,6 +216,7 @@ def lookups(query: ParsedQuery) -> list[str]:
         wanted.append(f.term)
         if not (f.literal or f.numeric or f.cjk):
             wanted += [w for t in ABBREVIATIONS.get(f.term, ()) for w in t.split()] + list(_shorter(f.term))
+            wanted += IRREGULAR.get(f.term, ())
         if f.kind:
             wanted += [w for t in instances(f.kind) for w in t.split()]
     for run in query.runs:

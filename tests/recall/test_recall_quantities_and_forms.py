@@ -1,0 +1,90 @@
+"""Rules found by an eighth held-out natural-question part (a freelance translator's
+memory, ``natural/fresh7.json``), each with its negative control:
+
+* **a question for a quantity** ("how much", "how many") is answered by a record that
+  states one — digits, or a number in words ("one approval", "free", "no VAT"): the note
+  on backups to the storage box does not say what the box costs;
+* **forms the stemmer leaves apart meet**: an irregular verb and its past forms
+  (``make``/``made``, ``pay``/``paid``), and a plural of an ``-ing`` noun that the index
+  keeps stemmed once ("mornings" is ``morning``, "morning" is ``morn``);
+* **the verb after "what X do I"** is the asker's word for how X is had ("what tea do I
+  *drink*" is answered by "a pot of Assam"), weighed as a common word in coverage; in "how
+  do we *merge* pull requests" the verb is the topic and keeps its weight.
+"""
+
+from __future__ import annotations
+
+from cairn import Cairn
+from cairn.recall.query import parse_query, states_quantity
+from cairn.recall.variants import IRREGULAR, variants
+from cairn.text import index_text, stem
+from testkit import NOW
+
+from .test_recall_kinds_and_names import _Vocabulary
+from .test_recall_phrase_variants import _recall
+
+STUDIO = [
+    "Work files are backed up nightly to a Hetzner storage box, and weekly to an external SSD",
+    "For long jobs Tomás Ruiz proofreads the Spanish source; he charges 30 EUR an hour",
+    "Every pull request needs one approval and a green CI run before merge",
+]
+
+
+def test_a_question_for_a_quantity_needs_a_record_that_states_one(tmp_path):
+    assert parse_query("how much does the Hetzner storage box cost").quantity
+    assert _recall(tmp_path, STUDIO, "how much does the Hetzner storage box cost") == []
+
+
+def test_a_stated_quantity_answers_in_digits_or_in_words(tmp_path):
+    # Positive controls: digits, and a number in words.
+    assert _recall(tmp_path / "a", STUDIO, "how much does Tomás charge")[:1] == [STUDIO[1]]
+    assert _recall(tmp_path / "b", STUDIO, "how many approvals does a pull request need")[:1] == [STUDIO[2]]
+    assert states_quantity("I charge no VAT") and states_quantity("five random seeds")
+    assert not states_quantity("Work files are backed up nightly")
+    # Not a quantity question: the backup note answers where files are backed up.
+    assert not parse_query("where are my files backed up").quantity
+    assert _recall(tmp_path / "c", STUDIO, "where are my files backed up")[:1] == [STUDIO[0]]
+
+
+def test_an_irregular_verb_meets_its_past_forms_both_ways():
+    assert stem("made") in IRREGULAR[stem("make")] and stem("make") in IRREGULAR[stem("made")]
+    stats = _Vocabulary("Invoices are made in Zervant and paid by bank transfer")
+    assert stem("made") in variants(stem("make"), stats)
+    assert stem("paid") in variants(stem("pay"), stats)
+    # Forms with another common sense stay apart: "left" is also a direction.
+    assert stem("left") not in IRREGULAR.get(stem("leave"), ())
+
+
+def test_a_made_record_answers_a_make_question(tmp_path):
+    store = ["Invoices are made in Zervant and numbered 2026-NNN",
+             "Lumina wants invoices as PDF through their vendor portal"]
+    assert _recall(tmp_path, store, "what tool do I make invoices in")[:1] == [store[0]]
+
+
+def test_a_plural_kept_stemmed_once_meets_the_singular_both_ways(tmp_path):
+    assert index_text("mornings meetings") == "morning meeting"  # what the index holds
+    assert index_text("morning meeting") == "morn meet"
+    stats = _Vocabulary("The weekly meetings are on Monday mornings")
+    assert "meeting" in variants("meet", stats) and "morning" in variants("morn", stats)
+    stats = _Vocabulary("The weekly meeting is on Monday morning")
+    assert "meet" in variants(index_text("meetings"), stats)
+    store = ["The weekly meetings are on Monday mornings", "Standups are at half past nine"]
+    assert _recall(tmp_path / "a", store, "when is the weekly meeting")[:1] == [store[0]]
+    # Negative control: a word that only starts like the term is no form of it.
+    assert "meter" not in variants("meet", _Vocabulary("The meter is read monthly"))
+
+
+def test_the_verb_after_what_x_do_i_is_phrasing_and_a_topic_verb_is_not(tmp_path):
+    query = parse_query("what tea do I drink in the morning")
+    assert [f.term for f in query.features if f.asked] == ["drink"]
+    assert not any(f.asked for f in parse_query("how do we merge pull requests").features)
+    store = ["Mornings start with a pot of Assam and no email before 9",
+             "Calls with the Kessler team are in the morning",
+             "The newsletter goes out every other Thursday at 7 am"]
+    with Cairn(tmp_path / "cairn.db", now=NOW) as cairn:
+        for text in store:
+            cairn.remember(text, kind="preference")
+        got = cairn.recall("what tea do I drink in the morning", lane="claims", trace=False)
+        assert [r.memory.content for r in got.results][:1] == [store[0]]
+        # Negative control: a record holding the morning but no tea is no answer.
+        assert cairn.recall("what coffee do I drink in the morning", lane="claims", trace=False).ids == []
