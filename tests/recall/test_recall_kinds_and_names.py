@@ -115,6 +115,10 @@ def test_a_record_on_the_person_and_what_is_asked_answers(tmp_path):
         assert first("who picks up the kids on Thursday?") == [FAMILY[3]]
         assert first("what coffee does Omar order") == [FAMILY[4]]
         assert first("what does Leila do for a living") == [FAMILY[5]]
+        # The verbs of asking ("can you remind", "did Anna mention") are phrasing.
+        budget = cairn.remember("Anna capped the holiday budget at 2,000 euros", kind="fact").memory.id
+        assert cairn.recall("can you remind me what Anna said about the budget", trace=False).ids[:1] == [budget]
+        assert cairn.recall("what did Anna mention about the budget", trace=False).ids[:1] == [budget]
 
 
 class _Vocabulary:
