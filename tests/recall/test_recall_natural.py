@@ -33,7 +33,7 @@ deadline, a thesis chapter, a conference trip): by design recall leaves dormant 
 out, and its note says a dormant record matched and how to see it (``search``,
 ``--include-dormant``). The fourth ("what LoRA rank did we pick") took the verb of a
 "did we" question as an attribute the answer must hold; fixed in general (a verb after an
-auxiliary and a person is phrasing, :func:`cairn.recall.query._asking_verbs`): 0.880.
+auxiliary and a person is phrasing, :func:`cairn.recall.query.asking_verbs`): 0.880.
 With dormant records included (what ``search`` and the MCP ``memory_recall`` tool do):
 0.960 / 0.960 / 0.900, at the bar; the other parts do not move with them.
 

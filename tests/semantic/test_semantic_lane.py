@@ -198,12 +198,12 @@ def test_an_instance_of_the_kind_asked_is_no_shared_word_for_the_semantic_bar(ca
     deploys = para[PARAPHRASE["memories"].index("Deployments go out on Tuesdays and Thursdays only")]
     assert cairn.recall("on which days do we release to production", lane="hybrid", trace=False).ids[:1] == [deploys]
     # Negative control: with instances counted as shared words, the partial bar rejects it.
-    original = fusion._instance_only
+    original = fusion._shares_no_topic_word
     try:
-        fusion._instance_only = lambda *args: False
+        fusion._shares_no_topic_word = lambda *args: False
         assert cairn.recall("on which days do we release to production", lane="hybrid", trace=False).ids == []
     finally:
-        fusion._instance_only = original
+        fusion._shares_no_topic_word = original
 
 
 def test_meaning_alone_does_not_answer_a_known_kind_with_another_kind(cairn):
@@ -224,3 +224,20 @@ def test_meaning_alone_does_not_answer_a_known_kind_with_another_kind(cairn):
     # And a record naming an instance of the kind still answers.
     chai = cairn.remember("My usual afternoon drink is a chai with honey", kind="preference").memory.id
     assert cairn.recall("what tea do I like", lane="hybrid", trace=False).ids[:1] == [chai]
+
+
+def test_a_record_sharing_only_the_verb_of_asking_is_judged_as_a_pure_paraphrase(cairn):
+    """"how long do we keep copies of the data" meets "Backups ... kept for thirty days"
+    through the verb's past form (cairn.recall.variants): the verb of asking is phrasing,
+    so the pair is judged as sharing no word (the pure-paraphrase bar), not as a partial
+    match that needs a cosine of 0.6."""
+    backups = cairn.remember("Backups are taken nightly and kept for thirty days", kind="fact").memory.id
+    cairn.remember("The lab meeting is on Mondays at ten", kind="fact")
+    assert cairn.recall("how long do we keep copies of the data", lane="hybrid", trace=False).ids[:1] == [backups]
+    # Negative control: judged as a partial match, the same pair is rejected.
+    original = fusion._shares_no_topic_word
+    try:
+        fusion._shares_no_topic_word = lambda *args: False
+        assert cairn.recall("how long do we keep copies of the data", lane="hybrid", trace=False).ids == []
+    finally:
+        fusion._shares_no_topic_word = original

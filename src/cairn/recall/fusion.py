@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .gates import GATES, Reason, below_cutoff, relevance_gate
+from .query import asking_verbs
 from .rank import order_key, rank_factors
 from .score import field_terms
 
@@ -173,12 +174,12 @@ def semantic_verdict(query: ParsedQuery, c: Candidate, cosine: float | None,
     # Some of the query's words are in the record and the rest are not: the similarity
     # then comes largely from the shared words ("MySQL authentication" and a note on
     # SQLite authentication score 0.48), so a higher bar than for a pure paraphrase.
-    if lexical is Reason.NO_MATCH and query.known_kinds:
+    if query.known_kinds and not query.known_kinds & anywhere:
         # "what tea do I like" and a note on flat whites share no word, and mean alike
         # (0.35): the question asks for a kind the table knows, and the record names none
         # of it, so it is the attribute that is missing (cairn.recall.gates).
         bar = profile.strong_attribute
-    elif lexical is Reason.NO_MATCH or _instance_only(query, c.memory, anywhere):
+    elif lexical is Reason.NO_MATCH or _shares_no_topic_word(query, c.memory, anywhere):
         # No word is shared, only an instance of the kind asked for ("on which days do we
         # release": a record naming Tuesdays): as for no shared word at all.
         bar = profile.strong
@@ -189,13 +190,19 @@ def semantic_verdict(query: ParsedQuery, c: Candidate, cosine: float | None,
     return None if cosine >= bar else Reason.BELOW_SIMILARITY
 
 
-def _instance_only(query: ParsedQuery, memory: Memory, matched: frozenset[str]) -> bool:
-    """Whether ``matched`` is only kinds the question asks for, each met through an
-    instance (cairn.recall.kinds) rather than the word itself."""
-    if not (matched and query.kinds and matched <= query.kinds):
+def _shares_no_topic_word(query: ParsedQuery, memory: Memory, matched: frozenset[str]) -> bool:
+    """Whether ``matched`` is only the verb of asking ("how long do we *keep* copies",
+    met by "kept") and kinds the question asks for, each met through an instance
+    (cairn.recall.kinds) rather than the word itself: no word of what is asked about."""
+    if not matched:
+        return False
+    asked = matched - asking_verbs(query.text)
+    if not asked:
+        return True
+    if not (query.kinds and asked <= query.kinds):
         return False
     held = set(field_terms(memory.content)) | set(field_terms(" ".join(memory.aliases)))
-    return not matched & held
+    return not asked & held
 
 
 def semantic_gate(live: list[Candidate], query: ParsedQuery, request: Request, *, report_only: bool = False) -> None:

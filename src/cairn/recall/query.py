@@ -218,7 +218,7 @@ def parse_query(text: str) -> ParsedQuery:
     if not any(not f.answer_type and not f.numeric and f.term not in QUESTION for f in feats):
         # "what ORM do we use": with no other topic word, the kind asked for is the topic.
         feats = tuple(replace(f, answer_type=False) for f in feats)
-    verbs = _asking_verbs(text)
+    verbs = asking_verbs(text)
     if verbs and any(f.answer_type for f in feats):
         # "what tea do I drink": the question asks for a thing, and the verb is how the
         # asker says it is had; in "how do we merge pull requests" the verb is the topic.
@@ -367,7 +367,7 @@ _NAMED_ASKING_VERB_RE = re.compile(
 )
 
 
-def _asking_verbs(text: str) -> set[str]:
+def asking_verbs(text: str) -> set[str]:
     """Terms of the verbs that follow an auxiliary and a person ("did we *pick*", "does
     Omar *order*")."""
     text = unicodedata.normalize("NFKC", text)
