@@ -181,7 +181,8 @@ def semantic_verdict(query: ParsedQuery, c: Candidate, cosine: float | None,
         bar = profile.strong_attribute
     elif lexical is Reason.NO_MATCH or _shares_no_topic_word(query, c.memory, anywhere):
         # No word is shared, only an instance of the kind asked for ("on which days do we
-        # release": a record naming Tuesdays): as for no shared word at all.
+        # release": a record naming Tuesdays) or the verb of asking ("do we keep": "kept"):
+        # as for no shared word at all.
         bar = profile.strong
     elif lexical is Reason.MISSING_ATTRIBUTE:
         bar = profile.strong_attribute
