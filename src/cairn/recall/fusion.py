@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .gates import GATES, Reason, below_cutoff, relevance_gate
+from .kinds import instances
 from .query import asking_verbs
 from .rank import order_key, rank_factors
 from .score import field_terms
@@ -174,7 +175,7 @@ def semantic_verdict(query: ParsedQuery, c: Candidate, cosine: float | None,
     # Some of the query's words are in the record and the rest are not: the similarity
     # then comes largely from the shared words ("MySQL authentication" and a note on
     # SQLite authentication score 0.48), so a higher bar than for a pure paraphrase.
-    if query.known_kinds and not query.known_kinds & anywhere:
+    if query.known_kinds and not _names_kind(query, c.memory, anywhere):
         # "what tea do I like" and a note on flat whites share no word, and mean alike
         # (0.35): the question asks for a kind the table knows, and the record names none
         # of it, so it is the attribute that is missing (cairn.recall.gates).
@@ -189,6 +190,17 @@ def semantic_verdict(query: ParsedQuery, c: Candidate, cosine: float | None,
     else:
         bar = profile.strong_partial
     return None if cosine >= bar else Reason.BELOW_SIMILARITY
+
+
+def _names_kind(query: ParsedQuery, memory: Memory, matched: frozenset[str]) -> bool:
+    """Whether the record names a kind the question asks for (cairn.recall.kinds): the
+    word, or one of its listed instances (a phrase instance word for word, in order). The
+    semantic lane's own candidates were scored without the instances as variants, so the
+    record's words are read here."""
+    if query.known_kinds & matched:
+        return True
+    text = f" {' '.join(field_terms(memory.content))} {' '.join(field_terms(' '.join(memory.aliases)))} "
+    return any(f" {name} " in text for f in query.features if f.kind for name in (f.term, *instances(f.kind)))
 
 
 def _shares_no_topic_word(query: ParsedQuery, memory: Memory, matched: frozenset[str]) -> bool:
