@@ -35,7 +35,7 @@ from ..model import (
     relation_to_dict,
 )
 from ..model.codec import evidence_problem, imported_event_from_dict, imported_memory_from_dict
-from ..store import ReadView, dumps
+from ..store import dumps
 from .bulk import bulk
 from .labelling import memory_labels, require
 from .scope import Part
@@ -228,14 +228,6 @@ def _labels(record: Memory | dict) -> dict[str, tuple[str, ...]]:
     return {"topics": tuple(record.get("topics", ())), "entities": tuple(record.get("entities", ()))}
 
 
-def _present_memories(view: ReadView, space: str, ids: list[str]) -> set[str]:
-    """The ids among ``ids`` that already have a record in ``space`` (read in chunks)."""
-    found: set[str] = set()
-    for start in range(0, len(ids), 500):
-        found.update(view.get_memories(space, ids[start : start + 500]))
-    return found
-
-
 class Transfer(Part):
     """export and import of a space as JSONL."""
 
@@ -278,7 +270,7 @@ class Transfer(Part):
         events = [value for _, (kind, value, _) in numbered if kind == "event"]
         # Each table in its own order, in bulk: memories, relations and events never
         # depend on one another here (import restores rows, it checks no links).
-        present = set(_present_memories(tx, self.space, [_id(m) for m, _ in memories]))
+        present = tx.present_ids("memories", self.space, [_id(m) for m, _ in memories])
         fresh = []
         for memory, stored in memories:
             if _id(memory) in present:
@@ -298,22 +290,30 @@ class Transfer(Part):
                 else:
                     tx.put_memories([m for m, _ in models])
         counts.records += len(fresh)
-        for relation in relations:
-            if tx.get_relation(self.space, relation.id) is not None:
-                counts.skipped += 1
-                continue
-            tx.put_relation(relation)
-            counts.relations += 1
-        new_events, seen = [], set()
-        for event in events:
-            if event.id in seen or tx.ids_with_prefix("events", self.space, event.id, limit=1) == [event.id]:
-                counts.skipped += 1
-                continue
-            seen.add(event.id)
-            new_events.append(event)
+        # One look-up and one batched write per table, not a round trip per line (on
+        # PostgreSQL two per relation cost an import of 20,000 relations minutes).
+        new_relations = self._fresh(tx, "relations", relations, counts)
+        if new_relations:
+            tx.put_relations(new_relations)
+        counts.relations += len(new_relations)
+        new_events = self._fresh(tx, "events", events, counts)
         if new_events:
             tx.append_events(new_events)
         counts.events += len(new_events)
+
+    def _fresh(self, tx, table: str, items: list, counts: Transferred) -> list:
+        """``items`` (relations or events) whose id ``table`` of the space lacks, each id
+        once (a line repeated in the file: the first stands); the rest are counted as
+        skipped."""
+        present = tx.present_ids(table, self.space, list(dict.fromkeys(item.id for item in items)))
+        fresh = []
+        for item in items:
+            if item.id in present:
+                counts.skipped += 1
+                continue
+            present.add(item.id)
+            fresh.append(item)
+        return fresh
 
     def _parse_line(self, number: int, raw: object):
         if isinstance(raw, str):

@@ -388,6 +388,14 @@ class _Reads:
                           (space, prefix, limit))
         return [str(r[0]) for r in rows]
 
+    def present_ids(self, table: str, space: str, ids: Sequence[str]) -> set[str]:
+        if table not in ("memories", "events", "relations"):
+            raise ValueError(table)
+        if not ids:
+            return set()
+        rows = self._rows(f"SELECT id FROM {table} WHERE space = %s AND id = ANY(%s::text[])", (space, list(ids)))
+        return {str(r[0]) for r in rows}
+
     def spaces_holding(self, prefix: str, *, besides: str, limit: int = 5) -> list[str]:
         rows = self._planned("SELECT DISTINCT space FROM memories WHERE starts_with(id, %s) AND space <> %s"
                           " ORDER BY space LIMIT %s", (prefix, besides, limit))
@@ -1092,13 +1100,29 @@ class PgTx(_Reads):
         self._execute("UPDATE events SET reason = %s, data = %s WHERE space = %s AND id = %s",
                       (event.reason, dumps(event_to_dict(event)), event.space, event.id))
 
+    _PUT_RELATION = (
+        "INSERT INTO relations (space, id, from_id, role, to_id, status, created_at, data)"
+        " VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
+        " ON CONFLICT (space, id) DO UPDATE SET status = excluded.status, data = excluded.data")
+
+    @staticmethod
+    def _relation_row(relation: Relation) -> tuple:
+        return (relation.space, relation.id, relation.from_id, relation.role.value, relation.to_id,
+                relation.status.value, format_time(relation.created_at), dumps(relation_to_dict(relation)))
+
     def put_relation(self, relation: Relation) -> None:
-        self._execute(
-            "INSERT INTO relations (space, id, from_id, role, to_id, status, created_at, data)"
-            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
-            " ON CONFLICT (space, id) DO UPDATE SET status = excluded.status, data = excluded.data",
-            (relation.space, relation.id, relation.from_id, relation.role.value, relation.to_id, relation.status.value,
-             format_time(relation.created_at), dumps(relation_to_dict(relation))))
+        self._execute(self._PUT_RELATION, self._relation_row(relation))
+
+    def put_relations(self, relations: Sequence[Relation]) -> None:
+        """:meth:`put_relation` for each of ``relations``, in order: psycopg's
+        ``executemany`` sends them pipelined, so a batch waits for the server about once,
+        not once a relation (the one-by-one path cost an import of 20,000 relations
+        minutes of round trips). The same statement keeps the upsert's meaning for a
+        relation named twice."""
+        if not relations:
+            return
+        with self.conn.cursor() as cur:
+            cur.executemany(self._PUT_RELATION, [self._relation_row(r) for r in relations])
 
     def put_receipt(self, space: str, source_id: str, memory_id: str, verdict: str, at: datetime) -> None:
         self._execute(

@@ -494,6 +494,17 @@ class _Reads(vectors.VectorReads):
         )
         return [str(r[0]) for r in rows]
 
+    def present_ids(self, table: str, space: str, ids: Sequence[str]) -> set[str]:
+        if table not in ("memories", "events", "relations"):
+            raise ValueError(table)
+        found: set[str] = set()
+        for start in range(0, len(ids), 500):  # the UNIQUE (space, id) index of each table, 500 ids a statement
+            chunk = ids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            found.update(str(r[0]) for r in self.conn.execute(
+                f"SELECT id FROM {table} WHERE space = ? AND id IN ({marks})", (space, *chunk)))
+        return found
+
     def spaces_holding(self, prefix: str, *, besides: str, limit: int = 5) -> list[str]:
         rows = self.conn.execute(
             "SELECT DISTINCT space FROM memories WHERE id LIKE ? ESCAPE '\\' AND space != ? ORDER BY space LIMIT ?",
@@ -1240,21 +1251,21 @@ class Tx(_Reads, vectors.VectorWrites):
             (event.reason, dumps(event_to_dict(event)), event.space, event.id),
         )
 
+    _PUT_RELATION = (
+        "INSERT INTO relations (space, id, from_id, role, to_id, status, created_at, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (space, id) DO UPDATE SET status = excluded.status, data = excluded.data")
+
+    @staticmethod
+    def _relation_row(relation: Relation) -> tuple:
+        return (relation.space, relation.id, relation.from_id, relation.role.value, relation.to_id,
+                relation.status.value, format_time(relation.created_at), dumps(relation_to_dict(relation)))
+
     def put_relation(self, relation: Relation) -> None:
-        self.conn.execute(
-            "INSERT INTO relations (space, id, from_id, role, to_id, status, created_at, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-            " ON CONFLICT (space, id) DO UPDATE SET status = excluded.status, data = excluded.data",
-            (
-                relation.space,
-                relation.id,
-                relation.from_id,
-                relation.role.value,
-                relation.to_id,
-                relation.status.value,
-                format_time(relation.created_at),
-                dumps(relation_to_dict(relation)),
-            ),
-        )
+        self.conn.execute(self._PUT_RELATION, self._relation_row(relation))
+
+    def put_relations(self, relations: Sequence[Relation]) -> None:
+        """:meth:`put_relation` for each of ``relations``, in order, as one ``executemany``."""
+        self.conn.executemany(self._PUT_RELATION, [self._relation_row(r) for r in relations])
 
     def put_receipt(self, space: str, source_id: str, memory_id: str, verdict: str, at: datetime) -> None:
         self.conn.execute(
