@@ -253,6 +253,11 @@ class Transfer(Part):
         store is left as it was)."""
         counts = Transferred()
         with self.store.write() as tx:
+            # Into an empty store, the secondary indexes are built once over the finished
+            # table before COMMIT rather than kept up to date row by row (a store that can).
+            defer = getattr(tx, "defer_indexes", None)
+            if defer is not None:
+                defer()
             for chunk in _chunks(_lines(lines), IMPORT_CHUNK):
                 numbered = [(n, item) for n, raw in chunk if (item := self._parse_line(n, raw))]
                 require(self.scope, ((f"import line {n} record {_id(item[1])}", _labels(item[1]))

@@ -1021,6 +1021,35 @@ class Tx(_Reads, vectors.VectorWrites):
         self.written_cap: int | None = None
         self.rewrote = False  # an event body was rewritten (the store's event cache is then emptied)
         self.trace_changes = 0  # rows changed in the traces table (which no kept value is derived from)
+        self._deferred: list[str] = []  # CREATE INDEX statements defer_indexes dropped, run again before COMMIT
+
+    # The secondary indexes an import into an empty table leaves out until just before
+    # COMMIT. Building one over the finished table (a sort) cost 6.5 µs a row for all of
+    # these together; keeping them up to date row by row, 12.7 µs. memories_by_turn stays:
+    # the import itself reads it (the next turn of each conversation, per chunk).
+    _DEFERRABLE = {"memories": ("memories_by_status", "memories_by_content", "memories_by_trust"),
+                   "events": ("events_by_id", "events_by_time")}
+
+    def defer_indexes(self) -> bool:
+        """Drop the secondary indexes of the records and events tables that are empty now
+        (the whole table, every space: an index spans them all), to be built again just
+        before this transaction commits (:meth:`Store.write`). DDL is part of the
+        transaction: a rollback leaves them as they were. True when any was dropped.
+        Not part of the store protocol (a bulk shape for a one-shot import)."""
+        for table, names in self._DEFERRABLE.items():
+            if self.conn.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchone() is not None:
+                continue
+            marks = ",".join("?" * len(names))
+            found = self.conn.execute(f"SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ?"
+                                      f" AND name IN ({marks}) ORDER BY name", (table, *names)).fetchall()
+            for name, sql in found:
+                self.conn.execute(f"DROP INDEX {name}")
+                self._deferred.append(sql)
+        return bool(self._deferred)
+
+    def _restore_indexes(self) -> None:
+        while self._deferred:
+            self.conn.execute(self._deferred.pop(0))
 
     def _keeps_written(self) -> bool:
         return self.keep_written and (self.written_cap is None or len(self.written) <= self.written_cap)
@@ -1462,6 +1491,7 @@ class Store(_Reads):
             try:
                 yield tx
                 try:
+                    tx._restore_indexes()
                     tx._flush_stats()
                 except sqlite3.Error as err:
                     raise _translate(self.path, err) from None
