@@ -862,6 +862,7 @@ class PgTx(_Reads):
         self._df: dict[tuple[str, str], list[int]] = {}  # (term, space) -> [anywhere, in_content]
         self._sizes: dict[str, list[int]] = {}  # space -> [records, terms]
         self._copied = 0  # records this transaction wrote through COPY
+        self._deferred: list[str] = []  # CREATE INDEX statements defer_indexes dropped, run again by _finish
 
     def _counter(self, name: str) -> int:
         """The counter's current value in this transaction (read once: the write lock
@@ -882,11 +883,44 @@ class PgTx(_Reads):
         size[0] += sign
         size[1] += sign * (len(content) + len(aliases))
 
+    # The secondary indexes an import into an empty table leaves out until just before
+    # COMMIT: one build over the finished table (a sort; for the GIN index of lexemes, one
+    # pass instead of a pending list merged again and again) rather than an update a row.
+    # memories_by_turn stays (the import reads it: the next turn of each conversation);
+    # the primary keys and UNIQUE constraints stay (they are what finds a duplicate).
+    _DEFERRABLE = {"memories": ("memories_by_status", "memories_by_hash", "memories_by_id", "memories_by_created"),
+                   "memory_index": ("memory_index_lexemes",),
+                   "events": ("events_by_space",)}
+
+    def defer_indexes(self) -> bool:
+        """Drop the secondary indexes of the records and events tables that are empty now
+        (the whole table: an index spans every space), to be built again by
+        :meth:`_finish` before commit. DDL is part of the transaction: a rollback leaves
+        them as they were. The drop locks those tables until commit, so a reader of the
+        empty store on another connection waits for the import rather than reading
+        nothing. True when any was dropped. Not part of the store protocol (a bulk shape
+        for a one-shot import)."""
+        empty = {table for table in ("memories", "events")
+                 if self._one(f"SELECT 1 FROM {table} LIMIT 1") is None}
+        if "memories" in empty:
+            empty.add("memory_index")  # an entry per record
+        names = [name for table in sorted(empty) for name in self._DEFERRABLE[table]]
+        if not names:
+            return False
+        found = self._rows("SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema()"
+                           " AND indexname = ANY(%s) ORDER BY indexname", (names,))
+        for name, definition in found:
+            self._execute(f"DROP INDEX {name}")
+            self._deferred.append(str(definition))
+        return bool(self._deferred)
+
     def _finish(self) -> None:
         """Before commit: the statistics, and the planner's statistics after a batch that
         grew the store by a tenth or more. Autovacuum would gather them within a minute or
         so; until then a store filled by one import is planned as an empty one (recall
         right after a 40,000-record import: p95 308 ms before ANALYZE, 92 ms after)."""
+        while self._deferred:
+            self._execute(self._deferred.pop(0))
         self._flush()
         if self._copied >= ANALYZE_MIN and self._copied * 10 >= self._counter("memory"):
             self._execute("ANALYZE memories, memory_index, term_postings")
