@@ -260,8 +260,10 @@ class Transfer(Part):
                 defer()
             for chunk in _chunks(_lines(lines), IMPORT_CHUNK):
                 numbered = [(n, item) for n, raw in chunk if (item := self._parse_line(n, raw))]
+                # A body in stored form without topics or entities has no label to check.
                 require(self.scope, ((f"import line {n} record {_id(item[1])}", _labels(item[1]))
-                                     for n, item in numbered if item[0] == "memory"))
+                                     for n, item in numbered if item[0] == "memory"
+                                     and (isinstance(item[1], Memory) or not _LABELS.isdisjoint(item[1]))))
                 self._write_chunk(tx, numbered, counts)
                 del chunk, numbered  # not alive while the next chunk is read: one chunk at a time
         return counts
@@ -275,19 +277,22 @@ class Transfer(Part):
         events = [value for _, (kind, value, _) in numbered if kind == "event"]
         # Each table in its own order, in bulk: memories, relations and events never
         # depend on one another here (import restores rows, it checks no links).
-        present = tx.present_ids("memories", self.space, [_id(m) for m, _ in memories])
+        ids = [_id(m) for m, _ in memories]
+        present = tx.present_ids("memories", self.space, ids)
         fresh = []
-        for memory, stored in memories:
-            if _id(memory) in present:
+        for record_id, line in zip(ids, memories, strict=True):
+            if record_id in present:
                 counts.skipped += 1
                 continue
-            present.add(_id(memory))  # a record twice in the file: the first line stands
-            fresh.append((memory, stored))
+            present.add(record_id)  # a record twice in the file: the first line stands
+            fresh.append(line)
         if fresh:
             put_docs = getattr(tx, "put_docs", None)  # the SQLite store's bulk shape: no model needed
             put_stored = getattr(tx, "put_stored", None)  # a store's bulk shape for model values
             if put_docs is not None:
-                put_docs([(m, s) if s is not None else (doc := memory_to_dict(m), dumps(doc)) for m, s in fresh])
+                # absent: checked just above, so the store need not look every id up again.
+                put_docs([(m, s) if s is not None else (doc := memory_to_dict(m), dumps(doc)) for m, s in fresh],
+                         absent=True)
             else:
                 models = [(m if isinstance(m, Memory) else imported_memory_from_dict(m), s) for m, s in fresh]
                 if put_stored is not None:

@@ -1172,14 +1172,19 @@ class Tx(_Reads, vectors.VectorWrites):
         in the order, after everything before it."""
         self._put_rows([(_Row.of(memory, data), memory) for memory, data in rows])
 
-    def put_docs(self, rows: Sequence[tuple[dict[str, Any], str]]) -> None:
+    def put_docs(self, rows: Sequence[tuple[dict[str, Any], str]], *, absent: bool = False) -> None:
         """:meth:`put_stored` for records given as their stored dict and its JSON text,
         without the model: an import line already in stored form is written as it
         stands. Not part of the store protocol (a SQLite bulk shape): each dict must be
-        exactly ``memory_to_dict`` of a well-formed record (the caller checks it)."""
-        self._put_rows([(_Row.of_doc(doc, data), doc) for doc, data in rows])
+        exactly ``memory_to_dict`` of a well-formed record (the caller checks it).
+        ``absent``: the caller has just found that none of these records is stored and
+        none is given twice (import does), so they are not looked up again."""
+        self._put_rows([(_Row.of_doc(doc, data), doc) for doc, data in rows], absent)
 
-    def _put_rows(self, rows: Sequence[tuple[_Row, Memory | dict[str, Any]]]) -> None:
+    def _put_rows(self, rows: Sequence[tuple[_Row, Memory | dict[str, Any]]], absent: bool = False) -> None:
+        if absent:
+            self._insert_new([row for row, _ in rows])
+            return
         pending: list[_Row] = []
         present = self._present_ids([row for row, _ in rows])
         seen: set[tuple[str, str]] = set()
@@ -1229,7 +1234,8 @@ class Tx(_Reads, vectors.VectorWrites):
             records.append((rowid, row.space, row.id, row.origin, row.kind, row.status, row.created_at, row.updated_at,
                             digest, row.data, turn))
             if row.indexed:
-                content, aliases = index_text(row.content), index_text(" ".join(row.aliases))
+                content = index_text(row.content)
+                aliases = index_text(" ".join(row.aliases)) if row.aliases else ""  # most records have none
                 index.append((rowid, content, aliases))
                 self._count_terms(row.space, content, aliases, +1)
                 if row.status != "forgotten" and self._keeps_written():
