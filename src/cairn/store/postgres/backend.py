@@ -53,7 +53,7 @@ from ...model import (
 )
 from ...text import index_text
 from ..protocol import SPEAKER_SCAN, EpisodeTurn, Key, RecordFacts, facts_of
-from ..sqlite.backend import _as_stored, _decoded, _shown, _time_or_none, content_hash, dumps, read_row
+from ..sqlite.backend import _as_stored, _decoded, _Row, _shown, _time_or_none, content_hash, dumps, read_row
 from . import rank
 from .schema import TABLES, WRITE_LOCK, check_version, migrate
 
@@ -1014,11 +1014,23 @@ class PgTx(_Reads):
                 fresh = []
                 self.put_memory(memory)
             else:
-                fresh.append((memory, data))
+                fresh.append(_Row.of(memory, data))
             seen.add(key)
         self._copy_fresh(fresh)
 
-    def _copy_fresh(self, rows: list[tuple[Memory, str]]) -> None:
+    def put_docs(self, rows: Sequence[tuple[dict[str, Any], str]], *, absent: bool = False) -> None:
+        """:meth:`put_stored` for records given as their stored dict and its JSON text, as
+        the SQLite store's method of this name: an import line already in stored form goes
+        in without the model (its round trip cost about as much as the rest of the
+        record's write). ``absent``: the caller has just found that none of them is stored
+        and none is given twice, so a batch goes straight to ``COPY``; otherwise, or for a
+        batch too small for it, they take :meth:`put_stored`."""
+        if absent and len(rows) >= BULK_MIN:
+            self._copy_fresh([_Row.of_doc(doc, data) for doc, data in rows])
+        else:
+            self.put_stored([(memory_from_dict(doc), data) for doc, data in rows])
+
+    def _copy_fresh(self, rows: list[_Row]) -> None:
         """Insert records none of which is stored yet: one ``COPY`` per table. Keys come
         from the counter as :meth:`put_memory` takes them (one after the other, in order),
         an episode's turn continues its origin's, and the term statistics are counted
@@ -1026,7 +1038,7 @@ class PgTx(_Reads):
         if not rows:
             return
         turns: dict[tuple[str, str], int] = {}
-        for space, origin in dict.fromkeys((m.space, m.origin) for m, _ in rows if m.kind.value == "episode"):
+        for space, origin in dict.fromkeys((r.space, r.origin) for r in rows if r.kind == "episode"):
             row = self._one("SELECT COALESCE(max(turn), 0) FROM memories"
                             " WHERE space = %s AND origin = %s AND turn IS NOT NULL", (space, origin))
             turns[(space, origin)] = int(row[0]) if row else 0
@@ -1034,22 +1046,21 @@ class PgTx(_Reads):
         records: list[tuple] = []
         index: list[tuple] = []
         postings: list[tuple[str, int, str]] = []
-        for offset, (memory, data) in enumerate(rows):
+        for offset, r in enumerate(rows):
             key = first + offset
             turn = None
-            if memory.kind.value == "episode":
-                turn = turns[(memory.space, memory.origin)] = turns[(memory.space, memory.origin)] + 1
-            records.append((key, memory.space, memory.id, memory.origin, memory.kind.value, memory.status.value,
-                            format_time(memory.created_at), format_time(memory.updated_at), content_hash(memory.content),
-                            data, turn))
-            if memory.purged_at is None:
-                content, aliases = index_text(memory.content), index_text(" ".join(memory.aliases))
+            if r.kind == "episode":
+                turn = turns[(r.space, r.origin)] = turns[(r.space, r.origin)] + 1
+            records.append((key, r.space, r.id, r.origin, r.kind, r.status, r.created_at, r.updated_at,
+                            content_hash(r.content), r.data, turn))
+            if r.indexed:
+                content = index_text(r.content)
+                aliases = index_text(" ".join(r.aliases)) if r.aliases else ""  # most records have none
                 terms, names = content.split(), aliases.split()
                 found = lexemes(terms, names)
-                index.append((key, memory.space, memory.kind.value, content, aliases, len(terms) + len(names),
-                              tsvector_text(found)))
-                postings += [(term, key, memory.space) for term in posting_terms(found)]
-                self._count(memory.space, terms, names, +1)
+                index.append((key, r.space, r.kind, content, aliases, len(terms) + len(names), tsvector_text(found)))
+                postings += [(term, key, r.space) for term in posting_terms(found)]
+                self._count(r.space, terms, names, +1)
         # In key order within each term: every term's new entries land at the right end of
         # its range of the index, a few pages, not one random page per entry.
         postings.sort()
