@@ -25,7 +25,7 @@ def _indexes(url: str) -> list[tuple[str, str]]:
                             " ORDER BY indexname").fetchall()
 
 
-def _rows(url: str) -> tuple:
+def _rows(url: str) -> tuple | None:
     with psycopg.connect(url) as conn:
         return conn.execute("SELECT (SELECT count(*) FROM memories), (SELECT count(*) FROM memory_index),"
                             " (SELECT count(*) FROM term_postings), (SELECT count(*) FROM events),"
@@ -99,5 +99,5 @@ def test_an_import_into_a_store_holding_records_drops_no_index(pg_url, dump):
     with Cairn(pg_url, now=Clock()) as c:
         c.remember("Already here before the import", kind="fact")
         with c.store.write() as tx:
-            assert tx.defer_indexes() is False
+            assert isinstance(tx, PgTx) and tx.defer_indexes() is False
         c.import_(io.StringIO(dump))

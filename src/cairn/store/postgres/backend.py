@@ -393,7 +393,7 @@ class _Reads:
             raise ValueError(table)
         if not ids:
             return set()
-        rows = self._rows(f"SELECT id FROM {table} WHERE space = %s AND id = ANY(%s::text[])", (space, list(ids)))
+        rows = self._rows(f"SELECT id FROM {table} WHERE space = %s AND id = ANY(%b::text[])", (space, list(ids)))  # %b: binary, no escaping
         return {str(r[0]) for r in rows}
 
     def spaces_holding(self, prefix: str, *, besides: str, limit: int = 5) -> list[str]:
@@ -1006,7 +1006,7 @@ class PgTx(_Reads):
             found = self._rows("SELECT id FROM memories WHERE space = %s AND id = ANY(%b::text[])", (space, ids))
             stored.update((space, i) for (i,) in found)
         seen: set[tuple[str, str]] = set()
-        fresh: list[tuple[Memory, str]] = []
+        fresh: list[_Row] = []
         for memory, data in rows:
             key = (memory.space, memory.id)
             if key in stored or key in seen:
