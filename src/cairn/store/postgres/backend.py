@@ -393,7 +393,8 @@ class _Reads:
             raise ValueError(table)
         if not ids:
             return set()
-        rows = self._rows(f"SELECT id FROM {table} WHERE space = %s AND id = ANY(%b::text[])", (space, list(ids)))  # %b: binary, no escaping
+        # %b: the ids travel as a binary array (the text form escapes each element).
+        rows = self._rows(f"SELECT id FROM {table} WHERE space = %s AND id = ANY(%b::text[])", (space, list(ids)))
         return {str(r[0]) for r in rows}
 
     def spaces_holding(self, prefix: str, *, besides: str, limit: int = 5) -> list[str]:
