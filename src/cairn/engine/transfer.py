@@ -2,9 +2,10 @@
 
 Order: memories (by creation, id), relations (by creation, id), events (in log order),
 so that export → import into an empty store → export is byte-identical. Import is
-all-or-nothing (every line is validated before anything is written) and idempotent: a
-record already present with the same id is left as it stands. Imported records land in
-the importing space. Import restores history verbatim and adds no event of its own.
+all-or-nothing (one transaction: a bad line anywhere rolls back what came before it) and
+idempotent: a record already present with the same id is left as it stands. Imported
+records land in the importing space. Import restores history verbatim and adds no event
+of its own.
 """
 
 from __future__ import annotations
@@ -293,7 +294,7 @@ class Transfer(Part):
             present.add(record_id)  # a record twice in the file: the first line stands
             fresh.append(line)
         if fresh:
-            put_docs = getattr(tx, "put_docs", None)  # the SQLite store's bulk shape: no model needed
+            put_docs = getattr(tx, "put_docs", None)  # both stores' bulk shape for stored bodies: no model needed
             put_stored = getattr(tx, "put_stored", None)  # a store's bulk shape for model values
             if put_docs is not None:
                 # absent: checked just above, so the store need not look every id up again.
