@@ -102,19 +102,19 @@ def scale(server: pgserver.Server, args) -> dict:
 
     inside = {"s": 0.0, "depth": 0}
     for cls in (SqliteTx, PgTx):
-        for name in ("put_stored", "put_memories"):  # an older PgTx has no put_stored
+        for name in ("put_docs", "put_stored", "put_memories"):  # an older PgTx has no put_docs nor put_stored
             real = vars(cls).get(name)
             if real is None:
                 continue
 
-            def timed(self, rows, _real=real):
+            def timed(self, rows, _real=real, **options):
                 t0 = time.perf_counter()
                 inside["depth"] += 1
                 try:
-                    return _real(self, rows)
+                    return _real(self, rows, **options)
                 finally:
                     inside["depth"] -= 1
-                    if not inside["depth"]:  # put_memories may call put_stored: counted once
+                    if not inside["depth"]:  # put_memories may call put_stored (and so on): counted once
                         inside["s"] += time.perf_counter() - t0
             setattr(cls, name, timed)
 

@@ -192,3 +192,42 @@ def test_an_engine_per_thread_works(cairn, db_path, clock):
             return mine.list().total
 
     assert _in_thread(own_engine) == {"value": 2}
+
+
+def _relations_batch() -> list:
+    from datetime import UTC, datetime
+
+    from cairn.model import Relation, RelationStatus, Role
+
+    at = datetime(2026, 3, 1, tzinfo=UTC)
+    made = [Relation(f"rel-{n:03d}", "default", f"new-{n}", Role.SUPERSEDES, f"old-{n}", at) for n in range(7)]
+    # The same id again, removed: the later one stands, as with one put_relation after another.
+    again = Relation("rel-002", "default", "other", Role.CONTRADICTS, "else", at, RelationStatus.REMOVED)
+    return [*made, again, Relation("rel-x", "elsewhere", "a", Role.CORRECTS, "b", at)]
+
+
+def test_a_batch_of_relations_stores_what_one_at_a_time_stores(backend):
+    batch = _relations_batch()
+    with backend.write() as tx:
+        tx.put_relation(batch[0])  # already there before the batch
+        tx.put_relations(batch)
+    batched = {space: backend.relations(space, active_only=False) for space in ("default", "elsewhere")}
+    with backend.write() as tx:
+        for relation in batch:
+            tx.put_relation(relation)
+    assert {space: backend.relations(space, active_only=False) for space in ("default", "elsewhere")} == batched
+    assert backend.get_relation("default", "rel-002") == batch[7]
+    assert len(batched["default"]) == 7 and len(batched["elsewhere"]) == 1
+
+
+def test_present_ids_finds_exactly_the_stored_ids_of_the_space(backend, clock):
+    with backend.write() as tx:
+        tx.put_relations(_relations_batch())
+    asked = ["rel-001", "rel-00", "rel-0011", "rel-x", "nope", "rel-006"]
+    assert backend.present_ids("relations", "default", asked) == {"rel-001", "rel-006"}
+    assert backend.present_ids("relations", "elsewhere", asked) == {"rel-x"}
+    assert backend.present_ids("relations", "default", []) == set()
+    many = [f"rel-{n:03d}" for n in range(1200)]  # past one statement's chunk
+    assert len(backend.present_ids("relations", "default", many)) == 7
+    with pytest.raises(ValueError):
+        backend.present_ids("traces", "default", asked)

@@ -149,3 +149,17 @@ def test_a_bad_line_in_a_later_chunk_leaves_the_store_as_it_was(tmp_path, clock,
             dst.import_(io.StringIO(dump + "not json\n"))
         # The chunks before it were written in the transaction; the bad line rolled them back.
         assert db_fingerprint(tmp_path / "b.db") == before
+
+
+def test_blank_and_indented_lines_and_the_json_document_import_as_the_plain_file(tmp_path, clock):
+    with Cairn(tmp_path / "a.db", now=clock) as src:
+        _related(src)
+        dump = _export(src)
+    lines = dump.splitlines(keepends=True)
+    spaced = ["\n", " \t \n", *("  " + line for line in lines[:3]), *lines[3:], "\r\n", "   "]
+    document = json.dumps({"records": 8, "relations": 1, "events": 9, "lines": [json.loads(line) for line in lines]})
+    for name, given in (("spaced", spaced), ("document", [document])):
+        with Cairn(tmp_path / f"{name}.db", now=clock) as dst:
+            counts = dst.import_(given)
+            assert (counts.records, counts.relations, counts.skipped) == (8, 1, 0), name
+            assert _export(dst) == dump, name

@@ -296,3 +296,95 @@ def test_a_speaker_is_redacted_once_an_ingest_and_on_every_turn(tmp_path):
     assert aliases[0] == ("Ana",) and all(a == aliases[1] for a in aliases[1::2])
     assert secret not in aliases[1][0] and "REDACTED" in aliases[1][0]  # every turn of that speaker redacted
     assert calls.count(secret) == 1 and calls.count("Ana") == 1  # once per speaker, not per turn
+
+
+def _schema(path: Path) -> list[tuple]:
+    conn = sqlite3.connect(path)
+    try:
+        return conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY name").fetchall()
+    finally:
+        conn.close()
+
+
+def _integrity(path: Path) -> str:
+    """PRAGMA integrity_check: unlike quick_check, it matches every index entry to its row."""
+    conn = sqlite3.connect(path)
+    try:
+        return str(conn.execute("PRAGMA integrity_check").fetchone()[0])
+    finally:
+        conn.close()
+
+
+def _import_spied(path: Path, lines: list[str], monkeypatch) -> list[str]:
+    """Import ``lines`` into the store at ``path``; the indexes built again before COMMIT."""
+    from cairn.store.sqlite.backend import Tx
+
+    rebuilt: list[str] = []
+    restore = Tx._restore_indexes
+
+    def spy(tx: Tx) -> None:
+        rebuilt.extend(tx._deferred)
+        restore(tx)
+
+    monkeypatch.setattr(Tx, "_restore_indexes", spy)
+    with Cairn(path, now=NOW) as c:
+        c.import_(lines)
+    return rebuilt
+
+
+def test_an_import_into_an_empty_store_builds_its_indexes_after_and_stores_the_same(tmp_path, monkeypatch):
+    from cairn.store.sqlite.backend import Tx
+
+    lines = _mixed_file() + _related_lines()
+    Cairn(tmp_path / "fresh.db", now=NOW).close()
+    rebuilt = _import_spied(tmp_path / "deferred.db", lines, monkeypatch)
+    # Control: the indexes really were dropped and built again on this path.
+    assert sorted(sql.split()[2] for sql in rebuilt) == sorted(
+        name for names in Tx._DEFERRABLE.values() for name in names)
+    monkeypatch.setattr(Tx, "defer_indexes", lambda tx: False)
+    with Cairn(tmp_path / "kept.db", now=NOW) as c:
+        c.import_(lines)
+    assert _rows(tmp_path / "deferred.db") == _rows(tmp_path / "kept.db")
+    exports = []
+    for name in ("deferred", "kept"):
+        with Cairn(tmp_path / f"{name}.db", now=NOW) as c:
+            out = io.StringIO()
+            c.export(out)
+            exports.append(out.getvalue())
+            assert _integrity(tmp_path / f"{name}.db") == "ok"
+    assert exports[0] == exports[1]
+    assert _schema(tmp_path / "deferred.db") == _schema(tmp_path / "kept.db") == _schema(tmp_path / "fresh.db")
+
+
+def _related_lines() -> list[str]:
+    """An export of records with a relation and undoable events, from a store of its own."""
+    with Cairn(":memory:", now=NOW) as c:
+        first = c.remember("The staging database is db-stage-2", kind="fact").memory
+        second = c.remember("The staging database is db-stage-3 since the move", kind="fact").memory
+        c.relate(second.id, "supersedes", first.id)
+        out = io.StringIO()
+        c.export(out)
+    return out.getvalue().splitlines(keepends=True)
+
+
+def test_an_error_in_an_import_into_an_empty_store_leaves_it_as_it_was_indexes_included(tmp_path, monkeypatch):
+    from testkit.db import db_fingerprint
+
+    monkeypatch.setattr(transfer, "IMPORT_CHUNK", 3)
+    path = tmp_path / "empty.db"
+    Cairn(path, now=NOW).close()
+    rows, schema = db_fingerprint(path), _schema(path)
+    lines = _mixed_file()
+    bad = len(lines) + 1
+    with pytest.raises(BadImportLine, match=f"line {bad}:"):
+        _import_spied(path, [*lines, "not json\n"], monkeypatch)
+    assert db_fingerprint(path) == rows and _schema(path) == schema
+    assert {"memories_by_trust", "memories_by_status", "events_by_id"} <= {r[1] for r in schema}
+
+
+def test_an_import_into_a_store_holding_records_keeps_its_indexes_up_to_date(tmp_path, monkeypatch):
+    path = tmp_path / "held.db"
+    with Cairn(path, now=NOW) as c:
+        c.remember("Already here before the import", kind="fact")
+    assert _import_spied(path, _mixed_file(), monkeypatch) == []
+    assert _integrity(path) == "ok"

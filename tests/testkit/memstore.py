@@ -145,6 +145,11 @@ class MemStore:
         }[table]
         return sorted(i for i in pool if i.startswith(prefix))[:limit]
 
+    def present_ids(self, table: str, space: str, ids: Sequence[str]) -> set[str]:
+        if table not in ("memories", "events", "relations"):
+            raise ValueError(table)
+        return set(ids) & set(self.ids_with_prefix(table, space, "", limit=1 << 62))
+
     def spaces_holding(self, prefix: str, *, besides: str, limit: int = 5) -> list[str]:
         return sorted({s for (s, i) in self._s.rows if i.startswith(prefix) and s != besides})[:limit]
 
@@ -383,6 +388,10 @@ class MemStore:
 
     def put_relation(self, relation: Relation) -> None:
         self._s.relations[(relation.space, relation.id)] = relation
+
+    def put_relations(self, relations) -> None:
+        for relation in relations:
+            self.put_relation(relation)
 
     def put_receipt(self, space: str, source_id: str, memory_id: str, verdict: str, at: datetime) -> None:
         self._s.receipts[(space, source_id, memory_id)] = (verdict, format_time(at))

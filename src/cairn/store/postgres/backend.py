@@ -53,7 +53,7 @@ from ...model import (
 )
 from ...text import index_text
 from ..protocol import SPEAKER_SCAN, EpisodeTurn, Key, RecordFacts, facts_of
-from ..sqlite.backend import _as_stored, _decoded, _shown, _time_or_none, content_hash, dumps, read_row
+from ..sqlite.backend import _as_stored, _decoded, _Row, _shown, _time_or_none, content_hash, dumps, read_row
 from . import rank
 from .schema import TABLES, WRITE_LOCK, check_version, migrate
 
@@ -387,6 +387,15 @@ class _Reads:
         rows = self._planned(f"SELECT id FROM {table} WHERE space = %s AND starts_with(id, %s) ORDER BY id LIMIT %s",
                           (space, prefix, limit))
         return [str(r[0]) for r in rows]
+
+    def present_ids(self, table: str, space: str, ids: Sequence[str]) -> set[str]:
+        if table not in ("memories", "events", "relations"):
+            raise ValueError(table)
+        if not ids:
+            return set()
+        # %b: the ids travel as a binary array (the text form escapes each element).
+        rows = self._rows(f"SELECT id FROM {table} WHERE space = %s AND id = ANY(%b::text[])", (space, list(ids)))
+        return {str(r[0]) for r in rows}
 
     def spaces_holding(self, prefix: str, *, besides: str, limit: int = 5) -> list[str]:
         rows = self._planned("SELECT DISTINCT space FROM memories WHERE starts_with(id, %s) AND space <> %s"
@@ -854,6 +863,7 @@ class PgTx(_Reads):
         self._df: dict[tuple[str, str], list[int]] = {}  # (term, space) -> [anywhere, in_content]
         self._sizes: dict[str, list[int]] = {}  # space -> [records, terms]
         self._copied = 0  # records this transaction wrote through COPY
+        self._deferred: list[str] = []  # CREATE INDEX statements defer_indexes dropped, run again by _finish
 
     def _counter(self, name: str) -> int:
         """The counter's current value in this transaction (read once: the write lock
@@ -874,11 +884,44 @@ class PgTx(_Reads):
         size[0] += sign
         size[1] += sign * (len(content) + len(aliases))
 
+    # The secondary indexes an import into an empty table leaves out until just before
+    # COMMIT: one build over the finished table (a sort; for the GIN index of lexemes, one
+    # pass instead of a pending list merged again and again) rather than an update a row.
+    # memories_by_turn stays (the import reads it: the next turn of each conversation);
+    # the primary keys and UNIQUE constraints stay (they are what finds a duplicate).
+    _DEFERRABLE = {"memories": ("memories_by_status", "memories_by_hash", "memories_by_id", "memories_by_created"),
+                   "memory_index": ("memory_index_lexemes",),
+                   "events": ("events_by_space",)}
+
+    def defer_indexes(self) -> bool:
+        """Drop the secondary indexes of the records and events tables that are empty now
+        (the whole table: an index spans every space), to be built again by
+        :meth:`_finish` before commit. DDL is part of the transaction: a rollback leaves
+        them as they were. The drop locks those tables until commit, so a reader of the
+        empty store on another connection waits for the import rather than reading
+        nothing. True when any was dropped. Not part of the store protocol (a bulk shape
+        for a one-shot import)."""
+        empty = {table for table in ("memories", "events")
+                 if self._one(f"SELECT 1 FROM {table} LIMIT 1") is None}
+        if "memories" in empty:
+            empty.add("memory_index")  # an entry per record
+        names = [name for table in sorted(empty) for name in self._DEFERRABLE[table]]
+        if not names:
+            return False
+        found = self._rows("SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema()"
+                           " AND indexname = ANY(%s) ORDER BY indexname", (names,))
+        for name, definition in found:
+            self._execute(f"DROP INDEX {name}")
+            self._deferred.append(str(definition))
+        return bool(self._deferred)
+
     def _finish(self) -> None:
         """Before commit: the statistics, and the planner's statistics after a batch that
         grew the store by a tenth or more. Autovacuum would gather them within a minute or
         so; until then a store filled by one import is planned as an empty one (recall
         right after a 40,000-record import: p95 308 ms before ANALYZE, 92 ms after)."""
+        while self._deferred:
+            self._execute(self._deferred.pop(0))
         self._flush()
         if self._copied >= ANALYZE_MIN and self._copied * 10 >= self._counter("memory"):
             self._execute("ANALYZE memories, memory_index, term_postings")
@@ -964,7 +1007,7 @@ class PgTx(_Reads):
             found = self._rows("SELECT id FROM memories WHERE space = %s AND id = ANY(%b::text[])", (space, ids))
             stored.update((space, i) for (i,) in found)
         seen: set[tuple[str, str]] = set()
-        fresh: list[tuple[Memory, str]] = []
+        fresh: list[_Row] = []
         for memory, data in rows:
             key = (memory.space, memory.id)
             if key in stored or key in seen:
@@ -972,11 +1015,23 @@ class PgTx(_Reads):
                 fresh = []
                 self.put_memory(memory)
             else:
-                fresh.append((memory, data))
+                fresh.append(_Row.of(memory, data))
             seen.add(key)
         self._copy_fresh(fresh)
 
-    def _copy_fresh(self, rows: list[tuple[Memory, str]]) -> None:
+    def put_docs(self, rows: Sequence[tuple[dict[str, Any], str]], *, absent: bool = False) -> None:
+        """:meth:`put_stored` for records given as their stored dict and its JSON text, as
+        the SQLite store's method of this name: an import line already in stored form goes
+        in without the model (its round trip cost about as much as the rest of the
+        record's write). ``absent``: the caller has just found that none of them is stored
+        and none is given twice, so a batch goes straight to ``COPY``; otherwise, or for a
+        batch too small for it, they take :meth:`put_stored`."""
+        if absent and len(rows) >= BULK_MIN:
+            self._copy_fresh([_Row.of_doc(doc, data) for doc, data in rows])
+        else:
+            self.put_stored([(memory_from_dict(doc), data) for doc, data in rows])
+
+    def _copy_fresh(self, rows: list[_Row]) -> None:
         """Insert records none of which is stored yet: one ``COPY`` per table. Keys come
         from the counter as :meth:`put_memory` takes them (one after the other, in order),
         an episode's turn continues its origin's, and the term statistics are counted
@@ -984,7 +1039,7 @@ class PgTx(_Reads):
         if not rows:
             return
         turns: dict[tuple[str, str], int] = {}
-        for space, origin in dict.fromkeys((m.space, m.origin) for m, _ in rows if m.kind.value == "episode"):
+        for space, origin in dict.fromkeys((r.space, r.origin) for r in rows if r.kind == "episode"):
             row = self._one("SELECT COALESCE(max(turn), 0) FROM memories"
                             " WHERE space = %s AND origin = %s AND turn IS NOT NULL", (space, origin))
             turns[(space, origin)] = int(row[0]) if row else 0
@@ -992,22 +1047,21 @@ class PgTx(_Reads):
         records: list[tuple] = []
         index: list[tuple] = []
         postings: list[tuple[str, int, str]] = []
-        for offset, (memory, data) in enumerate(rows):
+        for offset, r in enumerate(rows):
             key = first + offset
             turn = None
-            if memory.kind.value == "episode":
-                turn = turns[(memory.space, memory.origin)] = turns[(memory.space, memory.origin)] + 1
-            records.append((key, memory.space, memory.id, memory.origin, memory.kind.value, memory.status.value,
-                            format_time(memory.created_at), format_time(memory.updated_at), content_hash(memory.content),
-                            data, turn))
-            if memory.purged_at is None:
-                content, aliases = index_text(memory.content), index_text(" ".join(memory.aliases))
+            if r.kind == "episode":
+                turn = turns[(r.space, r.origin)] = turns[(r.space, r.origin)] + 1
+            records.append((key, r.space, r.id, r.origin, r.kind, r.status, r.created_at, r.updated_at,
+                            content_hash(r.content), r.data, turn))
+            if r.indexed:
+                content = index_text(r.content)
+                aliases = index_text(" ".join(r.aliases)) if r.aliases else ""  # most records have none
                 terms, names = content.split(), aliases.split()
                 found = lexemes(terms, names)
-                index.append((key, memory.space, memory.kind.value, content, aliases, len(terms) + len(names),
-                              tsvector_text(found)))
-                postings += [(term, key, memory.space) for term in posting_terms(found)]
-                self._count(memory.space, terms, names, +1)
+                index.append((key, r.space, r.kind, content, aliases, len(terms) + len(names), tsvector_text(found)))
+                postings += [(term, key, r.space) for term in posting_terms(found)]
+                self._count(r.space, terms, names, +1)
         # In key order within each term: every term's new entries land at the right end of
         # its range of the index, a few pages, not one random page per entry.
         postings.sort()
@@ -1092,13 +1146,29 @@ class PgTx(_Reads):
         self._execute("UPDATE events SET reason = %s, data = %s WHERE space = %s AND id = %s",
                       (event.reason, dumps(event_to_dict(event)), event.space, event.id))
 
+    _PUT_RELATION = (
+        "INSERT INTO relations (space, id, from_id, role, to_id, status, created_at, data)"
+        " VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
+        " ON CONFLICT (space, id) DO UPDATE SET status = excluded.status, data = excluded.data")
+
+    @staticmethod
+    def _relation_row(relation: Relation) -> tuple:
+        return (relation.space, relation.id, relation.from_id, relation.role.value, relation.to_id,
+                relation.status.value, format_time(relation.created_at), dumps(relation_to_dict(relation)))
+
     def put_relation(self, relation: Relation) -> None:
-        self._execute(
-            "INSERT INTO relations (space, id, from_id, role, to_id, status, created_at, data)"
-            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
-            " ON CONFLICT (space, id) DO UPDATE SET status = excluded.status, data = excluded.data",
-            (relation.space, relation.id, relation.from_id, relation.role.value, relation.to_id, relation.status.value,
-             format_time(relation.created_at), dumps(relation_to_dict(relation))))
+        self._execute(self._PUT_RELATION, self._relation_row(relation))
+
+    def put_relations(self, relations: Sequence[Relation]) -> None:
+        """:meth:`put_relation` for each of ``relations``, in order: psycopg's
+        ``executemany`` sends them pipelined, so a batch waits for the server about once,
+        not once a relation (the one-by-one path cost an import of 20,000 relations
+        minutes of round trips). The same statement keeps the upsert's meaning for a
+        relation named twice."""
+        if not relations:
+            return
+        with self.conn.cursor() as cur:
+            cur.executemany(self._PUT_RELATION, [self._relation_row(r) for r in relations])
 
     def put_receipt(self, space: str, source_id: str, memory_id: str, verdict: str, at: datetime) -> None:
         self._execute(
