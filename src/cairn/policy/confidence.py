@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import NamedTuple
 
 from ..model import Basis, Certainty, Memory, Method, Relation, Role, Status, Verdict
 
@@ -50,8 +51,7 @@ class ConfidenceProfile:
 CONFIDENCE = ConfidenceProfile()
 
 
-@dataclass(frozen=True, slots=True)
-class Support:
+class Support(NamedTuple):
     """One reinforcement event as confidence reads it."""
 
     outcome: str
@@ -60,15 +60,13 @@ class Support:
     source: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Ground:
+class Ground(NamedTuple):
     name: str
     contribution: float
     detail: str
 
 
-@dataclass(frozen=True, slots=True)
-class Confidence:
+class Confidence(NamedTuple):
     level: str
     score: float
     grounds: tuple[Ground, ...]

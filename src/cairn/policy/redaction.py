@@ -33,12 +33,11 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class Pattern:
+class Pattern(NamedTuple):
     label: str
     source: str  # the regular expression, compiled on first use (see regex)
     flags: int = 0

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from .gates import Reason
 
@@ -42,8 +43,7 @@ PACK = PackProfile()
 HISTORICAL = "historical-rationale"
 
 
-@dataclass(frozen=True, slots=True)
-class PackItem:
+class PackItem(NamedTuple):
     id: str
     content: str
     labels: tuple[str, ...]  # kind, status, basis/method, aging, markers ... in order

@@ -26,6 +26,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from ..model import Basis, Memory
 from ..text import normalize
@@ -47,8 +48,7 @@ PHRASE = PhraseProfile()
 Span = tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class PhraseHit:
+class PhraseHit(NamedTuple):
     span: str  # the query words matched, space-joined (query text, not the record's)
     words: int
     frequency: int  # records holding the span (capped at ceiling + 1)

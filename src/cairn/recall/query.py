@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from ..errors import InvalidInput
 from ..text import STOPWORDS, Token, literals, normalize, stem, tokenize
@@ -96,8 +97,7 @@ class Feature:
     kind: str = ""  # that noun (with its modifier when the pair is a kind) when the kinds table knows it
 
 
-@dataclass(frozen=True, slots=True)
-class Literal:
+class Literal(NamedTuple):
     """A literal fragment of the query and the match terms it consists of."""
 
     text: str

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import NamedTuple
 
 from ..model import Memory, Verdict
 from ..policy.aging import Freshness, freshness
@@ -33,8 +34,7 @@ class RankProfile:
 RANK = RankProfile()
 
 
-@dataclass(frozen=True, slots=True)
-class RankFactors:
+class RankFactors(NamedTuple):
     relevance: float
     freshness: float
     aging: bool

@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from ..model import Memory
 from ..text import index_text
@@ -100,8 +100,7 @@ class ListStats:
         return sorted(t for t in self._df if t.startswith(prefix) and t != prefix)[:limit]
 
 
-@dataclass(frozen=True, slots=True)
-class Lexical:
+class Lexical(NamedTuple):
     score: float
     in_content: frozenset[str]  # features found in the content
     in_aliases: frozenset[str]  # features found in the aliases
@@ -196,8 +195,7 @@ def _weights(feature: Feature, stats: CorpusStats, profile: ScoreProfile) -> tup
     return found
 
 
-@dataclass(frozen=True, slots=True)
-class _Planned:
+class _Planned(NamedTuple):
     """What :func:`lexical` needs of one feature, the same for every candidate of a recall."""
 
     term: str
