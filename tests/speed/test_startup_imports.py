@@ -297,3 +297,31 @@ def test_every_redaction_rule_compiles():
 
     assert len(PATTERNS) > 60
     assert all(pattern.regex.pattern == pattern.source for pattern in PATTERNS)
+
+
+# -- named profiles: created by every recall process, compared and printed by nothing ------
+
+PROFILES = ("cairn.recall.score.ScoreProfile", "cairn.recall.rank.RankProfile", "cairn.recall.pack.PackProfile",
+            "cairn.recall.phrase.PhraseProfile", "cairn.recall.gates.GateProfile", "cairn.recall.fusion.SemanticProfile",
+            "cairn.policy.aging.AgingProfile", "cairn.policy.confidence.ConfidenceProfile", "cairn.engine.validate.Limits")
+
+
+@pytest.mark.parametrize("path", PROFILES)
+def test_a_profile_is_a_dataclass_without_generated_eq_or_repr(path):
+    """A profile is read field by field and derived with ``replace()``; nothing compares or
+    prints one, so its class skips the generated ``__eq__``, ``__hash__`` and ``__repr__``
+    (three of the six methods dataclasses compiles for a frozen class at import)."""
+    import dataclasses
+    import importlib
+
+    module, name = path.rsplit(".", 1)
+    cls = getattr(importlib.import_module(module), name)
+    params = cls.__dataclass_params__
+    assert params.frozen and not params.eq and not params.repr
+    assert "__eq__" not in cls.__dict__ and "__repr__" not in cls.__dict__
+    first = dataclasses.fields(cls)[0]
+    default = cls() if all(f.default is not dataclasses.MISSING for f in dataclasses.fields(cls)) else None
+    if default is not None:  # derived as the tests and docs derive profiles
+        derived = dataclasses.replace(default, **{first.name: getattr(default, first.name)})
+        assert derived is not default and [getattr(derived, f.name) for f in dataclasses.fields(cls)] == [
+            getattr(default, f.name) for f in dataclasses.fields(cls)]

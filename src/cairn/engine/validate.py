@@ -20,7 +20,7 @@ from ..model import BadTime, Kind, UnknownValue, parse_enum, parse_time
 from ..policy.redaction import redact
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class Limits:
     """Size limits on what may be stored."""
 

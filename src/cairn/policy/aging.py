@@ -16,7 +16,7 @@ from typing import NamedTuple
 from ..model import Kind, Memory, days_between
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class AgingProfile:
     """How fast one kind of record ages: half-life, freshness floor, when it turns dormant."""
 

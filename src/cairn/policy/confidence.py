@@ -22,7 +22,7 @@ from typing import NamedTuple
 from ..model import Basis, Certainty, Memory, Method, Relation, Role, Status, Verdict
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class ConfidenceProfile:
     """Every constant of the composition, in one place (docs/trust.md quotes it)."""
 

@@ -30,7 +30,7 @@ HEADER = "Recalled memories (labels give evidence and state, not verification; q
 ELLIPSIS = "…"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class PackProfile:
     limit: int = 3  # claims
     budget: int = 2048  # UTF-8 bytes

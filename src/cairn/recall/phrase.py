@@ -33,7 +33,7 @@ from ..text import normalize
 from .query import ParsedQuery, is_function_word
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class PhraseProfile:
     min_words: int = 2  # one word already scores as a token
     max_words: int = 8  # bounds the work on long queries

@@ -22,7 +22,7 @@ from ..policy.aging import Freshness, freshness
 from ..policy.priority import evidence_priority
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class RankProfile:
     evidence_step: float = 0.04
     useful: float = 1.05

@@ -42,7 +42,7 @@ from ..text import index_text
 from .query import Feature, ParsedQuery
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class ScoreProfile:
     """BM25F constants. Average field lengths are fixed reference lengths rather
     than corpus averages, so the index path and the in-memory path score a record the same."""
