@@ -36,8 +36,7 @@ Contract:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .errors import PluginError as PluginError  # re-exported: `cairn.plugins.PluginError` keeps working
 
@@ -72,8 +71,7 @@ OWN_DISTRIBUTION = "cairn-memory"
 INSTALL_HINT = "install Cairn as a package (`pip install -e .` in a checkout, or `make test`)"
 
 
-@dataclass(frozen=True, slots=True)
-class Registered:
+class Registered(NamedTuple):
     """One entry point as found in the installed metadata (nothing imported yet)."""
 
     group: str

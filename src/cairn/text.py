@@ -34,9 +34,16 @@ _CJK = (
 )
 # A token is a CJK run (group 1) or a run of other word characters. Which of the two
 # matched is read from the match, not from a second pattern: each character class over
-# these ranges costs a fresh process about a millisecond to compile.
-_TOKEN_RE = re.compile(rf"([{_CJK}]+)|[^\W_{_CJK}]+", re.UNICODE)
-_ASCII_WORD_RE = re.compile(r"[^\W_]+", re.ASCII)  # _TOKEN_RE's words on an ASCII text (no CJK there)
+# these ranges costs a fresh process about a millisecond to compile, which is why it is
+# compiled when a text that is not ASCII first needs it (a process that reads only ASCII
+# text, such as a recall of an English query on English records, never does).
+_TOKEN_SOURCE = rf"([{_CJK}]+)|[^\W_{_CJK}]+"
+_ASCII_WORD_RE = re.compile(r"[^\W_]+", re.ASCII)  # the token pattern's words on an ASCII text (no CJK there)
+
+
+@lru_cache(maxsize=1)
+def _token_re() -> re.Pattern[str]:
+    return re.compile(_TOKEN_SOURCE, re.UNICODE)
 
 STOPWORDS: frozenset[str] = frozenset(
     """
@@ -147,7 +154,12 @@ def _canonical_end(word: str) -> str:
 def tokenize(text: str) -> list[Token]:
     """Word tokens of ``text`` in order; CJK runs expand into bigrams."""
     tokens: list[Token] = []
-    for match in _TOKEN_RE.finditer(normalize(text)):
+    folded = normalize(text)
+    if folded.isascii():
+        for chunk in _ASCII_WORD_RE.findall(folded):
+            tokens.append(Token(chunk, stem(chunk), len(tokens), chunk in STOPWORDS, False))
+        return tokens
+    for match in _token_re().finditer(folded):
         chunk = match.group(0)
         if match.lastindex == 1:  # a CJK run
             grams = [chunk] if len(chunk) == 1 else [chunk[i : i + 2] for i in range(len(chunk) - 1)]
@@ -176,7 +188,7 @@ def index_text(text: str) -> str:
     if folded.isascii():
         return " ".join(map(stem, _ASCII_WORD_RE.findall(folded)))
     out: list[str] = []
-    for match in _TOKEN_RE.finditer(folded):
+    for match in _token_re().finditer(folded):
         chunk = match.group(0)
         if match.lastindex != 1:  # not a CJK run
             out.append(stem(chunk))

@@ -188,3 +188,55 @@ def test_the_keyword_scan_selects_exactly_the_patterns_a_plain_search_selects(se
     for text in texts:
         assert _todo(text, -1) == _patterns_by_plain_search(text), text
     assert _todo("nothing to see here", -1) != _patterns_by_plain_search("a token here")  # control: the text matters
+
+
+@pytest.mark.parametrize("cheap", [0, 10**9], ids=["scan", "word-by-word"])
+def test_both_ways_of_finding_keywords_select_the_same_patterns(monkeypatch, cheap):
+    """A process's first short texts are searched keyword by keyword, the rest with the
+    scan: either way the patterns selected are those of a plain search."""
+    import random
+
+    from cairn.policy import redaction
+
+    monkeypatch.setattr(redaction, "_cheap_left", [cheap])
+    rng = random.Random(5)
+    pieces = [*redaction._KEYWORDS, " ", "x", "a", "-", "_"]
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 6))) for _ in range(2000)]
+    texts += [s.lower() for s, *_ in SECRETS] + [b.lower() for b in BENIGN] + [t.lower() for t in NEAR_MISSES]
+    for text in texts:
+        assert redaction._todo(text, -1) == _patterns_by_plain_search(text), text
+    for text, secret, _ in SECRETS:
+        assert secret not in redact(text)[0]
+
+
+_BUILT_AFTER = """
+import json
+from cairn.policy import redaction
+built = []
+for text in json.loads(input()):
+    redaction.redact(text)
+    built.append(redaction._keyword_scan.cache_info().currsize)
+print(json.dumps(built))
+"""
+
+
+def _scan_built_after(texts: list[str]) -> list[int]:
+    """In a fresh interpreter: after each text is redacted, whether the scan is built."""
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _BUILT_AFTER], input=json.dumps(texts), capture_output=True,
+                          text=True, timeout=60, check=True)
+    return json.loads(done.stdout)
+
+
+def test_a_short_text_is_redacted_without_building_the_scan():
+    from cairn.policy.redaction import _CHEAP_TEXTS
+
+    # A recall's query, with or without a keyword ("?" and "password" are keywords).
+    assert _scan_built_after(["the staging deploy", "what runs billing?", "the db password is Vq7-long-value"]) == [0, 0, 0]
+    # Bounded: past the first short texts, the scan is built for the rest, as for a long text.
+    many = _scan_built_after(["a plain note"] * (_CHEAP_TEXTS + 2))
+    assert many[_CHEAP_TEXTS - 1] == 0 and many[_CHEAP_TEXTS] == 1
+    assert _scan_built_after(["plain words " * 40]) == [1]

@@ -95,3 +95,30 @@ def test_unknown_command_still_lists_every_command(capsys):
     assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert "recall" in err and "bench" in err
+
+
+_COLLECTOR = """
+import gc, json, sys
+import cairn.cli as cli
+seen = {}
+real = cli.execute
+def execute(args):
+    seen["during the command"] = gc.isenabled()
+    return real(args)
+cli.execute = execute
+seen["before run"] = gc.isenabled()
+try:
+    cli.run()
+except SystemExit:
+    pass
+print(json.dumps(seen))
+"""
+
+
+def test_the_executable_pauses_the_collector_only_while_importing(store_with_one_claim: Path):
+    """``run()`` pauses garbage collection for start-up; the command itself (an ingest, a
+    server, however long it runs) runs with the collector on."""
+    done = subprocess.run([sys.executable, "-c", _COLLECTOR, "--db", str(store_with_one_claim), "status"],
+                          capture_output=True, text=True, timeout=120)
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen == {"before run": True, "during the command": True}

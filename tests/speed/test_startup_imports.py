@@ -50,6 +50,46 @@ NEVER = ("cairn.store.postgres", "cairn.recall.lanes.semantic", "cairn.embed.mod
 HEAVY_STDLIB = ("importlib.metadata", "email", "zipfile", "tomllib", "asyncio", "concurrent", "ssl", "http",
                 "xml", "logging", "subprocess", "multiprocessing", "ctypes", "decimal", "zoneinfo", "uuid")
 
+# Exactly what a claims recall process imports of Cairn: the rules above say what it may
+# import, this says what it does, so that a new import on the path (a module, or a part
+# that a recall reaches only through a constant or a type) shows up here and is justified.
+# Not here, and why: engine.relations (a recall needs only TIMELINE_MAX, which lives in
+# engine.validate), engine.mutation (imported by the first write).
+RECALL_PINNED = {
+    "cairn", "cairn.errors", "cairn.text", "cairn.wire", "cairn.plugins",
+    "cairn.cli", "cairn.cli.common", "cairn.cli.recall", "cairn.cli.warm", "cairn.host", "cairn.host.warm",
+    "cairn.engine", "cairn.engine.facade", "cairn.engine.paths", "cairn.engine.recalling", "cairn.engine.scope",
+    "cairn.engine.trust", "cairn.engine.validate",
+    "cairn.embed", "cairn.embed.vectors",
+    "cairn.model", "cairn.model.codec", "cairn.model.enums", "cairn.model.values",
+    "cairn.policy", "cairn.policy.aging", "cairn.policy.confidence", "cairn.policy.maintenance", "cairn.policy.priority",
+    "cairn.policy.redaction", "cairn.policy.temporal",
+    "cairn.recall", "cairn.recall.candidates", "cairn.recall.explain", "cairn.recall.fusion", "cairn.recall.gates",
+    "cairn.recall.kept", "cairn.recall.kinds", "cairn.recall.lanes", "cairn.recall.lanes.claims", "cairn.recall.pack",
+    "cairn.recall.phrase", "cairn.recall.pipeline", "cairn.recall.query", "cairn.recall.rank", "cairn.recall.resolve",
+    "cairn.recall.score", "cairn.recall.traces", "cairn.recall.variants",
+    "cairn.store", "cairn.store.migrations", "cairn.store.protocol", "cairn.store.sqlite", "cairn.store.sqlite.backend",
+    "cairn.store.sqlite.fts", "cairn.store.sqlite.vectors", "cairn.store.timetravel",
+}
+
+# The dataclasses a recall process creates. Each costs about half a millisecond at import
+# (dataclasses generates and compiles its methods), so a per-recall value that needs none
+# of what a dataclass adds (replace(), default factories, mutation) is a NamedTuple. These
+# remain: the public model values, the named profiles (tests and docs derive them with
+# replace()), the request, query and outcome (the pipeline derives them with replace()),
+# and the mutable working state (Candidate, Packed, TrustState, _Graph).
+RECALL_DATACLASSES = {
+    "cairn.model.values." + name for name in ("Change", "Event", "Evidence", "Feedback", "Memory", "Relation", "Source",
+                                               "VerdictSlot")
+} | {
+    "cairn.engine.trust.TrustState", "cairn.engine.validate.Limits", "cairn.policy.aging.AgingProfile",
+    "cairn.policy.confidence.ConfidenceProfile", "cairn.recall.fusion.SemanticProfile", "cairn.recall.gates.GateProfile",
+    "cairn.recall.pack.PackProfile", "cairn.recall.pack.Packed", "cairn.recall.phrase.PhraseProfile",
+    "cairn.recall.pipeline.Candidate", "cairn.recall.pipeline.Outcome", "cairn.recall.pipeline.Request",
+    "cairn.recall.query.Feature", "cairn.recall.query.ParsedQuery", "cairn.recall.rank.RankProfile",
+    "cairn.recall.resolve._Graph", "cairn.recall.score.ScoreProfile",
+}
+
 HOOK_SKIP = {"cairn", "cairn.errors", "cairn.cli", "cairn.cli.common", "cairn.cli.host", "cairn.engine",
              "cairn.engine.paths", "cairn.engine.pretriage", "cairn.host", "cairn.host.claude_code", "cairn.recall",
              "cairn.recall.triage", "cairn.recall.triage_rules", "cairn.text"}
@@ -73,7 +113,10 @@ except SystemExit as stop:
     code = stop.code
 printed = sys.stdout.getvalue()
 sys.stdout = out
-print(json.dumps({"code": code, "printed": printed, "modules": sorted(sys.modules)}))
+dataclasses = sorted(f"{name}.{value.__qualname__}" for name, module in list(sys.modules.items())
+                     if name.split(".")[0] == "cairn" for value in vars(module).values()
+                     if isinstance(value, type) and "__dataclass_fields__" in value.__dict__ and value.__module__ == name)
+print(json.dumps({"code": code, "printed": printed, "modules": sorted(sys.modules), "dataclasses": dataclasses}))
 """
 
 
@@ -147,6 +190,28 @@ def test_a_recall_process_imports_only_the_recall_side(store, bare):
     assert code == 0 and "PostgreSQL 16" in printed  # it did recall, and found the record
     assert "cairn.recall.pipeline" in modules and "sqlite3" in modules
     assert recall_violations(modules, bare) == []
+
+
+def test_a_recall_process_imports_exactly_the_pinned_modules(store, tmp_path):
+    code, printed, modules = _run("--db", str(store), "recall", "what runs billing?")
+    assert code == 0 and "PostgreSQL 16" in printed
+    assert {m for m in modules if m.split(".")[0] == "cairn"} == RECALL_PINNED
+    # Control: a write (remember) imports what the pin leaves out.
+    code, _, written = _run("--db", str(tmp_path / "w.db"), "remember", "The pin leaves writes out", "--kind", "fact")
+    assert code == 0 and "cairn.engine.mutation" in written - RECALL_PINNED
+
+
+def test_a_recall_process_creates_only_the_pinned_dataclasses(store, tmp_path):
+    done = subprocess.run([sys.executable, "-c", _PROBE, "--db", str(store), "recall", "what runs billing?"],
+                          capture_output=True, text=True, timeout=120, env=dict(os.environ, CAIRN_SEMANTIC="off"))
+    last = json.loads(done.stdout.strip().splitlines()[-1])
+    assert last["code"] == 0
+    assert set(last["dataclasses"]) == RECALL_DATACLASSES
+    # Control: the probe sees a dataclass of a part a recall does not import (a write's).
+    done = subprocess.run([sys.executable, "-c", _PROBE, "--db", str(tmp_path / "w.db"), "remember", "A control record",
+                           "--kind", "fact"], capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, CAIRN_SEMANTIC="off"))
+    assert "cairn.engine.mutation.Mutation" in json.loads(done.stdout.strip().splitlines()[-1])["dataclasses"]
 
 
 def test_the_recall_rule_names_what_a_learning_command_imports(store, bare):
@@ -232,3 +297,31 @@ def test_every_redaction_rule_compiles():
 
     assert len(PATTERNS) > 60
     assert all(pattern.regex.pattern == pattern.source for pattern in PATTERNS)
+
+
+# -- named profiles: created by every recall process, compared and printed by nothing ------
+
+PROFILES = ("cairn.recall.score.ScoreProfile", "cairn.recall.rank.RankProfile", "cairn.recall.pack.PackProfile",
+            "cairn.recall.phrase.PhraseProfile", "cairn.recall.gates.GateProfile", "cairn.recall.fusion.SemanticProfile",
+            "cairn.policy.aging.AgingProfile", "cairn.policy.confidence.ConfidenceProfile", "cairn.engine.validate.Limits")
+
+
+@pytest.mark.parametrize("path", PROFILES)
+def test_a_profile_is_a_dataclass_without_generated_eq_or_repr(path):
+    """A profile is read field by field and derived with ``replace()``; nothing compares or
+    prints one, so its class skips the generated ``__eq__``, ``__hash__`` and ``__repr__``
+    (three of the six methods dataclasses compiles for a frozen class at import)."""
+    import dataclasses
+    import importlib
+
+    module, name = path.rsplit(".", 1)
+    cls = getattr(importlib.import_module(module), name)
+    params = cls.__dataclass_params__
+    assert params.frozen and not params.eq and not params.repr
+    assert "__eq__" not in cls.__dict__ and "__repr__" not in cls.__dict__
+    first = dataclasses.fields(cls)[0]
+    default = cls() if all(f.default is not dataclasses.MISSING for f in dataclasses.fields(cls)) else None
+    if default is not None:  # derived as the tests and docs derive profiles
+        derived = dataclasses.replace(default, **{first.name: getattr(default, first.name)})
+        assert derived is not default and [getattr(derived, f.name) for f in dataclasses.fields(cls)] == [
+            getattr(default, f.name) for f in dataclasses.fields(cls)]

@@ -189,6 +189,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser(command)
     _Parser.json_errors = "--json" in argv
     args = parser.parse_args(argv)
+    if _collecting_after_start:
+        # The command's group is imported (run() paused the collector for it): what the
+        # command itself builds is collected as usual, however long it runs.
+        gc.enable()
     try:
         output, error = execute(args)
     except BrokenPipeError:
@@ -339,8 +343,21 @@ def _quiet_pipe() -> int:
     return 0
 
 
+# Set by run() while the garbage collector is paused for start-up, for main() to resume it.
+_collecting_after_start = False
+
+
 def run() -> None:
     """The ``cairn`` executable (and ``python -m cairn``)."""
+    global _collecting_after_start
+    # Importing a command's modules allocates tens of thousands of objects that live as
+    # long as the process (classes, functions, constants), and the collector would walk
+    # them several times over for nothing: about a twentieth of a short command's time
+    # (docs/benchmarks.md, "Process start-up"). main() resumes it once the command's group
+    # is imported, before the command runs.
+    if gc.isenabled():
+        gc.disable()
+        _collecting_after_start = True
     code = main()
     # What is left is about to go with the process (files and the database are closed by
     # their `with` blocks, the output flushed): spare the interpreter its last full garbage

@@ -25,8 +25,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import CairnError
 from . import Embedder, embed_missing, embedder
@@ -157,8 +156,7 @@ def attach(store: Any) -> None:
     store.written_cap = IN_TRANSACTION_MAX  # a store need not keep more texts than that for it
 
 
-@dataclass(frozen=True, slots=True)
-class Backfilled:
+class Backfilled(NamedTuple):
     embedded: int  # texts embedded and stored by this run
     remaining: int  # texts still without a vector (0 unless stopped early)
     seconds: float

@@ -36,10 +36,10 @@ from ..errors import InvalidInput, echo
 from ..model import Actor, Basis, Memory, Method
 from ..recall.pack import PACK
 from .recalling import SEARCH_BUDGET, SEARCH_LIMIT
-from .relations import TIMELINE_MAX
 from .scope import Clock, Scope
 from .validate import (
     COUNT_MAX,
+    TIMELINE_MAX,
     check_bool,
     check_int,
     check_number,

@@ -9,9 +9,9 @@ recall makes. ``explain`` never writes.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import InvalidInput
 from ..recall.explain import explain_doc, recall_doc
@@ -33,8 +33,7 @@ SEARCH_LIMIT = 10  # search returns up to 10 (docs/recall.md)
 SEARCH_BUDGET = 8192  # ten excerpts do not fit the 2048-byte digest default
 
 
-@dataclass(frozen=True, slots=True)
-class Recalled:
+class Recalled(NamedTuple):
     """A recall's outcome and the id of its trace (None when no trace was written)."""
 
     outcome: Outcome

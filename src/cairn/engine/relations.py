@@ -25,7 +25,7 @@ meaning is; the engine checks only consistency.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .. import wire
 from ..errors import InvalidInput, NotFound, RelationRefused
@@ -35,10 +35,9 @@ from ..store import ReadView, WriteTx
 from ..text import content_terms
 from .mutation import new_id
 from .scope import Part
-from .validate import choice
+from .validate import TIMELINE_MAX, choice
 
 CHAIN_ROLES = frozenset({Role.CORRECTS, Role.SUPERSEDES})  # the roles that replace the older record
-TIMELINE_MAX = 200  # states listed by one timeline
 
 
 def parse_role(value: object) -> Role:
@@ -46,8 +45,7 @@ def parse_role(value: object) -> Role:
     return choice(Role, value if isinstance(value, Role) else str(value).strip().lower(), "role")
 
 
-@dataclass(frozen=True, slots=True)
-class Timeline:
+class Timeline(NamedTuple):
     query: str
     states: list[dict]
     relations: list[dict]

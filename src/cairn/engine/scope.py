@@ -21,15 +21,18 @@ import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from ..embed.vectors import attach as attach_embedder
 from ..embed.vectors import warm as warm_embedder
 from ..errors import AmbiguousId, InvalidInput, NotFound, echo
 from ..model import Actor, Memory
 from ..store import Backend, discard_if_empty, is_database_url, open_store, skipped_rows
-from .mutation import Mutation
 from .paths import default_db_path as default_db_path  # re-exported: its home before paths.py
 from .validate import as_time, redact_text
+
+if TYPE_CHECKING:
+    from .mutation import Mutation
 
 _SPACE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _ID_RE = re.compile(r"[0-9a-z_-]+")
@@ -172,6 +175,8 @@ class Scope:
     @contextmanager
     def mutation(self, actor: Actor, reason: str) -> Iterator[Mutation]:
         """Open one write transaction; on success append exactly one event and commit."""
+        from .mutation import Mutation  # imported by the first write: a recall process makes none
+
         warm_embedder()  # load the semantic extra's model, if active, before taking the write lock
         with self.store.write() as tx:
             mutation = Mutation(tx=tx, space=self.space, actor=actor, reason=redact_text(reason), at=self.now())

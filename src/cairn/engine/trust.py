@@ -25,6 +25,8 @@ from .scope import Part
 
 @dataclass
 class TrustState:
+    """What the ledger has folded so far for one record."""
+
     supports: list[Support] = field(default_factory=list)
     stability: str = DEFAULT_STABILITY
     reviewed_at: datetime | None = None

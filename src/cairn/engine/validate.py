@@ -20,7 +20,7 @@ from ..model import BadTime, Kind, UnknownValue, parse_enum, parse_time
 from ..policy.redaction import redact
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class Limits:
     """Size limits on what may be stored."""
 
@@ -149,6 +149,7 @@ def clean_origin(origin: str | None) -> str:
 # mistake is an InvalidInput naming the argument, never an AttributeError from deep inside.
 
 COUNT_MAX = 1_000_000  # any limit, page or budget a caller may ask for
+TIMELINE_MAX = 200  # states listed by one timeline
 
 
 def check_str(value: object, field: str, *, optional: bool = False) -> str | None:

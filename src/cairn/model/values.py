@@ -49,6 +49,8 @@ class VerdictSlot:
 
 @dataclass(frozen=True, slots=True)
 class Feedback:
+    """The last explicit verdicts on a record: whether it was useful, whether it was accurate."""
+
     utility: VerdictSlot | None = None  # useful / unhelpful
     accuracy: VerdictSlot | None = None  # accurate / incorrect
 
@@ -58,6 +60,8 @@ NO_FEEDBACK = Feedback()
 
 @dataclass(frozen=True, slots=True)
 class Memory:
+    """One stored record (a claim or an episode) with its evidence, state and clocks."""
+
     id: str
     space: str
     origin: str
@@ -121,6 +125,8 @@ class Change:
 
 @dataclass(frozen=True, slots=True)
 class Event:
+    """One change to a space, with who made it, why, and the records it changed."""
+
     id: str
     space: str
     at: datetime

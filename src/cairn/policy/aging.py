@@ -11,12 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from types import MappingProxyType
+from typing import NamedTuple
 
 from ..model import Kind, Memory, days_between
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class AgingProfile:
+    """How fast one kind of record ages: half-life, freshness floor, when it turns dormant."""
+
     half_life_days: float
     floor: float
     dormant_after_days: float | None  # None: never dormant
@@ -33,8 +36,7 @@ AGING = MappingProxyType(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Freshness:
+class Freshness(NamedTuple):
     anchor: datetime  # the confirmation anchor the clock runs from
     age_days: float
     freshness: float

@@ -17,11 +17,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import NamedTuple
 
 from ..model import Basis, Certainty, Memory, Method, Relation, Role, Status, Verdict
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class ConfidenceProfile:
     """Every constant of the composition, in one place (docs/trust.md quotes it)."""
 
@@ -50,8 +51,7 @@ class ConfidenceProfile:
 CONFIDENCE = ConfidenceProfile()
 
 
-@dataclass(frozen=True, slots=True)
-class Support:
+class Support(NamedTuple):
     """One reinforcement event as confidence reads it."""
 
     outcome: str
@@ -60,15 +60,13 @@ class Support:
     source: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Ground:
+class Ground(NamedTuple):
     name: str
     contribution: float
     detail: str
 
 
-@dataclass(frozen=True, slots=True)
-class Confidence:
+class Confidence(NamedTuple):
     level: str
     score: float
     grounds: tuple[Ground, ...]

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import NamedTuple
 
 STABILITIES = ("low", "semi-stable", "stable")
 DEFAULT_STABILITY = "semi-stable"
@@ -34,8 +34,7 @@ CADENCE = {name: timedelta(days=days) for name, days in CADENCE_DAYS.items()}
 LOW_RISK = frozenset({"confidence_decay", "increase_stability"})
 
 
-@dataclass(frozen=True, slots=True)
-class RecordState:
+class RecordState(NamedTuple):
     """What the rules read about one record."""
 
     id: str
@@ -44,8 +43,7 @@ class RecordState:
     outcomes: tuple[str, ...]  # its reinforcement outcomes, undone ones left out
 
 
-@dataclass(frozen=True, slots=True)
-class Op:
+class Op(NamedTuple):
     """One recommended operation; ``risk`` is ``low`` or ``review``."""
 
     op: str

@@ -23,8 +23,8 @@ Pure: no I/O, no clock reads.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
+from typing import NamedTuple
 
 from ..model import Marker, Memory
 
@@ -32,8 +32,7 @@ NOT_VALID_AT = "not-valid-at"
 NOT_YET_VALID = "not-yet-valid"
 
 
-@dataclass(frozen=True, slots=True)
-class TemporalStatus:
+class TemporalStatus(NamedTuple):
     exclusion: str | None = None
     markers: tuple[str, ...] = ()
 

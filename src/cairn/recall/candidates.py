@@ -19,7 +19,7 @@ spaces are dropped when loaded.
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..model import Memory
 from ..store import ReadView
@@ -77,8 +77,7 @@ class IndexStats:
         return found
 
 
-@dataclass(frozen=True, slots=True)
-class Fetched:
+class Fetched(NamedTuple):
     memories: list[Memory]
     postings: int  # postings read
     bounded: tuple[str, ...]  # terms whose postings were cut at SCAN_PER_TERM

@@ -57,7 +57,7 @@ if TYPE_CHECKING:
     from .query import ParsedQuery
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class SemanticProfile:
     pool: int = 24  # nearest texts a semantic lane reads
     strong: float = 0.35  # a cosine that passes on meaning alone

@@ -90,7 +90,7 @@ _FORGOTTEN, _CONFLICTED, _RETIRED, _INCORRECT = Status.FORGOTTEN, Status.CONFLIC
 _NOT_VALID_AT, _NOT_YET_VALID = Reason.NOT_VALID_AT.value, Reason.NOT_YET_VALID.value
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class GateProfile:
     coverage_min: float = 0.4  # IDF-weighted share of the query a match must hold
     # ... or this much when the record holds a contiguous phrase of the query that few

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from .gates import Reason
 
@@ -29,7 +30,7 @@ HEADER = "Recalled memories (labels give evidence and state, not verification; q
 ELLIPSIS = "…"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class PackProfile:
     limit: int = 3  # claims
     budget: int = 2048  # UTF-8 bytes
@@ -42,8 +43,7 @@ PACK = PackProfile()
 HISTORICAL = "historical-rationale"
 
 
-@dataclass(frozen=True, slots=True)
-class PackItem:
+class PackItem(NamedTuple):
     id: str
     content: str
     labels: tuple[str, ...]  # kind, status, basis/method, aging, markers ... in order

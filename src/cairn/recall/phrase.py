@@ -26,13 +26,14 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from ..model import Basis, Memory
 from ..text import normalize
 from .query import ParsedQuery, is_function_word
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class PhraseProfile:
     min_words: int = 2  # one word already scores as a token
     max_words: int = 8  # bounds the work on long queries
@@ -47,8 +48,7 @@ PHRASE = PhraseProfile()
 Span = tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class PhraseHit:
+class PhraseHit(NamedTuple):
     span: str  # the query words matched, space-joined (query text, not the record's)
     words: int
     frequency: int  # records holding the span (capped at ceiling + 1)

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from typing import NamedTuple
 
 from .. import plugins
 from ..errors import InvalidInput
@@ -166,8 +167,7 @@ class Candidate:
         return doc
 
 
-@dataclass(frozen=True, slots=True)
-class ResultItem:
+class ResultItem(NamedTuple):
     id: str
     lane: str
     memory: Memory

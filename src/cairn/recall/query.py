@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from ..errors import InvalidInput
 from ..text import STOPWORDS, Token, literals, normalize, stem, tokenize
@@ -97,8 +98,7 @@ class Feature:
     asked: bool = False  # "what tea do I *drink*": the asker's verb for how the thing asked for is had
 
 
-@dataclass(frozen=True, slots=True)
-class Literal:
+class Literal(NamedTuple):
     """A literal fragment of the query and the match terms it consists of."""
 
     text: str

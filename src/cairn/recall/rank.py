@@ -15,13 +15,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import NamedTuple
 
 from ..model import Memory, Verdict
 from ..policy.aging import Freshness, freshness
 from ..policy.priority import evidence_priority
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class RankProfile:
     evidence_step: float = 0.04
     useful: float = 1.05
@@ -33,8 +34,7 @@ class RankProfile:
 RANK = RankProfile()
 
 
-@dataclass(frozen=True, slots=True)
-class RankFactors:
+class RankFactors(NamedTuple):
     relevance: float
     freshness: float
     aging: bool

@@ -41,6 +41,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import NamedTuple
 
 from ..model import Kind, Marker, Memory, Relation, Role, Status, Verdict
 from ..policy.temporal import has_started
@@ -52,8 +53,7 @@ CHAIN = (Role.CORRECTS, Role.SUPERSEDES)
 KEPT_RECORDS = 8192  # records whose relations are kept per space
 
 
-@dataclass(frozen=True, slots=True)
-class Resolved:
+class Resolved(NamedTuple):
     id: str
     markers: tuple[str, ...] = ()
     corrects: tuple[str, ...] = ()  # older refs this record corrects/supersedes
@@ -62,7 +62,7 @@ class Resolved:
     matched: str | None = None  # the id that matched the query, when it was replaced
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class _Graph:
     """Relations and records of one space, read lazily (as held at ``known_at`` if given)."""
 

@@ -37,14 +37,14 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from ..model import Memory
 from ..text import index_text
 from .query import Feature, ParsedQuery
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class ScoreProfile:
     """BM25F constants. Average field lengths are fixed reference lengths rather
     than corpus averages, so the index path and the in-memory path score a record the same."""
@@ -102,8 +102,7 @@ class ListStats:
         return sorted(t for t in self._df if t.startswith(prefix) and t != prefix)[:limit]
 
 
-@dataclass(frozen=True, slots=True)
-class Lexical:
+class Lexical(NamedTuple):
     score: float
     in_content: frozenset[str]  # features found in the content
     in_aliases: frozenset[str]  # features found in the aliases
@@ -198,8 +197,7 @@ def _weights(feature: Feature, stats: CorpusStats, profile: ScoreProfile) -> tup
     return found
 
 
-@dataclass(frozen=True, slots=True)
-class _Planned:
+class _Planned(NamedTuple):
     """What :func:`lexical` needs of one feature, the same for every candidate of a recall."""
 
     term: str

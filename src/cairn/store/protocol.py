@@ -36,9 +36,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from ..model import Event, Memory, Relation
 
@@ -46,8 +45,7 @@ Key = Hashable  # a backend's opaque record key
 SPEAKER_SCAN = 512  # index hits of a word read to tell whether it names a speaker (ReadView.names_speaker)
 
 
-@dataclass(frozen=True, slots=True)
-class EpisodeTurn:
+class EpisodeTurn(NamedTuple):
     """One episode as the episode lane reads it: its indexed terms, speaker and time."""
 
     key: Key  # opaque; orders like insertion
@@ -59,8 +57,7 @@ class EpisodeTurn:
     at: str  # evidence time as stored (ISO-8601), "" when absent
 
 
-@dataclass(frozen=True, slots=True)
-class RecordFacts:
+class RecordFacts(NamedTuple):
     """What retention policies and maintenance rules read of one record, without its
     body: read from columns and an index, never by decoding the whole record. Times are
     POSIX seconds (whole seconds), None when absent or unreadable."""
