@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from ..model import Memory, Status, Verdict
-from .query import ParsedQuery, states_quantity
+from .query import ParsedQuery, counts, states_quantity
 from .score import Lexical
 
 
@@ -160,6 +160,11 @@ def relevance_gate(
         # A quoted string or a path the caller typed is a demand, not a hint.
         if literal.strict and not set(literal.terms) <= anywhere:
             return Reason.MISSING_LITERAL
+    if query.counted and not anchored:
+        # "how many words can I translate per day": a record stating a count of the thing
+        # counted ("about 2,500 words a day") holds the answer's own shape, however few of
+        # the question's other words it repeats; that is evidence like a phrase anchor.
+        anchored = counts(memory.content, query.counted)
     if lex.coverage < (profile.coverage_min_anchored if anchored else profile.coverage_min):
         return Reason.BELOW_COVERAGE
     if query.named_rule:

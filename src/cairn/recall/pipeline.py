@@ -40,6 +40,7 @@ from .query import ParsedQuery, parse_query, validate_query
 from .rank import RankFactors, order_key, rank_factors
 from .resolve import Resolved, resolve
 from .score import Lexical, lexical
+from .variants import expand, lookups
 
 __all__ = [
     "COMPOSITIONS", "LANES", "Candidate", "Outcome", "Reason", "Request", "ResultItem", "exclude", "lane_choices", "run",
@@ -288,15 +289,15 @@ def _withheld(view: ReadView, space: str, query: ParsedQuery, candidates: list[C
     Only the exclusions a caller can lift are counted, and only candidates that match
     the question (an excluded record sharing one common word is no hidden answer)."""
     counts: dict[str, int] = {}
-    stats: IndexStats | None = None
+    scoring: _Scoring | None = None
     # Candidates arrive best overlap first; the first few decide whether anything relevant
     # was hidden, and scoring every excluded one would cost an empty recall milliseconds.
     hidden = [c for c in candidates if c.reason in _WITHHELD_HINTS and c.memory is not None][:WITHHELD_CHECKED]
     for c in hidden:
         assert c.memory is not None and c.reason is not None
         if c.lexical is None:
-            stats = stats or IndexStats(view, space)
-            c.lexical = lexical(query, c.memory, stats)
+            scoring = scoring or _Scoring(view, space, query)
+            c.lexical = scoring.lexical(c.memory)
         if relevance_gate(query, c.memory, c.lexical, anchored=_anchored(c)) is None:
             counts[c.reason.value] = counts.get(c.reason.value, 0) + 1
     return counts
@@ -317,16 +318,32 @@ def _dormant_alongside(view: ReadView, space: str, query: ParsedQuery, candidate
     if floor >= FULL_COVERAGE:
         return 0  # every result covers the whole question: a dormant one could only tie
     hidden = [c for c in candidates if c.reason is Reason.DORMANT and c.memory is not None][:DORMANT_CHECKED]
-    stats: IndexStats | None = None
+    scoring: _Scoring | None = None
     count = 0
     for c in hidden:
         assert c.memory is not None
         if c.lexical is None:
-            stats = stats or IndexStats(view, space)
-            c.lexical = lexical(query, c.memory, stats)
+            scoring = scoring or _Scoring(view, space, query)
+            c.lexical = scoring.lexical(c.memory)
         if c.lexical.coverage >= floor and relevance_gate(query, c.memory, c.lexical, anchored=_anchored(c)) is None:
             count += 1
     return count
+
+
+class _Scoring:
+    """Lexical scores of excluded candidates, which the lanes leave unscored, for the
+    questions silence asks of them: with the query's words widened by the spellings the
+    index holds, as a lane scores (:func:`cairn.recall.variants.expand`), so that a
+    dormant record is judged as it would be if it were current ("the EMNLP trip" meets
+    "travel to EMNLP" either way)."""
+
+    def __init__(self, view: ReadView, space: str, query: ParsedQuery) -> None:
+        self.stats = IndexStats(view, space)
+        self.stats.prefetch(lookups(query))
+        self.query = expand(query, self.stats)
+
+    def lexical(self, memory: Memory) -> Lexical:
+        return lexical(self.query, memory, self.stats)
 
 
 def _retired_matches(view: ReadView, request: Request, query: ParsedQuery) -> list[Candidate]:

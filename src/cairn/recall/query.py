@@ -39,7 +39,7 @@ FILLER: frozenset[str] = frozenset(
 # Query framing: words that shape the question but never name what it asks about.
 # Chinese 多少 ("how much") is framing, not an entity.
 FRAMING: frozenset[str] = frozenset(
-    "多少 什么 怎么 哪个 哪里 为什么 如何 tell know remember recall said say".split()
+    "多少 什么 怎么 哪个 哪里 为什么 如何 tell know remember remind recall said say per".split()
 )
 
 # Generic status/progress words (and kind names) are not mandatory answer tokens of the
@@ -122,6 +122,8 @@ class ParsedQuery:
     known_kinds: frozenset[str] = frozenset()
     # "how much / how many": the answer is a quantity, so it holds a number
     quantity: bool = False
+    # "how many *words* ...": the stem of the thing counted ("" when none is named)
+    counted: str = ""
 
     @property
     def context_free(self) -> bool:
@@ -226,12 +228,14 @@ def parse_query(text: str) -> ParsedQuery:
     subject, attributes = _named(text, feats, verbs)
     kinds = frozenset(f.term for f in feats if f.answer_type)
     known = frozenset(f.term for f in feats if f.kind)
-    quantity = _QUANTITY_RE.search(text) is not None
-    return ParsedQuery(text, feats, lits, _runs(text), subject, attributes, kinds, known, quantity)
+    found = _QUANTITY_RE.search(text)
+    counted = stem(found.group(1).casefold()) if found and found.group(1) else ""
+    return ParsedQuery(text, feats, lits, _runs(text), subject, attributes, kinds, known, found is not None, counted)
 
 
-# "how much does the storage box cost", "how many seats": a question for a quantity.
-_QUANTITY_RE = re.compile(r"\bhow\s+(?:much|many)\b", re.IGNORECASE)
+# "how much does the storage box cost", "how many seats": a question for a quantity, and
+# the word after "how many" names what is counted.
+_QUANTITY_RE = re.compile(r"\bhow\s+(?:much|many(?:\s+([^\W\d_]+))?)\b", re.IGNORECASE)
 # What states a quantity in a record: a digit, or a number or amount in words ("one
 # approval", "five seeds", "a dozen", "twice", "free", "no VAT").
 _NUMBER_WORDS = frozenset(
@@ -248,6 +252,19 @@ def states_quantity(text: str) -> bool:
     if _DIGIT_RE.search(text):
         return True
     return any(word.casefold() in _NUMBER_WORDS for word in _WORD_RE.findall(text))
+
+
+def counts(text: str, counted: str) -> bool:
+    """Whether ``text`` states a count of the thing ``counted`` names: a number right before
+    the word ("about 2,500 *words* a day", "30 seats", "two nights")."""
+    for match in _COUNT_RE.finditer(text):
+        number, word = match.group(1), match.group(2).casefold()
+        if (number[0].isdigit() or number.casefold() in _NUMBER_WORDS) and stem(word) == counted:
+            return True
+    return False
+
+
+_COUNT_RE = re.compile(r"\b(\d[\d,.]*|[^\W\d_]+)\s+(?=([^\W\d_]+))")  # overlapping pairs
 
 
 def _answer_types(tokens: list[Token]) -> dict[int, str]:

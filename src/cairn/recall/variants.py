@@ -25,6 +25,9 @@ and only when the index actually holds the other form:
   :mod:`cairn.recall.kinds` knows it as a kind: ``databas`` ↔ ``postgresql``, ``redis``;
   ``pet`` ↔ ``cat``, ``tabby``. One way only (a record about Redis does not answer
   "what is our database" by holding the word), at most :data:`MAX_INSTANCES`.
+* **everyday synonyms** — a short table of words people ask with for words they wrote
+  (:data:`SYNONYMS`): ``price`` ↔ ``cost``, ``job`` ↔ ``work``, ``contact`` → ``manager``.
+  Both ways unless marked one way; single words only; general English, not any store's words.
 * **irregular verb forms** — the base form of a common English verb and its irregular
   past forms, both ways (:data:`IRREGULAR`): ``make`` ↔ ``made``, ``pay`` ↔ ``paid``,
   ``choose`` ↔ ``chose``/``chosen``. Forms that are also common words of another sense
@@ -91,6 +94,7 @@ _ABBREVIATED: dict[str, tuple[str, ...]] = {
     "poc": ("proof of concept",), "rfp": ("request for proposal",), "sow": ("statement of work",),
     "pto": ("paid time off",), "eod": ("end of day",), "eta": ("estimated time of arrival",),
     "roi": ("return on investment",), "gdpr": ("general data protection regulation",),
+    "csat": ("customer satisfaction",), "nps": ("net promoter score",), "hq": ("headquarters",),
 }
 
 
@@ -109,6 +113,38 @@ fight fought; feed fed; hide hid hidden; draw drew drawn; go went gone; get got 
 think thought; tell told; find found; hold held; meet met; run ran; sing sang sung;
 drink drank drunk; ring rang rung; shake shook shaken; forgive forgave forgiven
 """
+
+
+# Everyday synonyms: each line a group of words (as typed, stemmed on use) that a question
+# and a note use for one another. "a > b c" is one way: a question's "a" meets a note's
+# "b" or "c", not the reverse ("who is my contact at Kessler" is answered by "the project
+# manager is Dagmar", while a question about the manager is not answered by any contact).
+# Kept to words that, in a question about someone's notes, mean the same thing; a word
+# with another common sense is left out (or made one way).
+_SYNONYM_GROUPS = """
+price cost; fee charge; job work; boss manager; deadline due; holiday vacation; ill sick;
+buy purchase; begin start; kid child; kids children; laptop notebook; doctor physician;
+email mail; allergy allergic; home house; trip travel; customer client; employee staff;
+pay payment; salary > pay wage; leave > churn; wage > salary pay; spouse > husband wife partner; phone > mobile cell;
+apartment > flat; contact > manager representative rep liaison coordinator
+"""
+
+
+def _synonyms() -> dict[str, tuple[str, ...]]:
+    table: dict[str, list[str]] = {}
+    for entry in _SYNONYM_GROUPS.split(";"):
+        head, way, rest = entry.partition(">")
+        if way:
+            table.setdefault(stem(head.strip()), []).extend(stem(w) for w in rest.split())
+            continue
+        forms = list(dict.fromkeys(stem(word) for word in entry.split()))
+        for form in forms:
+            table.setdefault(form, []).extend(f for f in forms if f != form)
+    return {k: tuple(v for v in dict.fromkeys(vs) if v != k) for k, vs in table.items() if vs}
+
+
+SYNONYMS: dict[str, tuple[str, ...]] = _synonyms()
+"""Term -> the terms that stand for it (index form; see :data:`_SYNONYM_GROUPS`)."""
 
 
 def _irregular() -> dict[str, tuple[str, ...]]:
@@ -168,6 +204,7 @@ def variants(term: str, vocabulary: Vocabulary) -> tuple[str, ...]:
     and a few exact look-ups for the shorter forms."""
     found: list[str] = [t for t in ABBREVIATIONS.get(term, ()) if held(t, vocabulary)]
     found += [t for t in IRREGULAR.get(term, ()) if vocabulary.df(t)]
+    found += [t for t in SYNONYMS.get(term, ()) if vocabulary.df(t)]
     if len(term) < MIN_ROOT or not term.isascii() or not term.isalpha():
         return tuple(found)
     agent = term[-1] not in "mn" and term[-1] not in _VOWELS
@@ -216,7 +253,7 @@ def lookups(query: ParsedQuery) -> list[str]:
         wanted.append(f.term)
         if not (f.literal or f.numeric or f.cjk):
             wanted += [w for t in ABBREVIATIONS.get(f.term, ()) for w in t.split()] + list(_shorter(f.term))
-            wanted += IRREGULAR.get(f.term, ())
+            wanted += IRREGULAR.get(f.term, ()) + SYNONYMS.get(f.term, ())
         if f.kind:
             wanted += [w for t in instances(f.kind) for w in t.split()]
     for run in query.runs:
