@@ -256,6 +256,8 @@ def _plain_name_like(text: str) -> set[str]:
 
     out: set[str] = set()
     for word in re.findall(r"[^\W_]+", unicodedata.normalize("NFKC", text)):
+        if query._MEASURE_RE.match(word):
+            continue  # a number with a unit ("9am") is no name
         if any(c.isupper() for c in word[1:]) or (any(c.isdigit() for c in word) and any(c.isalpha() for c in word)):
             out.update(t.term for t in tokenize(word))
     return out

@@ -58,8 +58,9 @@ def test_paraphrases_are_found_and_unrelated_questions_get_nothing(cairn, para, 
 
 def test_the_semantic_gate_is_what_keeps_unrelated_questions_out(cairn, para, monkeypatch):
     """Negative control of the test above: with the gate's thresholds at zero, the
-    nearest memory of an unrelated question is returned."""
-    question = "what is the capital of France"
+    nearest memory of an unrelated question is returned. (The question names no one:
+    a name written in it is a subject no similarity stands in for, a second guard.)"""
+    question = "how tall is the highest mountain in the world"
     assert cairn.recall(question, lane="hybrid", trace=False).ids == []
     monkeypatch.setattr(fusion, "SEMANTIC", fusion.SemanticProfile(strong=0.0, strong_partial=0.0, support=0.0))
     assert cairn.recall(question, lane="hybrid", trace=False).ids != []

@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from .lanes import Lane
     from .pipeline import Candidate, Request
     from .query import ParsedQuery
+    from .score import Lexical
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
@@ -62,7 +63,7 @@ class SemanticProfile:
     pool: int = 24  # nearest texts a semantic lane reads
     strong: float = 0.35  # a cosine that passes on meaning alone
     strong_partial: float = 0.6  # the same when the record holds some of the query's words, not enough
-    strong_attribute: float = 0.65  # the same when it holds the named subject but not the attribute asked
+    strong_attribute: float = 0.70  # the same when it holds the named subject but not the attribute asked
     support: float = 0.2  # the least cosine that counts beside lexical evidence
     min_words: int = 2  # query words (phrasing included) before meaning alone may answer it
     claims_semantic_weight: float = 0.25  # hybrid claims: relevance = lexical share + this × cosine
@@ -159,6 +160,8 @@ def semantic_verdict(query: ParsedQuery, c: Candidate, cosine: float | None,
     if c.reason is Reason.BELOW_CUTOFF:
         return c.reason  # its words matched, and the lexical lane found a much better match
     lexical = relevance_gate(query, c.memory, c.lexical)
+    if lexical is not None and _lacks_subject(query, c.lexical):
+        lexical = Reason.MISSING_SUBJECT  # whichever lexical gate failed first
     if lexical in IDENTITY:
         # Meaning bridges vocabulary, not identity: "RabbitMQ topic retention" is close in
         # meaning to a note on Kafka topic retention (0.56), and still not about it.
@@ -190,6 +193,14 @@ def semantic_verdict(query: ParsedQuery, c: Candidate, cosine: float | None,
     else:
         bar = profile.strong_partial
     return None if cosine >= bar else Reason.BELOW_SIMILARITY
+
+
+def _lacks_subject(query: ParsedQuery, lex: Lexical) -> bool:
+    """Whether the record lacks the subject a question names ("what is my rate for
+    *French*" and a note on the rate for German and Spanish). The lexical gates check
+    coverage first, so a record holding little of the question fails as below coverage
+    whether or not it names the subject; for meaning, the missing subject is the verdict."""
+    return query.named_rule and query.subject not in lex.present and query.subject not in lex.in_origin
 
 
 def _names_kind(query: ParsedQuery, memory: Memory, matched: frozenset[str]) -> bool:

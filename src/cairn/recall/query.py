@@ -418,9 +418,12 @@ def _possessor(text: str, eligible: list[str]) -> str | None:
     return owners.pop() if len(owners) == 1 else None
 
 
+# Words capitalised by spelling that name a time, not someone or something asked about:
+# weekdays, months and the common holidays ("is the office open over Christmas").
 _CALENDAR = frozenset(
     "monday tuesday wednesday thursday friday saturday sunday january february march april may june july "
-    "august september october november december".split()
+    "august september october november december christmas xmas easter thanksgiving halloween hanukkah "
+    "diwali ramadan eid passover pentecost whitsun advent lent".split()
 )
 
 
@@ -461,12 +464,19 @@ def _name_like(text: str) -> set[str]:
         rest = word[1:]
         if rest.islower() and word.isalpha():
             continue
+        if _MEASURE_RE.match(word):
+            continue  # "9am", "7pm", "30min", "5km": a time or an amount, not a name
         if any(c.isupper() for c in rest) or (any(c.isdigit() for c in word) and any(c.isalpha() for c in word)):
             out.update(t.term for t in tokenize(word))
     return out
 
 
 _WORD_RE = re.compile(r"[^\W_]+")
+# A number with a unit written onto it: times of day, durations, sizes, distances, money.
+_MEASURE_RE = re.compile(
+    r"^\d+(?:am|pm|h|hr|hrs|min|mins|s|sec|d|w|wk|wks|mo|y|yr|yrs|k|m|km|kg|g|mb|gb|tb|kb|ms|st|nd|rd|th|x|eur|usd|gbp)$",
+    re.IGNORECASE,
+)
 
 
 def is_function_word(word: str) -> bool:

@@ -1,0 +1,74 @@
+"""What meaning may not stand in for, in the hybrid lane, each with its negative control:
+
+* a **subject the question names** and the record lacks ("what is my rate for *French*"
+  against the rate for German and Spanish), whichever lexical gate the record failed
+  first — it holds little of the question, so it fails as below coverage before the
+  subject is checked, and the similarity (0.62) comes from the shared "rate";
+* the **attribute asked of a named subject** ("who is our *contact* at Bolt Retail"
+  against the note that Bolt Retail churned: 0.67, the name alone) — a bar of 0.70;
+* and what is *not* a name: a holiday is capitalised by spelling and names a time ("is
+  the office open over *Christmas*"), a number with a unit ("at *9am*") is a time.
+"""
+
+from __future__ import annotations
+
+from cairn.recall import fusion
+from cairn.recall.query import parse_query
+
+from .conftest import needs_extra
+
+RATES = [
+    "My standard rate is 0.14 EUR per source word for German and Spanish into English",
+    "Rush jobs under 48 hours get a 30 percent surcharge",
+    "Invoices are made in Zervant and numbered 2026-NNN",
+]
+ACCOUNTS = [
+    "Bolt Retail churned in October because they moved to an in-house tool",
+    "Our main contact at Acme Logistics is Priya Raman, their head of operations",
+    "Discounts above 15 percent need approval from Hannah, the VP of Sales",
+]
+OFFICE = [
+    "The office is closed on 24-26 December and 1 January; on-call still answers urgent tickets",
+    "Omar prefers no meetings before 10am and keeps Friday afternoons free for deep work",
+    "The support team works 8:00-18:00 CET on weekdays",
+]
+
+
+def _hybrid(cairn, texts: list[str], question: str) -> list[str]:
+    for text in texts:
+        cairn.remember(text, kind="fact")
+    return [r.memory.content for r in cairn.recall(question, lane="hybrid", trace=False).results]
+
+
+@needs_extra
+def test_meaning_does_not_stand_in_for_a_named_subject(cairn, monkeypatch):
+    assert _hybrid(cairn, RATES, "what is my rate for French") == []
+    # Positive control: the subject the record names.
+    assert cairn.recall("what is my rate for German", lane="hybrid", trace=False).results[0].memory.content == RATES[0]
+    # With the subject checked only when it is the first gate to fail, meaning lets it in.
+    monkeypatch.setattr(fusion, "_lacks_subject", lambda query, lex: False)
+    assert cairn.recall("what is my rate for French", lane="hybrid", trace=False).ids != []
+
+
+@needs_extra
+def test_meaning_needs_a_high_bar_for_the_attribute_asked_of_a_name(cairn, monkeypatch):
+    assert _hybrid(cairn, ACCOUNTS, "who is our contact at Bolt Retail") == []
+    # Positive control: what the note does say about Bolt Retail.
+    assert cairn.recall("why did Bolt Retail leave us", lane="hybrid", trace=False).results[0].memory.content == ACCOUNTS[0]
+    monkeypatch.setattr(fusion, "SEMANTIC", fusion.SemanticProfile(strong_attribute=0.65))
+    assert cairn.recall("who is our contact at Bolt Retail", lane="hybrid", trace=False).ids != []
+
+
+def test_holidays_and_times_are_not_names():
+    assert parse_query("is the office open over Christmas").subject != "christmas"
+    assert parse_query("can I schedule a meeting with Omar at 9am").subject == "omar"
+    # Negative controls: a person, and a name written with digits, still name the subject.
+    assert parse_query("is Mia allergic to anything").subject == "mia"
+    assert parse_query("what does S3 cost").subject == "s3"
+
+
+@needs_extra
+def test_a_holiday_question_is_answered_by_the_dates(cairn):
+    assert _hybrid(cairn, OFFICE, "is the office open over Christmas")[:1] == [OFFICE[0]]
+    asked = cairn.recall("can I schedule a meeting with Omar at 9am", lane="hybrid", trace=False)
+    assert asked.results[0].memory.content == OFFICE[1]
