@@ -276,14 +276,37 @@ def _answer_types(tokens: list[Token]) -> dict[int, str]:
     for i, token in enumerate(tokens):
         if token.surface not in WH_DETERMINERS:
             continue
-        j = i + 1
-        while j < len(tokens) and not tokens[j].stop and not tokens[j].cjk and j - i <= 3:
+        start = i + 1
+        copula = _copula_end(tokens, start)
+        j = start = copula or start
+        while j < len(tokens) and not tokens[j].stop and not tokens[j].cjk and j - start < 3:
             j += 1
-        if j > i + 1:
+        if j > start:
             head = tokens[j - 1].term
-            modifier = tokens[j - 2].term if j - 2 > i else None
-            heads[tokens[j - 1].position] = kind_of(head, modifier)
+            modifier = tokens[j - 2].term if j - 2 >= start else None
+            kind = kind_of(head, modifier)
+            if kind or not copula:
+                # "what is our *database*" asks for an instance as "what database" does; a
+                # head the kinds table does not know stays a topic word after a copula
+                # ("what is the *deadline* for the grant").
+                heads[tokens[j - 1].position] = kind
+                if " " in kind:
+                    # "which *test* framework": the modifier is part of a kind of two words,
+                    # asked for with it, not a topic of its own that the answer must repeat.
+                    heads[tokens[j - 2].position] = kind
     return heads
+
+
+_COPULA = frozenset("is are was were s".split())
+_DETERMINERS = frozenset("the our my your his her their its a an".split())
+
+
+def _copula_end(tokens: list[Token], start: int) -> int:
+    """The position after "is our", "'s the", "are the" at ``start`` (a copula, then a
+    determiner), or 0 when the words there are not that."""
+    if start + 1 < len(tokens) and tokens[start].surface in _COPULA and tokens[start + 1].surface in _DETERMINERS:
+        return start + 2
+    return 0
 
 
 def _literal(fragment: str) -> Literal:
