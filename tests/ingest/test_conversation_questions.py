@@ -13,6 +13,19 @@ does Maya work" (her turns say "job" and "office", the question "work"), "where 
 based now", "what pet does Maya have" and "what dog did Maya get" (a greyhound, adopted
 "instead" of the beagle she had in mind). The bars below are what is measured, so that a
 change that loses an answer fails here.
+
+``colleagues.jsonl`` (three colleagues over eight weeks of a portal project: owners, a
+launch date moved twice, Trello replaced by Linear and Jenkins by GitHub Actions, small
+talk) was written on 2026-12-03 by someone who had not read the recall code, with its
+questions, before any of it ran: 0.733 in the answer / 0.733 first, and 1 of its 5
+nothing-questions empty. Missed: "when is the portal launch" (the final date's turn says
+"launch is 5 August", the answer is the checklist and rollback turns and the first date),
+"what do we use to track tasks" (the Trello turn, not the later switch to Linear), "what
+framework is the new API built with" (nothing; the turn says "build the new API with
+FastAPI") and "why was the launch pushed back". Four nothing-questions come back with a
+sibling turn (Elena's holiday for Marco's, the sales demo for a marketing demo, Elena's
+daughter's school for Marco's son's, the owners' turns for the mobile app), so its row is
+an expected failure.
 """
 
 from __future__ import annotations
@@ -43,7 +56,14 @@ def _answers(tmp_path: Path, name: str) -> tuple[list[tuple[str, list[str], list
     return found, empty
 
 
-@pytest.mark.parametrize(("name", "answered", "first"), [("friends.jsonl", 0.6, 0.6), ("assistant.jsonl", 1.0, 0.9)])
+COLLEAGUES_NOISY = pytest.mark.xfail(
+    reason="measured as written at 0.733 / 0.733 with 4 of 5 nothing-questions answered by a sibling turn", strict=False
+)
+
+
+@pytest.mark.parametrize(("name", "answered", "first"), [
+    ("friends.jsonl", 0.6, 0.6), ("assistant.jsonl", 1.0, 0.9),
+    pytest.param("colleagues.jsonl", 0.7, 0.7, marks=COLLEAGUES_NOISY)])
 def test_questions_about_a_conversation_are_answered_from_its_turns(tmp_path, name, answered, first):
     found, empty = _answers(tmp_path, name)
     in_answer = sum(bool(set(expect) & set(got)) for _, expect, got in found) / len(found)

@@ -110,6 +110,24 @@ that states a quantity; irregular verb forms (made/make) and plurals of -ing nou
 past their horizon, named in the note but not shown beside a current answer), vocabulary
 (a "CAT tool" is memoQ; "output" for "translate per day") and inference ("can I schedule a
 call on Friday at 7pm" against "no calls after 18:00 on yoga days").
+
+``fresh8.json`` (a secondary-school teacher's assistant: classes, students' needs, grading
+rules, duties, parents' evening, a museum trip, four facts that changed later) and
+``fresh9.json`` (a small online tea shop's operations: suppliers, carriers, shipping and
+returns rules, stock tools, pricing, staff, four changed facts) are the ninth and tenth
+held-out parts, written on 2026-12-03 by someone new to Cairn who had not read the recall
+code, and run once as written. Claims lane: fresh8 0.833 / 0.767 / 0.700, fresh9 0.714 /
+0.714 / 0.400; hybrid: fresh8 0.867 / 0.800 / 0.500, fresh9 0.750 / 0.750 / 0.400. Changed
+facts: "can I still accept homework handed in 2 days late" puts the older rule first, and
+"which courier do we use for uk orders" gets the free-shipping and old carrier records, never
+the newer carrier. The rest are vocabulary ("mum" for "mother", "exam board" for AQA, "customer
+emails" for the customer service inbox, "teapot" for ceramics, "contact at Greenleaf" for
+"Greenleaf Imports ... our contact there"), a record about the trip that loses to its siblings
+("when is the museum trip" gets the trip's staff, cost and consent forms) and task prompts
+("draft a note to the parents about the trip"). Most nothing-questions come back with a
+sibling: the same topic about another entity (year 11's parents' evening, the science
+department's head, Hartley's contact and minimum order, EU free shipping) or another
+attribute of the same one (Greenleaf's lead time gets the pottery's).
 """
 
 from __future__ import annotations
@@ -126,7 +144,7 @@ from testkit import Clock
 
 NATURAL = Path(__file__).parent / "natural"
 PARTS = ("questions.json", "heldout.json", "fresh.json", "fresh2.json", "fresh3.json", "fresh4.json", "fresh5.json",
-         "fresh6.json", "fresh7.json")
+         "fresh6.json", "fresh7.json", "fresh8.json", "fresh9.json")
 
 
 def load(name: str) -> dict:
@@ -212,12 +230,25 @@ FRESH7_SHORT = pytest.mark.xfail(
 )
 
 
+FRESH8_SHORT = pytest.mark.xfail(
+    reason="ninth part measured at 0.833 / 0.767 / 0.700 as written (hybrid 0.867 / 0.800 / 0.500): "
+           "an older rule first, vocabulary, task prompts, siblings answer nothing-questions", strict=False
+)
+
+
+FRESH9_SHORT = pytest.mark.xfail(
+    reason="tenth part measured at 0.714 / 0.714 / 0.400 as written (hybrid 0.750 / 0.750 / 0.400): "
+           "a changed carrier not found, vocabulary, task prompts, siblings answer nothing-questions", strict=False
+)
+
+
 @pytest.mark.parametrize(
     "part", [PARTS[0], pytest.param(PARTS[1], marks=HELDOUT_SHORT), pytest.param(PARTS[2], marks=FRESH_SHORT),
              PARTS[3], pytest.param(PARTS[4], marks=FRESH3_SHORT),
              PARTS[5],
              pytest.param(PARTS[6], marks=FRESH5_SHORT), pytest.param(PARTS[7], marks=FRESH6_SHORT),
-             pytest.param(PARTS[8], marks=FRESH7_SHORT)]
+             pytest.param(PARTS[8], marks=FRESH7_SHORT), pytest.param(PARTS[9], marks=FRESH8_SHORT),
+             pytest.param(PARTS[10], marks=FRESH9_SHORT)]
 )
 def test_natural_questions_are_answered(tmp_path, part):
     found, empty = answers(tmp_path, part)
