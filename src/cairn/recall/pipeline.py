@@ -25,7 +25,7 @@ from typing import NamedTuple
 from .. import plugins
 from ..errors import InvalidInput
 from ..model import Kind, Marker, Memory, Status
-from ..policy.aging import Freshness, freshness
+from ..policy.aging import Freshness, confirmation_anchor, freshness
 from ..policy.temporal import temporal_status
 from ..store import ReadView
 from ..store.timetravel import memory_known_at
@@ -40,6 +40,7 @@ from .query import ParsedQuery, parse_query, validate_query
 from .rank import RankFactors, order_key, rank_factors
 from .resolve import Resolved, resolve
 from .score import Lexical, lexical
+from .tense import Tense, tense
 from .variants import expand, lookups
 
 __all__ = [
@@ -124,7 +125,7 @@ class Candidate:
     reason: Reason | None = None
     gate: Reason | None = None  # episodes: the gate verdict, reported not applied
     turn_coverage: float | None = None  # episodes: the share of the question the turn holds, as the episode lane reads it
-    updates: bool = False  # episodes: placed above an earlier turn it says changed (recall.episodes)
+    updates: bool = False  # placed above an earlier turn it says changed (recall.episodes), or an older claim (newer_first)
     by_subject: bool = False  # episodes: spoken by the speaker the question is about
     markers: tuple[str, ...] = ()
     fusion: dict | None = None  # hybrid lanes: each lane's rank and share, the cosine (cairn.recall.fusion)
@@ -248,6 +249,7 @@ def run(view: ReadView, request: Request, asked: Mapping[str, list[Candidate]] |
                     for name in names]
         ranked = _interleave([[c for c in found if c.reason is None] for found in per_lane])
         candidates = [c for found in per_lane for c in found]
+    ranked = newer_first(ranked, request)
     results, digest = _resolve_and_pack(view, request, ranked, candidates)
     note: str | None = None
     withheld: dict[str, int] = {}
@@ -366,6 +368,85 @@ def _retired_matches(view: ReadView, request: Request, query: ParsedQuery) -> li
     return retired
 
 
+RESCUE_SHARED = 2  # words of the question both must hold before the cutoff spares the later one (one, "tea", is a topic)
+
+
+def _updates_of_survivors(live: list[Candidate], low: set[str], request: Request) -> set[str]:
+    """The candidates below the relative cutoff that a present-tense question keeps: each
+    answers alike (:func:`_alike`) a survivor of the same kind that is older. The cutoff
+    weighs scores, where a longer note loses to a shorter one holding the same words;
+    the later note is the likelier to say how things are now (:func:`newer_first`). Both
+    must hold at least :data:`RESCUE_SHARED` words of the question: one shared word ("who
+    do we get our *tea* from") makes notes on one topic, not two answers to one question."""
+    if not low or not _asks_now(request):
+        return set()
+    kept = [c for c in live if c.reason is None and c.id not in low and c.memory is not None]
+    out: set[str] = set()
+    for c in live:
+        if c.id not in low or c.reason is not None or c.memory is None or c.memory.kind is Kind.EPISODE:
+            continue
+        anchor = confirmation_anchor(c.memory)
+        held = _held(c)
+        if any(k.memory is not None and k.memory.kind is c.memory.kind and confirmation_anchor(k.memory) < anchor
+               and _alike(_held(k), held, k, c) and len(_held(k) & held) >= RESCUE_SHARED for k in kept):
+            out.add(c.id)
+    return out
+
+
+def _asks_now(request: Request) -> bool:
+    """Whether the question asks how things are now: not in the past tense, no --as-of before now."""
+    if request.as_of is not None and request.as_of < request.now:
+        return False
+    return tense(request.query) is not Tense.PAST
+
+
+def newer_first(ranked: list[Candidate], request: Request) -> list[Candidate]:
+    """Asked about the present, a claim placed below an older claim of the same kind that
+    answers the question alike (:func:`_alike`) takes its place, just above it: when two
+    notes answer alike, the later one is the more likely to say how things are now ("late
+    homework loses 10 percent a day" and, ten weeks later, "late homework is accepted
+    without penalty up to 48 hours"), however their lengths weigh in the scores. A
+    declared correction is the stronger evidence and is followed first (``resolve``); this
+    only orders what no relation orders. Past-tense questions and ``--as-of`` keep the
+    scores' order. A moved claim shows ``update`` in explain."""
+    if len(ranked) < 2 or not _asks_now(request):
+        return ranked
+    out = list(ranked)
+    i = 1
+    while i < len(out):
+        later = out[i]
+        words = _held(later)
+        if words and later.factors is not None:
+            for j in range(i):
+                older = out[j]
+                if (_alike(_held(older), words, older, later) and older.factors is not None and older.memory is not None
+                        and later.memory is not None and older.memory.kind is later.memory.kind
+                        and later.memory.kind is not Kind.EPISODE and older.factors.anchor < later.factors.anchor):
+                    out.insert(j, out.pop(i))
+                    later.updates = True
+                    break
+        i += 1
+    return out
+
+
+ALIKE_COVERAGE = 0.05  # two claims whose coverage of the question differs by no more answer it alike ...
+ALIKE_SHARED = 0.5  # ... when at least this share of the words either holds is held by both
+
+
+def _alike(older: frozenset[str], later: frozenset[str], a: Candidate, b: Candidate) -> bool:
+    """Whether two claims answer the question alike: about the same share of it, mostly
+    through the same words ("late homework ... per day" and "late homework is accepted")."""
+    if not older or not later or a.lexical is None or b.lexical is None:
+        return False
+    shared = len(older & later) / max(len(older), len(later))
+    return shared >= ALIKE_SHARED and b.lexical.coverage >= a.lexical.coverage - ALIKE_COVERAGE
+
+
+def _held(c: Candidate) -> frozenset[str]:
+    """The question's words a candidate holds (content or aliases), or none when unscored."""
+    return frozenset() if c.lexical is None else c.lexical.in_content | c.lexical.in_aliases
+
+
 def _anchored(c: Candidate) -> bool:
     """Whether the candidate holds a phrase anchor of the query (a bonus was paid)."""
     return c.phrase is not None and c.phrase.bonus > 0
@@ -480,6 +561,7 @@ def _apply_gates(live: list[Candidate], query: ParsedQuery, request: Request) ->
         assert c.memory is not None and c.lexical is not None  # live: excluded and scored above
         c.reason = relevance_gate(query, c.memory, c.lexical, anchored=_anchored(c))
     low = below_cutoff({c.id: c.raw for c in live if c.reason is None})
+    low -= _updates_of_survivors(live, low, request)
     for c in live:
         if c.reason is None:
             assert c.memory is not None

@@ -1,0 +1,67 @@
+"""Two notes that answer a question alike, with no relation between them: asked about the
+present, the later one comes first (:func:`cairn.recall.pipeline.newer_first`), however
+their lengths weigh in the scores. Negative controls: a past-tense question and
+``--as-of`` keep the scores' order, and so do notes of different kinds or notes that
+answer through different words.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from cairn import Cairn
+from cairn.recall import pipeline
+from testkit import NOW, Clock
+
+OLD = "Late homework loses 10 percent per day for up to three days"
+NEW = ("New rule from the staff meeting: late homework is accepted without penalty up to 48 hours after the "
+       "deadline, then it is marked zero")
+
+
+def _ask(tmp_path, question: str, *, old_kind: str = "decision", new_kind: str = "decision", **options) -> list[str]:
+    clock = Clock(NOW - timedelta(days=85))
+    with Cairn(tmp_path / "cairn.db", now=clock) as cairn:
+        cairn.remember(OLD, kind=old_kind)
+        clock.at = NOW - timedelta(days=10)
+        cairn.remember(NEW, kind=new_kind)
+        cairn.remember("Term grades weigh homework at 20 percent and tests at 50 percent", kind="decision")
+        clock.at = NOW
+        return [r.memory.content for r in cairn.recall(question, trace=False, lane="claims", **options).results]
+
+
+def test_the_later_of_two_alike_notes_comes_first(tmp_path, monkeypatch):
+    question = "can I still accept homework handed in 2 days late"
+    assert _ask(tmp_path / "a", question)[:2] == [NEW, OLD]
+    # The rule broken: the shorter, older note scores higher and comes first.
+    monkeypatch.setattr(pipeline, "newer_first", lambda ranked, request: ranked)
+    assert _ask(tmp_path / "b", question)[:2] == [OLD, NEW]
+
+
+def test_the_past_and_other_kinds_keep_the_scores_order(tmp_path):
+    # Asked in the past tense, the earlier state is what is wanted.
+    assert _ask(tmp_path / "a", "what did late homework lose per day")[:1] == [OLD]
+    assert _ask(tmp_path / "b", "how was late homework handled", as_of=NOW - timedelta(days=30))[:1] == [OLD]
+    # A preference is not an update of a decision.
+    assert _ask(tmp_path / "c", "can I still accept homework handed in 2 days late", new_kind="preference")[:1] == [OLD]
+
+
+def test_an_update_is_shown_in_explain(tmp_path):
+    clock = Clock(NOW - timedelta(days=85))
+    with Cairn(tmp_path / "cairn.db", now=clock) as cairn:
+        cairn.remember(OLD, kind="decision")
+        clock.at = NOW - timedelta(days=10)
+        new = cairn.remember(NEW, kind="decision").memory.id
+        clock.at = NOW
+        doc = cairn.explain("can I still accept homework handed in 2 days late", lane="claims")
+    moved = [c for c in doc["candidates"] if c["factors"].get("update")]
+    assert [c["id"] for c in moved] == [new]
+
+
+def test_the_cutoff_spares_a_later_note_only_when_both_hold_the_same_words(tmp_path, monkeypatch):
+    """The later, longer note scores below the relative cutoff; it is kept because it holds
+    two words of the question the older one holds. Asked for more shared words than that,
+    the cutoff drops it (a single shared word, a topic, never spares a note)."""
+    question = "can I still accept homework handed in 2 days late"
+    assert NEW in _ask(tmp_path / "a", question)
+    monkeypatch.setattr(pipeline, "RESCUE_SHARED", 3)
+    assert NEW not in _ask(tmp_path / "b", question)
