@@ -36,7 +36,7 @@ from .gates import GATES, Reason, below_cutoff, exclusion, relevance_gate
 from .lanes import Lane, lane, lane_names
 from .pack import PACK, PackItem, label_text, pack
 from .phrase import PhraseHit
-from .query import ParsedQuery, parse_query, validate_query
+from .query import ParsedQuery, parse_query, store_named, validate_query
 from .rank import RankFactors, order_key, rank_factors
 from .resolve import Resolved, resolve
 from .score import Lexical, lexical
@@ -530,6 +530,12 @@ def _lane_candidates(source: Lane, view: ReadView, request: Request, query: Pars
             assert c.memory is not None  # exclude() put every candidate without one out
             c.lexical = lexical(query, c.memory, stats)
     own_gate = getattr(source, "apply_gates", None)
+    if own_gate is not None or source.applies_gates:
+        # A question typed in lower case: the notes found say which of its words is a name.
+        named = store_named(query, [c.memory.content for c in candidates if c.memory is not None])
+        if named is not query:
+            scan["store_named"] = {"subject": named.subject, "attributes": list(named.attributes)}
+            query = named
     if own_gate is not None:
         own_gate(live, query, request)  # a lane with its own relevance gate (the semantic lanes)
         if source.applies_gates:
@@ -552,6 +558,10 @@ def _fused(view: ReadView, request: Request, query: ParsedQuery, scan: dict) -> 
     lexical_lane, semantic_lane = (lane(name) for name in FUSIONS[request.lane])
     found = (_lane_candidates(lexical_lane, view, request, query, scan),
              _lane_candidates(semantic_lane, view, request, query, scan))
+    # Each lane judged its own with the names its notes showed; the fusion judges them all
+    # again, with the names that every note found shows.
+    if lexical_lane.applies_gates:
+        query = store_named(query, [c.memory.content for lane_found in found for c in lane_found if c.memory is not None])
     return fuse(view, request, query, scan, (lexical_lane, semantic_lane), found)
 
 

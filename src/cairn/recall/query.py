@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
@@ -346,11 +347,7 @@ def _named(text: str, features: tuple[Feature, ...], asked: set[str]) -> tuple[s
         # "because"). The key itself is a strict literal (parse_query): nothing else is
         # mandatory.
         return None, ()
-    eligible = [
-        f.term
-        for f in features
-        if not f.numeric and not f.answer_type and f.term not in GENERIC | FILLER | QUESTION and f.term not in asked
-    ]
+    eligible = _eligible(features, asked)
     if len(eligible) < 2:
         return None, ()
     names = _name_like(text)
@@ -377,6 +374,71 @@ def _named(text: str, features: tuple[Feature, ...], asked: set[str]) -> tuple[s
         return None, ()
     subject = named[0] if named else eligible[0]
     return subject, tuple(t for t in eligible if t != subject)
+
+
+def _eligible(features: tuple[Feature, ...], asked: set[str]) -> list[str]:
+    """The terms that may be a named subject or an attribute (see :func:`_named`)."""
+    return [
+        f.term
+        for f in features
+        if not f.numeric and not f.answer_type and f.term not in GENERIC | FILLER | QUESTION and f.term not in asked
+    ]
+
+
+def store_named(query: ParsedQuery, contents: Iterable[str]) -> ParsedQuery:
+    """``query`` with the subject the store's notes name, when the question is typed all in
+    lower case ("who's our contact at hartley ceramics"): its capitals cannot say which
+    word is a name, the notes can. A word of the question that the notes write with a
+    capital inside a sentence every time they write it ("Teapots come from Hartley
+    Ceramics") is a name; the question's one run of such words is its subject, as a name
+    written with capitals would be (:func:`_named`), and its other topic words are what is
+    asked of it. Two runs, or none, leave the question as it was. ``contents``: the texts
+    of the records the lanes found for it."""
+    if query.subject is not None or not 2 <= len(query.features) <= NAMED_RULE_MAX_FEATURES:
+        return query
+    if any(c.isupper() for c in query.text) or _IDENTIFIER_RE.search(query.text):
+        return query
+    eligible = _eligible(query.features, asking_verbs(query.text))
+    if len(eligible) < 2:
+        return query
+    surfaces = {f.surface: f.term for f in query.features if f.term in eligible and f.surface.isalpha()}
+    if not surfaces:
+        return query
+    pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(surfaces, key=len, reverse=True))) + r")\w{0,3}\b",
+                         re.IGNORECASE)
+    capital: dict[str, int] = {}
+    lower: set[str] = set()
+    for text in contents:
+        for m in pattern.finditer(text):
+            word = m.group(0)
+            term = stem(word.casefold())
+            if term not in eligible:
+                continue
+            if word[0].islower():
+                lower.add(term)
+            elif not _SENTENCE_START_RE.search(text, 0, m.start()):
+                capital[term] = capital.get(term, 0) + 1
+    names = {t for t in capital if t not in lower}
+    runs: list[list[str]] = []
+    current: list[str] = []
+    for word in _WORD_RE.findall(query.text):
+        named = surfaces.get(word.casefold())
+        if named is not None and named in names:
+            current.append(named)
+            continue
+        if current:
+            runs.append(current)
+        current = []
+    if current:
+        runs.append(current)
+    if len(runs) != 1:
+        return query
+    rest = tuple(t for t in eligible if t not in runs[0])
+    return replace(query, subject=runs[0][0], attributes=rest) if rest else query
+
+
+# Text before a word that puts it at the start of a sentence: nothing, or a sentence's end.
+_SENTENCE_START_RE = re.compile(r"(?:^|[.!?:;\n])[\s\"'“‘(\[]*\Z")
 
 
 # "did we pick", "do I submit", "should you call": the verb after an auxiliary and a person
