@@ -46,7 +46,7 @@ def test_meaning_does_not_stand_in_for_a_named_subject(cairn, monkeypatch):
     # Positive control: the subject the record names.
     assert cairn.recall("what is my rate for German", lane="hybrid", trace=False).results[0].memory.content == RATES[0]
     # With the subject checked only when it is the first gate to fail, meaning lets it in.
-    monkeypatch.setattr(fusion, "_lacks_subject", lambda query, lex: False)
+    monkeypatch.setattr(fusion, "named_verdict", lambda query, lex: None)
     assert cairn.recall("what is my rate for French", lane="hybrid", trace=False).ids != []
 
 
@@ -72,3 +72,16 @@ def test_a_holiday_question_is_answered_by_the_dates(cairn):
     assert _hybrid(cairn, OFFICE, "is the office open over Christmas")[:1] == [OFFICE[0]]
     asked = cairn.recall("can I schedule a meeting with Omar at 9am", lane="hybrid", trace=False)
     assert asked.results[0].memory.content == OFFICE[1]
+
+
+@needs_extra
+def test_meaning_needs_the_attribute_bar_when_coverage_failed_first(cairn, monkeypatch):
+    """"who is Sophie's university tutor" and a note that I mentor Sophie (0.65): the note
+    holds too little of the question for coverage, and it is the attribute asked that it
+    lacks; the bar is the named rule's, not that of a partial match (0.6)."""
+    notes = ["I'm mentoring Sophie Carter, a trainee teacher; she observes my Year 9 lessons on Thursdays",
+             "Mrs Okonkwo is head of the maths department"]
+    assert _hybrid(cairn, notes, "who is Sophie's university tutor") == []
+    assert cairn.recall("who is Sophie mentored by", lane="hybrid", trace=False).ids != []  # positive control
+    monkeypatch.setattr(fusion, "named_verdict", lambda query, lex: None)
+    assert cairn.recall("who is Sophie's university tutor", lane="hybrid", trace=False).ids != []

@@ -43,7 +43,7 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .gates import GATES, Reason, below_cutoff, relevance_gate
+from .gates import GATES, Reason, below_cutoff, named_verdict, relevance_gate
 from .kinds import instances
 from .query import asking_verbs
 from .rank import order_key, rank_factors
@@ -55,7 +55,6 @@ if TYPE_CHECKING:
     from .lanes import Lane
     from .pipeline import Candidate, Request
     from .query import ParsedQuery
-    from .score import Lexical
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
@@ -160,8 +159,12 @@ def semantic_verdict(query: ParsedQuery, c: Candidate, cosine: float | None,
     if c.reason is Reason.BELOW_CUTOFF:
         return c.reason  # its words matched, and the lexical lane found a much better match
     lexical = relevance_gate(query, c.memory, c.lexical)
-    if lexical is not None and _lacks_subject(query, c.lexical):
-        lexical = Reason.MISSING_SUBJECT  # whichever lexical gate failed first
+    if lexical is not None:
+        # The lexical gates check coverage first, so a record holding little of the question
+        # fails as below coverage whether or not it names the subject and what is asked of
+        # it ("what is my rate for *French*", "who is Sophie's *university tutor*"); for
+        # meaning, the named rule's verdict decides the bar (never overridden for the subject).
+        lexical = named_verdict(query, c.lexical) or lexical
     if lexical in IDENTITY:
         # Meaning bridges vocabulary, not identity: "RabbitMQ topic retention" is close in
         # meaning to a note on Kafka topic retention (0.56), and still not about it.
@@ -193,14 +196,6 @@ def semantic_verdict(query: ParsedQuery, c: Candidate, cosine: float | None,
     else:
         bar = profile.strong_partial
     return None if cosine >= bar else Reason.BELOW_SIMILARITY
-
-
-def _lacks_subject(query: ParsedQuery, lex: Lexical) -> bool:
-    """Whether the record lacks the subject a question names ("what is my rate for
-    *French*" and a note on the rate for German and Spanish). The lexical gates check
-    coverage first, so a record holding little of the question fails as below coverage
-    whether or not it names the subject; for meaning, the missing subject is the verdict."""
-    return query.named_rule and query.subject not in lex.present and query.subject not in lex.in_origin
 
 
 def _names_kind(query: ParsedQuery, memory: Memory, matched: frozenset[str]) -> bool:

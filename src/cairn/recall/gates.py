@@ -167,17 +167,9 @@ def relevance_gate(
         anchored = counts(memory.content, query.counted)
     if lex.coverage < (profile.coverage_min_anchored if anchored else profile.coverage_min):
         return Reason.BELOW_COVERAGE
-    if query.named_rule:
-        if query.subject not in lex.present and query.subject not in lex.in_origin:
-            # The subject may be named by the body, a *rare* alias, or the origin.
-            return Reason.MISSING_SUBJECT
-        held = len(set(query.attributes) & anywhere)
-        if held * 2 < len(query.attributes) or not held:
-            # Attribute evidence must be in the body or the aliases, never the origin. One
-            # attribute must be held; of several, at least half: "SQLite timeout" never
-            # answers "SQLite authentication", while "GDPR deletion request" answers
-            # "how do we handle a GDPR deletion request" without the word "handle".
-            return Reason.MISSING_ATTRIBUTE
+    named = named_verdict(query, lex)
+    if named is not None:
+        return named
     if query.kinds and anywhere <= query.kinds:
         # "which language am I studying": a record that holds only a language (Rust, of the
         # ingestion service) holds the type of the answer, and nothing of what is asked.
@@ -189,6 +181,23 @@ def relevance_gate(
     if query.quantity and not states_quantity(memory.content):
         # "how much does the Hetzner storage box cost": the note on backups to that box
         # states no amount; the quantity is the attribute asked for.
+        return Reason.MISSING_ATTRIBUTE
+    return None
+
+
+def named_verdict(query: ParsedQuery, lex: Lexical) -> Reason | None:
+    """The named-attribute rule of a short query: the record must name the subject (in the
+    body, a *rare* alias, or the origin) and hold what is asked of it."""
+    if not query.named_rule:
+        return None
+    if query.subject not in lex.present and query.subject not in lex.in_origin:
+        return Reason.MISSING_SUBJECT
+    held = len(set(query.attributes) & (lex.in_content | lex.in_aliases))
+    if held * 2 < len(query.attributes) or not held:
+        # Attribute evidence must be in the body or the aliases, never the origin. One
+        # attribute must be held; of several, at least half: "SQLite timeout" never
+        # answers "SQLite authentication", while "GDPR deletion request" answers
+        # "how do we handle a GDPR deletion request" without the word "handle".
         return Reason.MISSING_ATTRIBUTE
     return None
 
