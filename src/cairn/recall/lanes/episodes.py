@@ -21,7 +21,7 @@ from ..episodes import rank_episodes
 from ..gates import Reason
 from ..pipeline import Candidate, Request, exclude
 from ..query import ParsedQuery
-from ..score import lexical
+from ..score import scorer
 
 POOL_MIN = 48  # episode-lane candidates asked for
 KEPT_RECORDS = 512  # records kept read per space (cairn.recall.kept; decoded records weigh a KB or two)
@@ -48,9 +48,10 @@ class EpisodesLane:
                 c.reason = Reason.OTHER_SPACE  # not readable in this space
             candidates.append(c)
         exclude(candidates, request)
+        score = scorer(query, stats)  # the query's plan looked up once, not once a candidate
         for c in candidates:
             if c.reason is None and c.memory is not None:
-                c.lexical = lexical(query, c.memory, stats)
+                c.lexical = score(c.memory)
         return candidates
 
 
