@@ -96,7 +96,7 @@ from ..store import EpisodeTurn, ReadView
 from ..text import MONTH_WORDS, MONTHS, STOPWORDS, stem, tokenize
 from . import kept
 from .candidates import IndexStats
-from .episode_candidates import frequencies, turn_candidates
+from .episode_candidates import every_match, frequencies, turn_candidates
 from .tense import Tense, tense, time_factor
 
 
@@ -333,6 +333,66 @@ def candidates(view: ReadView, space: str, words: list[tuple[str, bool]], cap: i
     return [_Turn.of(row) for row in turn_candidates(view, space, words, cap, skip_retired=not include_retired)]
 
 
+class _StoreOrder:
+    """The candidates in the order the store gives them, its ranking read only when it matters.
+
+    When no more turns hold the words than the cap, every one of them is a candidate
+    whatever the store's ranking, and the order they come in decides nothing but ties:
+    which of equally strong turns are the last whose neighbours are read
+    (:meth:`_Neighbours.around`), and which of two turns at one place is kept
+    (:func:`_final`). Such matches are read unranked, in key order
+    (:func:`~cairn.recall.episode_candidates.every_match`), and the store's ranking is
+    asked for only when such a tie occurs: the candidates are then put back in the order
+    they always came in (each list's turns in the store's order, the lists one after the
+    other, a turn in the first list that holds it)."""
+
+    def __init__(self, view: ReadView, space: str, order: _StoreOrder | None = None) -> None:
+        self.view = view
+        self.space = space
+        self.order = order  # the candidates' order when the store's ranking was not read (ties)
+        # Per list of candidates: its turns' keys in the store's order, or the words,
+        # cap and filter it was read with unranked (ranked when first needed).
+        self.lists: list[list | tuple] = []
+
+    def read(self, words: list[tuple[str, bool]], cap: int, skip_retired: bool) -> list[EpisodeTurn]:
+        """:func:`turn_candidates`, unranked when that gives the same turns."""
+        rows = every_match(self.view, self.space, words, cap, skip_retired)
+        if rows is None:
+            rows = turn_candidates(self.view, self.space, words, cap, skip_retired)
+            self.lists.append([row.key for row in rows])
+        else:
+            self.lists.append((words, cap, skip_retired))
+        return rows
+
+    def given(self, rows: list[EpisodeTurn]) -> None:
+        """A list of candidates that came in its own order (a speaker's turns)."""
+        self.lists.append([row.key for row in rows])
+
+    @property
+    def exact(self) -> bool:
+        """Whether every list so far came in the store's order."""
+        return all(isinstance(keys, list) for keys in self.lists)
+
+    def restore(self, turns: list[_Turn]) -> list[_Turn]:
+        """``turns`` (candidates of these lists) in the order the store's ranking gives them."""
+        position: dict = {}
+        for i, keys in enumerate(self.lists):
+            if not isinstance(keys, list):
+                words, cap, skip_retired = keys
+                keys = self.lists[i] = [row.key for row in turn_candidates(self.view, self.space, words, cap,
+                                                                           skip_retired)]
+            for j, key in enumerate(keys):
+                position.setdefault(key, (i, j))
+        return sorted(turns, key=lambda t: position[t.key])
+
+    def settled(self, turns: list[_Turn]) -> list[_Turn]:
+        """``turns`` as they are, or in the store's order when two of them share a place
+        (:func:`_final` keeps the one given last)."""
+        if self.exact or len({(t.origin, t.turn) for t in turns}) == len(turns):
+            return turns
+        return self.restore(turns)
+
+
 def rank_episodes(view: ReadView, space: str, query: str, *, limit: int, profile: EpisodeProfile = PROFILE,
                   as_of: datetime | None = None, include_retired: bool = True) -> list[EpisodeScore]:
     """The ``limit`` best episodes for ``query``, best first (see the module docstring).
@@ -343,32 +403,35 @@ def rank_episodes(view: ReadView, space: str, query: str, *, limit: int, profile
     named = speaker_terms(view, space, parsed.terms)
     words = match_words(parsed, profile.prefix_min, named)
     stats = IndexStats(view, space)  # the space's counts, kept while the data is unchanged
-    turns = candidates(view, space, words, profile.candidate_cap, include_retired) if words else []
+    order = _StoreOrder(view, space)
+    turns = [_Turn.of(row) for row in order.read(words, profile.candidate_cap, not include_retired)] if words else []
     matched = len(turns)
     about = subject(parsed, named)
     if about is not None and matched < limit:
         # The question's words do not fill the list: the turns of the speaker it names do.
         have = {t.id for t in turns}
-        turns += [_Turn.of(row) for row in _speaker_turns(view, space, about, limit - matched + len(have),
-                                                            not include_retired) if row.id not in have][
-            : limit - matched]
+        rows = [row for row in _speaker_turns(view, space, about, limit - matched + len(have), not include_retired)
+                if row.id not in have][: limit - matched]
+        order.given(rows)
+        turns += [_Turn.of(row) for row in rows]
     if not turns:
         return []
+    turns = order.settled(turns)
     # Over the cap, candidates are only the best index matches: count how common each word
     # really is (bounded), or a word in every other turn would look rare among them.
     known = term_counts(view, space, parsed, named, profile, stats) if matched >= profile.candidate_cap else {}
     n_docs = max(stats.docs, len(turns))
     found = list(turns)
     asked = tense(query)
-    near = _Neighbours(view, space)
+    near = _Neighbours(view, space, order)
     ranked = _score(near, parsed, found, named, profile, asked, as_of, n_docs, known, {})
     if profile.feedback_terms and ranked:
         best = [s.turn for s in ranked[: profile.feedback_docs]]
         related = feedback(stats, parsed, named, best, found, profile)
         if related:
             have = {t.id for t in found}
-            extra = turn_candidates(view, space, [(w, False) for w in related], profile.feedback_cap)
-            found += [_Turn.of(row) for row in extra if row.id not in have]
+            extra = order.read([(w, False) for w in related], profile.feedback_cap, False)
+            found = order.settled(found + [_Turn.of(row) for row in extra if row.id not in have])
             sources = frozenset(t.id for t in best)
             ranked = _score(near, parsed, found, named, profile, asked, as_of, n_docs, known, related, sources)
     # Factors are rounded and named only for the turns handed out.
@@ -464,9 +527,10 @@ class _Neighbours:
     once per question: the feedback pass asks again for most of the places the first
     pass read."""
 
-    def __init__(self, view: ReadView, space: str) -> None:
+    def __init__(self, view: ReadView, space: str, order: _StoreOrder | None = None) -> None:
         self.view = view
         self.space = space
+        self.order = order  # the candidates' order when the store's ranking was not read (ties)
         # The turns read at each place, kept while the data is unchanged (a place with
         # none holds an empty tuple), and this question's turns made of them.
         self.read: dict[tuple[str, int], tuple[EpisodeTurn, ...]] = kept.table(view, ("turn places", space), KEPT_PLACES)
@@ -476,7 +540,13 @@ class _Neighbours:
         """The turns up to ``reach`` places from the ``best`` strongest of ``turns`` that
         ``turns`` does not hold, in key order (as one read of them all returns them)."""
         have = {(t.origin, t.turn) for t in turns}
-        top = sorted(turns, key=_lexical_of, reverse=True)[:best]  # stable: ties in the order given
+        top = sorted(turns, key=_lexical_of, reverse=True)  # stable: ties in the order given
+        order = self.order
+        if (order is not None and len(top) > best and top[best].lexical > 0
+                and top[best].lexical == top[best - 1].lexical and not order.exact):
+            # Equals on both sides of the cut: which are read is the order's to say.
+            top = sorted(order.restore(turns), key=_lexical_of, reverse=True)
+        top = top[:best]
         steps = [d for d in range(-reach, reach + 1) if d]
         wanted = sorted({(t.origin, t.turn + d) for t in top if t.lexical > 0 for d in steps} - have)
         if not wanted:
@@ -517,10 +587,38 @@ def lexical_pass(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], n_d
     total_idf = sum(idf[w] for w in unique) or 1.0
     avg_len = sum(t.read.size for t in turns) / len(turns)
     pairs = _query_pairs(q, named)
+    # _lexical() for each turn, inlined (the same operations in the same order): a call
+    # per turn and the per-turn lookups of the constants were a third of this pass.
+    k1, b, power = p.k1, p.b, p.coverage_power
+    k1_1, base_b, avg = k1 + 1, 1 - p.b, avg_len or 1.0
+    norms: dict[int, float] = {}  # the length norm of each turn length
+    words = [(w, idf[w]) for w in unique]
+    extras = [(w, weight, idf[w]) for w, weight in extra.items()]
     for turn in turns:
+        read = turn.read
+        counts = read.counts
+        size = read.size
+        norm = norms.get(size)
+        if norm is None:
+            norm = norms[size] = k1 * (base_b + b * size / avg)
+        score = covered = 0.0
+        for w, weight in words:
+            if w in counts:
+                tf = counts[w]
+                score += weight * tf * k1_1 / (tf + norm)
+                covered += weight
+        coverage = turn.coverage = covered / total_idf
+        lexical = score * (0.5 + 0.5 * coverage ** power)
+        related = 0.0
         # The turns the related words were read from are not lifted by their own words.
-        _lexical(turn, unique, idf, total_idf, avg_len, p, None if turn.id in sources else extra)
-        turn.phrase = _phrase(turn.read, pairs, idf, total_idf, p) if pairs else 0.0
+        if extras and turn.id not in sources:
+            for w, weight, w_idf in extras:
+                if w in counts:
+                    tf = counts[w]
+                    related += weight * w_idf * tf * k1_1 / (tf + norm)
+        turn.related = related
+        turn.lexical = lexical + related * 0.5  # as a turn of no coverage: the related words are not the question
+        turn.phrase = _phrase(read, pairs, idf, total_idf, p) if pairs else 0.0
 
 
 @dataclass(slots=True)

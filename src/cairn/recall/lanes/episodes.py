@@ -24,7 +24,7 @@ from ..query import ParsedQuery
 from ..score import scorer
 
 POOL_MIN = 48  # episode-lane candidates asked for
-KEPT_RECORDS = 512  # records kept read per space (cairn.recall.kept; decoded records weigh a KB or two)
+KEPT_RECORDS = 1024  # records kept read per space (cairn.recall.kept): a LoCoMo conversation (up to ~700 turns) fits
 
 
 class EpisodesLane:
