@@ -269,7 +269,7 @@ class _Text:
     function of the text, so a cache keyed by it is never stale (an edited turn is
     another text)."""
 
-    __slots__ = ("asks", "counts", "size", "stems", "terms", "_when", "_changes")
+    __slots__ = ("asks", "counts", "size", "stems", "terms", "_when", "_changes", "_related")
 
     def __init__(self, terms: str) -> None:
         self.terms = terms
@@ -280,6 +280,16 @@ class _Text:
         self.asks = not _ASKING.isdisjoint(words)  # holds a wh-word: the turn asks a question
         self._when: bool | None = None
         self._changes: bool | None = None
+        self._related: tuple[tuple[str, str], ...] | None = None
+
+    @property
+    def related(self) -> tuple[tuple[str, str], ...]:
+        """The distinct terms that may be a related word (:func:`feedback`: no stopword,
+        three letters or more, letters only), each with its strong stem."""
+        if self._related is None:
+            self._related = tuple((term, strong_stem(term)) for term in set(self.terms.split())
+                                  if term not in STOPWORDS and len(term) >= 3 and term.isalpha())
+        return self._related
 
     @property
     def changes(self) -> bool:
@@ -397,6 +407,15 @@ def rank_episodes(view: ReadView, space: str, query: str, *, limit: int, profile
                   as_of: datetime | None = None, include_retired: bool = True) -> list[EpisodeScore]:
     """The ``limit`` best episodes for ``query``, best first (see the module docstring).
     ``as_of``: the question asks what had been said by then (later turns rank behind)."""
+    return [s.result() for s in scored_episodes(view, space, query, limit=limit, profile=profile, as_of=as_of,
+                                                include_retired=include_retired)]
+
+
+def scored_episodes(view: ReadView, space: str, query: str, *, limit: int, profile: EpisodeProfile = PROFILE,
+                    as_of: datetime | None = None, include_retired: bool = True) -> list[ScoredTurn]:
+    """:func:`rank_episodes` before its factors are named and rounded (:meth:`ScoredTurn.result`):
+    the lane reads three of them, and naming all eight for its pool of 48 cost a tenth of
+    the ranking."""
     parsed = parse_episode_query(query)
     if limit < 1 or not parsed.terms:
         return []
@@ -434,8 +453,7 @@ def rank_episodes(view: ReadView, space: str, query: str, *, limit: int, profile
             found = order.settled(found + [_Turn.of(row) for row in extra if row.id not in have])
             sources = frozenset(t.id for t in best)
             ranked = _score(near, parsed, found, named, profile, asked, as_of, n_docs, known, related, sources)
-    # Factors are rounded and named only for the turns handed out.
-    return [s.result() for s in ranked[:limit]]
+    return ranked[:limit]
 
 
 def _speaker_turns(view: ReadView, space: str, word: str, cap: int, skip_retired: bool) -> list[EpisodeTurn]:
@@ -449,7 +467,7 @@ def _speaker_turns(view: ReadView, space: str, word: str, cap: int, skip_retired
 
 def _score(near: _Neighbours, parsed: EpisodeQuery, found: list[_Turn], named: frozenset[str],
            profile: EpisodeProfile, asked: Tense | None, as_of: datetime | None, n_docs: int, known: dict[str, int],
-           related: dict[str, float], sources: frozenset[str] = frozenset()) -> list[_Scored]:
+           related: dict[str, float], sources: frozenset[str] = frozenset()) -> list[ScoredTurn]:
     turns = list(found)
     lexical_pass(parsed, turns, named, n_docs, profile, known, related, sources)
     turns += near.around(turns, profile.neighbour_fetch, 2 if profile.second_weight else 1)
@@ -482,8 +500,8 @@ def feedback(stats: IndexStats, q: EpisodeQuery, named: frozenset[str], best: li
     top = docs[0].lexical or 1.0
     mass: dict[str, float] = defaultdict(float)
     for doc in docs:
-        for term in set(doc.terms):
-            if term in STOPWORDS or len(term) < 3 or not term.isalpha() or strong_stem(term) in asked:
+        for term, root in doc.read.related:
+            if root in asked:
                 continue
             mass[term] += max(doc.lexical, 0.0) / top
     if not mass:
@@ -587,6 +605,7 @@ def lexical_pass(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], n_d
     total_idf = sum(idf[w] for w in unique) or 1.0
     avg_len = sum(t.read.size for t in turns) / len(turns)
     pairs = _query_pairs(q, named)
+    no_pair = min(0, p.phrase_cap)  # what _phrase gives a turn holding no pair (the int 0)
     # _lexical() for each turn, inlined (the same operations in the same order): a call
     # per turn and the per-turn lookups of the constants were a third of this pass.
     k1, b, power = p.k1, p.b, p.coverage_power
@@ -618,11 +637,20 @@ def lexical_pass(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], n_d
                     related += weight * w_idf * tf * k1_1 / (tf + norm)
         turn.related = related
         turn.lexical = lexical + related * 0.5  # as a turn of no coverage: the related words are not the question
-        turn.phrase = _phrase(read, pairs, idf, total_idf, p) if pairs else 0.0
+        if pairs:
+            # _phrase's own first test, without the call for the many turns that fail it
+            for first, then in pairs:
+                if first in counts and then in counts:
+                    turn.phrase = _phrase(read, pairs, idf, total_idf, p)
+                    break
+            else:
+                turn.phrase = no_pair
+        else:
+            turn.phrase = 0.0
 
 
 @dataclass(slots=True)
-class _Scored:
+class ScoredTurn:
     """A turn's final score and the factors that made it (named and rounded by :meth:`result`)."""
 
     score: float
@@ -634,6 +662,15 @@ class _Scored:
     matched: bool
     updates: bool = False  # lifted above an earlier turn it says changed (:func:`_updates_first`)
     by_subject: bool = False  # spoken by the speaker the question is about (:func:`subject`)
+
+    @property
+    def id(self) -> str:
+        return self.turn.id
+
+    @property
+    def coverage(self) -> float:
+        """The ``coverage`` factor, as :meth:`result` names it (rounded)."""
+        return round(self.turn.coverage, 4)
 
     def result(self) -> EpisodeScore:
         t = self.turn
@@ -658,15 +695,21 @@ def final_scores(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: 
 
 
 def _final(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: EpisodeProfile,
-           asked: Tense | None = None, as_of: datetime | None = None, matched_only: bool = False) -> list[_Scored]:
+           asked: Tense | None = None, as_of: datetime | None = None, matched_only: bool = False) -> list[ScoredTurn]:
     """:func:`final_scores` before naming the factors; ``matched_only``: the turns that
     only lend context are not scored (they are never handed out)."""
     by_origin: dict[str, dict[int, _Turn]] = {}  # the turn at each place (the last given, if two)
     session_best: dict[tuple[str, str], float] = defaultdict(float)
     for t in turns:
-        by_origin.setdefault(t.origin, {})[t.turn] = t
-        key = (t.origin, t.at[:10])
-        session_best[key] = max(session_best[key], t.lexical)
+        origin = t.origin
+        places = by_origin.get(origin)
+        if places is None:
+            places = by_origin[origin] = {}
+        places[t.turn] = t
+        key = (origin, t.at[:10])
+        if t.lexical > session_best[key]:  # max(), without the call
+            session_best[key] = t.lexical
+    gets = {origin: places.get for origin, places in by_origin.items()}
     about = subject(q, named)
     cutoff = format_time(as_of) if as_of is not None else None
     place = _time_places(turns, cutoff)
@@ -699,7 +742,7 @@ def _final(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: Episod
         if base == 0 and by_named:
             base = floor  # the speaker's own turn, when the words found too few
         origin, turn, at = t.origin, t.turn, t.at
-        near = by_origin[origin].get
+        near = gets[origin]
         known = times.get(at)
         if known is None:
             later = cutoff is not None and at > cutoff
@@ -720,7 +763,7 @@ def _final(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: Episod
         if before is not None and before.read.asks and (best is None or answer * before.lexical > best):
             best = answer * before.lexical  # the reply to a question lends more
         for n in (near(turn - 2), near(turn + 2)):
-            if n is not None and n.at[:10] == day and (best is None or second * n.lexical > best):
+            if n is not None and (n.at == at or n.at[:10] == day) and (best is None or second * n.lexical > best):
                 best = second * n.lexical
         context = (0.0 if best is None else best) + session_weight * session_best[(origin, day)]
         if when_asked and t.read.when:
@@ -729,13 +772,13 @@ def _final(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: Episod
             date *= 1 + p.day_boost
         score = (base + context) * speaker * date * when
         if score > 0:
-            out.append(_Scored(score, t, context, speaker, date, when, matched, by_subject=by_subject))
+            out.append(ScoredTurn(score, t, context, speaker, date, when, matched, by_subject=by_subject))
     if cue is Tense.PRESENT and p.update_lift:
         _updates_first(out, q, named, cutoff, p.update_lift)
     return out
 
 
-def _updates_first(scored: list[_Scored], q: EpisodeQuery, named: frozenset[str], cutoff: str | None,
+def _updates_first(scored: list[ScoredTurn], q: EpisodeQuery, named: frozenset[str], cutoff: str | None,
                    lift: float) -> None:
     """Asked in the present tense, a turn that says something changed (:func:`says_change`:
     "the airline moved our flight, we now leave on the 16th", "the offsite moves to Braga
@@ -746,7 +789,7 @@ def _updates_first(scored: list[_Scored], q: EpisodeQuery, named: frozenset[str]
     never lifted. In place; a lifted turn's ``update`` factor is 1.
     """
     wanted = {strong_stem(t) for t in q.terms if t not in named}
-    by_origin: dict[str, list[_Scored]] = defaultdict(list)
+    by_origin: dict[str, list[ScoredTurn]] = defaultdict(list)
     for s in scored:
         by_origin[s.turn.origin].append(s)
     for group in by_origin.values():
