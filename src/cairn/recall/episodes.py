@@ -628,15 +628,15 @@ def lexical_pass(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], n_d
                 covered += weight
         coverage = turn.coverage = covered / total_idf
         lexical = score * (0.5 + 0.5 * coverage ** power)
-        related = 0.0
+        lift = 0.0  # the related words' score
         # The turns the related words were read from are not lifted by their own words.
         if extras and turn.id not in sources:
             for w, weight, w_idf in extras:
                 if w in counts:
                     tf = counts[w]
-                    related += weight * w_idf * tf * k1_1 / (tf + norm)
-        turn.related = related
-        turn.lexical = lexical + related * 0.5  # as a turn of no coverage: the related words are not the question
+                    lift += weight * w_idf * tf * k1_1 / (tf + norm)
+        turn.related = lift
+        turn.lexical = lexical + lift * 0.5  # as a turn of no coverage: the related words are not the question
         if pairs:
             # _phrase's own first test, without the call for the many turns that fail it
             for first, then in pairs:
@@ -753,19 +753,24 @@ def _final(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: Episod
                 bool(q.days) and len(at) >= 10 and (int(at[5:7]), int(at[8:10])) in q.days,
                 p.after_as_of if later else time_factor(place.get(at, 0.5), cue, p.time_weight))
         day, date, on_day, when = known
-        # The best share a neighbour lends (max() of the shares, first best kept).
-        best: float | None = None
-        before, after = near(turn - 1), near(turn + 1)
-        if before is not None:
-            best = lend * before.lexical
-        if after is not None and (best is None or lend * after.lexical > best):
-            best = lend * after.lexical
-        if before is not None and before.read.asks and (best is None or answer * before.lexical > best):
-            best = answer * before.lexical  # the reply to a question lends more
-        for n in (near(turn - 2), near(turn + 2)):
-            if n is not None and (n.at == at or n.at[:10] == day) and (best is None or second * n.lexical > best):
-                best = second * n.lexical
-        context = (0.0 if best is None else best) + session_weight * session_best[(origin, day)]
+        # The best share a neighbour lends (max() of the shares; every share is >= 0, so
+        # none lent is 0.0 and which of equal shares is kept changes no number).
+        best = 0.0
+        n = near(turn - 1)
+        if n is not None:
+            best = lend * n.lexical
+            if n.read.asks and answer * n.lexical > best:
+                best = answer * n.lexical  # the reply to a question lends more
+        n = near(turn + 1)
+        if n is not None and lend * n.lexical > best:
+            best = lend * n.lexical
+        n = near(turn - 2)
+        if n is not None and second * n.lexical > best and (n.at == at or n.at[:10] == day):
+            best = second * n.lexical
+        n = near(turn + 2)
+        if n is not None and second * n.lexical > best and (n.at == at or n.at[:10] == day):
+            best = second * n.lexical
+        context = best + session_weight * session_best[(origin, day)]
         if when_asked and t.read.when:
             date *= 1 + p.when_boost
         if on_day:

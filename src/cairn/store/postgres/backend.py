@@ -785,7 +785,7 @@ class _Reads:
                           skip_retired: bool = False) -> list[Key]:
         # The matches are ranked here in Python anyway: the best ``limit`` of them (every
         # one when no more match), in key order.
-        return sorted(self.episode_match_keys(space, words, limit, skip_retired))
+        return sorted(self.episode_match_keys(space, words, limit, skip_retired))  # type: ignore[type-var]
 
     def content_postings(self, term: str, limit: int) -> list[Key]:
         # The term's range of term_postings walked newest first (content or aliases), each
