@@ -543,45 +543,45 @@ class _Neighbours:
     """The turns just before and after the strongest candidates that the index did not
     return (an answer often shares no word with the question its neighbour asked), read
     once per question: the feedback pass asks again for most of the places the first
-    pass read."""
+    pass read.
+
+    A neighbour is never scored by the lexical pass (only candidates are), so its turn
+    object is only read: the objects made at each place are kept with the place, while
+    the data is unchanged, and shared by the questions that read it (a turn that is a
+    candidate is always an object of its own)."""
 
     def __init__(self, view: ReadView, space: str, order: _StoreOrder | None = None) -> None:
         self.view = view
         self.space = space
         self.order = order  # the candidates' order when the store's ranking was not read (ties)
-        # The turns read at each place, kept while the data is unchanged (a place with
-        # none holds an empty tuple), and this question's turns made of them.
-        self.read: dict[tuple[str, int], tuple[EpisodeTurn, ...]] = kept.table(view, ("turn places", space), KEPT_PLACES)
-        self.at: dict[tuple[str, int], list[_Turn]] = {}
+        # The turns at each place, kept while the data is unchanged (a place with none
+        # holds an empty tuple).
+        self.read: dict[tuple[str, int], tuple[_Turn, ...]] = kept.table(view, ("turn places", space), KEPT_PLACES)
 
     def around(self, turns: list[_Turn], best: int, reach: int = 1) -> list[_Turn]:
         """The turns up to ``reach`` places from the ``best`` strongest of ``turns`` that
         ``turns`` does not hold, in key order (as one read of them all returns them)."""
-        have = {(t.origin, t.turn) for t in turns}
         top = sorted(turns, key=_lexical_of, reverse=True)  # stable: ties in the order given
         order = self.order
         if (order is not None and len(top) > best and top[best].lexical > 0
                 and top[best].lexical == top[best - 1].lexical and not order.exact):
             # Equals on both sides of the cut: which are read is the order's to say.
             top = sorted(order.restore(turns), key=_lexical_of, reverse=True)
-        top = top[:best]
         steps = [d for d in range(-reach, reach + 1) if d]
-        wanted = sorted({(t.origin, t.turn + d) for t in top if t.lexical > 0 for d in steps} - have)
-        if not wanted:
+        places = {(t.origin, t.turn + d) for t in top[:best] if t.lexical > 0 for d in steps}
+        places.difference_update([(t.origin, t.turn) for t in turns])
+        if not places:
             return []
+        wanted = sorted(places)
         read = self.read
         missing = [place for place in wanted if place not in read]
         if missing:
-            found: dict[tuple[str, int], list[EpisodeTurn]] = {}
+            found: dict[tuple[str, int], list[_Turn]] = {}
             for row in self.view.neighbour_turns(self.space, missing):
-                found.setdefault((row.origin, row.turn), []).append(row)
+                found.setdefault((row.origin, row.turn), []).append(_Turn.of(row))
             for place in missing:
                 read[place] = tuple(found.get(place, ()))
-        at = self.at
-        for place in wanted:
-            if place not in at:
-                at[place] = [_Turn.of(row) for row in read[place]]
-        return sorted((t for place in wanted for t in at[place]), key=_key_of)
+        return sorted((t for place in wanted for t in read[place]), key=_key_of)
 
 
 _lexical_of = attrgetter("lexical")

@@ -880,11 +880,13 @@ class _Reads(vectors.VectorReads):
         # for no row (about two thirds of that query's time on a LoCoMo conversation).
         # CROSS JOIN keeps FTS5 the outer loop: without the ORDER BY the planner would walk
         # the space's records and match each (a hundred times slower).
-        return sorted(r[0] for r in self.conn.execute(
+        keys = [r for (r,) in self.conn.execute(
             "SELECT f.rowid FROM memories_fts f CROSS JOIN memories m ON m.rowid = f.rowid"
             f" WHERE memories_fts MATCH ? AND m.space = ? AND m.kind = 'episode'{live} LIMIT ?",
             (fts.in_column("content", fts.words_or_prefixes(words)), space, limit),
-        ))
+        )]
+        keys.sort()
+        return keys
 
     def _turn_rows(self, sql: str, args: Sequence[object], data: str = "data") -> list:
         """Every row of ``sql``, its ``{at}`` the evidence time of the ``data`` column.
