@@ -317,6 +317,10 @@ class MemStore:
                            skip_retired: bool = False) -> list[Hashable]:
         return [t.key for t in self.episode_matches(space, words, cap, skip_retired)]
 
+    def episode_match_set(self, space: str, words: Sequence[tuple[str, bool]], limit: int,
+                          skip_retired: bool = False) -> list[Hashable]:
+        return sorted(self.episode_match_keys(space, words, limit, skip_retired))  # type: ignore[type-var]
+
     def content_postings(self, term: str, limit: int) -> list[Hashable]:
         keys = sorted((r.key for r in self._indexed() if term in r.content), reverse=True)
         return list(keys[:limit])

@@ -54,9 +54,7 @@ def turn_candidates(view: ReadView, space: str, words: Sequence[tuple[str, bool]
     if not words or cap < 1:
         return []
     stats = IndexStats(view, space)
-    forms = [_forms(stats, word, prefix) for word, prefix in words]
-    df = frequencies(stats, sorted({t for f in forms for t in f}))
-    held = [sum(df[t] for t in f) if len(f) <= PREFIX_TERMS else SCAN + 1 for f in forms]
+    forms, held = _held(stats, words)
     if sum(held) <= EXACT:
         if not keeps(view):
             return view.episode_matches(space, words, cap, skip_retired)
@@ -81,6 +79,27 @@ def turn_candidates(view: ReadView, space: str, words: Sequence[tuple[str, bool]
     # Higher overlap first; equal overlaps keep the order read (stable, reversed or not).
     ranked = sorted(overlap, key=overlap.__getitem__, reverse=True)
     return load_turns(view, space, ranked, cap, skip_retired)
+
+
+def every_match(view: ReadView, space: str, words: Sequence[tuple[str, bool]], cap: int,
+                skip_retired: bool = False) -> list[EpisodeTurn] | None:
+    """Every episode of ``space`` that :func:`turn_candidates` would rank (ranked by the
+    store), unranked, in key order, when no more than ``cap`` of them match: the same
+    turns, spared the store's ranking. None when the store would not rank every match
+    (more than ``cap``, or words too common) or the view keeps nothing; the caller then
+    asks :func:`turn_candidates`."""
+    if not words or cap < 1 or not keeps(view) or sum(_held(IndexStats(view, space), words)[1]) > EXACT:
+        return None
+    keys = view.episode_match_set(space, words, cap + 1, skip_retired)
+    return None if len(keys) > cap else load_turns(view, space, keys, cap, skip_retired)
+
+
+def _held(stats: IndexStats, words: Sequence[tuple[str, bool]]) -> tuple[list[list[str]], list[int]]:
+    """The indexed terms each word matches, and how many records of the space hold them
+    (summed; a prefix reaching too many terms counts as common)."""
+    forms = [_forms(stats, word, prefix) for word, prefix in words]
+    df = frequencies(stats, sorted({t for f in forms for t in f}))
+    return forms, [sum(df[t] for t in f) if len(f) <= PREFIX_TERMS else SCAN + 1 for f in forms]
 
 
 def keeps(view: ReadView) -> bool:

@@ -96,7 +96,7 @@ from ..store import EpisodeTurn, ReadView
 from ..text import MONTH_WORDS, MONTHS, STOPWORDS, stem, tokenize
 from . import kept
 from .candidates import IndexStats
-from .episode_candidates import frequencies, turn_candidates
+from .episode_candidates import every_match, frequencies, turn_candidates
 from .tense import Tense, tense, time_factor
 
 
@@ -269,7 +269,7 @@ class _Text:
     function of the text, so a cache keyed by it is never stale (an edited turn is
     another text)."""
 
-    __slots__ = ("asks", "counts", "size", "stems", "terms", "_when", "_changes")
+    __slots__ = ("asks", "counts", "size", "stems", "terms", "_when", "_changes", "_related")
 
     def __init__(self, terms: str) -> None:
         self.terms = terms
@@ -280,6 +280,16 @@ class _Text:
         self.asks = not _ASKING.isdisjoint(words)  # holds a wh-word: the turn asks a question
         self._when: bool | None = None
         self._changes: bool | None = None
+        self._related: tuple[tuple[str, str], ...] | None = None
+
+    @property
+    def related(self) -> tuple[tuple[str, str], ...]:
+        """The distinct terms that may be a related word (:func:`feedback`: no stopword,
+        three letters or more, letters only), each with its strong stem."""
+        if self._related is None:
+            self._related = tuple((term, strong_stem(term)) for term in set(self.terms.split())
+                                  if term not in STOPWORDS and len(term) >= 3 and term.isalpha())
+        return self._related
 
     @property
     def changes(self) -> bool:
@@ -333,46 +343,117 @@ def candidates(view: ReadView, space: str, words: list[tuple[str, bool]], cap: i
     return [_Turn.of(row) for row in turn_candidates(view, space, words, cap, skip_retired=not include_retired)]
 
 
+class _StoreOrder:
+    """The candidates in the order the store gives them, its ranking read only when it matters.
+
+    When no more turns hold the words than the cap, every one of them is a candidate
+    whatever the store's ranking, and the order they come in decides nothing but ties:
+    which of equally strong turns are the last whose neighbours are read
+    (:meth:`_Neighbours.around`), and which of two turns at one place is kept
+    (:func:`_final`). Such matches are read unranked, in key order
+    (:func:`~cairn.recall.episode_candidates.every_match`), and the store's ranking is
+    asked for only when such a tie occurs: the candidates are then put back in the order
+    they always came in (each list's turns in the store's order, the lists one after the
+    other, a turn in the first list that holds it)."""
+
+    def __init__(self, view: ReadView, space: str, order: _StoreOrder | None = None) -> None:
+        self.view = view
+        self.space = space
+        self.order = order  # the candidates' order when the store's ranking was not read (ties)
+        # Per list of candidates: its turns' keys in the store's order, or the words,
+        # cap and filter it was read with unranked (ranked when first needed).
+        self.lists: list[list | tuple] = []
+
+    def read(self, words: list[tuple[str, bool]], cap: int, skip_retired: bool) -> list[EpisodeTurn]:
+        """:func:`turn_candidates`, unranked when that gives the same turns."""
+        rows = every_match(self.view, self.space, words, cap, skip_retired)
+        if rows is None:
+            rows = turn_candidates(self.view, self.space, words, cap, skip_retired)
+            self.lists.append([row.key for row in rows])
+        else:
+            self.lists.append((words, cap, skip_retired))
+        return rows
+
+    def given(self, rows: list[EpisodeTurn]) -> None:
+        """A list of candidates that came in its own order (a speaker's turns)."""
+        self.lists.append([row.key for row in rows])
+
+    @property
+    def exact(self) -> bool:
+        """Whether every list so far came in the store's order."""
+        return all(isinstance(keys, list) for keys in self.lists)
+
+    def restore(self, turns: list[_Turn]) -> list[_Turn]:
+        """``turns`` (candidates of these lists) in the order the store's ranking gives them."""
+        position: dict = {}
+        for i, keys in enumerate(self.lists):
+            if not isinstance(keys, list):
+                words, cap, skip_retired = keys
+                keys = self.lists[i] = [row.key for row in turn_candidates(self.view, self.space, words, cap,
+                                                                           skip_retired)]
+            for j, key in enumerate(keys):
+                position.setdefault(key, (i, j))
+        return sorted(turns, key=lambda t: position[t.key])
+
+    def settled(self, turns: list[_Turn]) -> list[_Turn]:
+        """``turns`` as they are, or in the store's order when two of them share a place
+        (:func:`_final` keeps the one given last)."""
+        if self.exact or len({(t.origin, t.turn) for t in turns}) == len(turns):
+            return turns
+        return self.restore(turns)
+
+
 def rank_episodes(view: ReadView, space: str, query: str, *, limit: int, profile: EpisodeProfile = PROFILE,
                   as_of: datetime | None = None, include_retired: bool = True) -> list[EpisodeScore]:
     """The ``limit`` best episodes for ``query``, best first (see the module docstring).
     ``as_of``: the question asks what had been said by then (later turns rank behind)."""
+    return [s.result() for s in scored_episodes(view, space, query, limit=limit, profile=profile, as_of=as_of,
+                                                include_retired=include_retired)]
+
+
+def scored_episodes(view: ReadView, space: str, query: str, *, limit: int, profile: EpisodeProfile = PROFILE,
+                    as_of: datetime | None = None, include_retired: bool = True) -> list[ScoredTurn]:
+    """:func:`rank_episodes` before its factors are named and rounded (:meth:`ScoredTurn.result`):
+    the lane reads three of them, and naming all eight for its pool of 48 cost a tenth of
+    the ranking."""
     parsed = parse_episode_query(query)
     if limit < 1 or not parsed.terms:
         return []
     named = speaker_terms(view, space, parsed.terms)
     words = match_words(parsed, profile.prefix_min, named)
     stats = IndexStats(view, space)  # the space's counts, kept while the data is unchanged
-    turns = candidates(view, space, words, profile.candidate_cap, include_retired) if words else []
+    order = _StoreOrder(view, space)
+    turns = [_Turn.of(row) for row in order.read(words, profile.candidate_cap, not include_retired)] if words else []
     matched = len(turns)
     about = subject(parsed, named)
     if about is not None and matched < limit:
         # The question's words do not fill the list: the turns of the speaker it names do.
         have = {t.id for t in turns}
-        turns += [_Turn.of(row) for row in _speaker_turns(view, space, about, limit - matched + len(have),
-                                                            not include_retired) if row.id not in have][
-            : limit - matched]
+        rows = [row for row in _speaker_turns(view, space, about, limit - matched + len(have), not include_retired)
+                if row.id not in have][: limit - matched]
+        order.given(rows)
+        turns += [_Turn.of(row) for row in rows]
     if not turns:
         return []
+    turns = order.settled(turns)
     # Over the cap, candidates are only the best index matches: count how common each word
     # really is (bounded), or a word in every other turn would look rare among them.
     known = term_counts(view, space, parsed, named, profile, stats) if matched >= profile.candidate_cap else {}
     n_docs = max(stats.docs, len(turns))
     found = list(turns)
     asked = tense(query)
-    near = _Neighbours(view, space)
+    near = _Neighbours(view, space, order)
     ranked = _score(near, parsed, found, named, profile, asked, as_of, n_docs, known, {})
     if profile.feedback_terms and ranked:
         best = [s.turn for s in ranked[: profile.feedback_docs]]
         related = feedback(stats, parsed, named, best, found, profile)
         if related:
             have = {t.id for t in found}
-            extra = turn_candidates(view, space, [(w, False) for w in related], profile.feedback_cap)
-            found += [_Turn.of(row) for row in extra if row.id not in have]
+            extra = order.read([(w, False) for w in related], profile.feedback_cap, False)
+            found = order.settled(found + [_Turn.of(row) for row in extra if row.id not in have])
             sources = frozenset(t.id for t in best)
             ranked = _score(near, parsed, found, named, profile, asked, as_of, n_docs, known, related, sources)
-    # Factors are rounded and named only for the turns handed out.
-    return [s.result() for s in ranked[:limit]]
+    return ranked[:limit]
 
 
 def _speaker_turns(view: ReadView, space: str, word: str, cap: int, skip_retired: bool) -> list[EpisodeTurn]:
@@ -386,7 +467,7 @@ def _speaker_turns(view: ReadView, space: str, word: str, cap: int, skip_retired
 
 def _score(near: _Neighbours, parsed: EpisodeQuery, found: list[_Turn], named: frozenset[str],
            profile: EpisodeProfile, asked: Tense | None, as_of: datetime | None, n_docs: int, known: dict[str, int],
-           related: dict[str, float], sources: frozenset[str] = frozenset()) -> list[_Scored]:
+           related: dict[str, float], sources: frozenset[str] = frozenset()) -> list[ScoredTurn]:
     turns = list(found)
     lexical_pass(parsed, turns, named, n_docs, profile, known, related, sources)
     turns += near.around(turns, profile.neighbour_fetch, 2 if profile.second_weight else 1)
@@ -419,8 +500,8 @@ def feedback(stats: IndexStats, q: EpisodeQuery, named: frozenset[str], best: li
     top = docs[0].lexical or 1.0
     mass: dict[str, float] = defaultdict(float)
     for doc in docs:
-        for term in set(doc.terms):
-            if term in STOPWORDS or len(term) < 3 or not term.isalpha() or strong_stem(term) in asked:
+        for term, root in doc.read.related:
+            if root in asked:
                 continue
             mass[term] += max(doc.lexical, 0.0) / top
     if not mass:
@@ -462,38 +543,45 @@ class _Neighbours:
     """The turns just before and after the strongest candidates that the index did not
     return (an answer often shares no word with the question its neighbour asked), read
     once per question: the feedback pass asks again for most of the places the first
-    pass read."""
+    pass read.
 
-    def __init__(self, view: ReadView, space: str) -> None:
+    A neighbour is never scored by the lexical pass (only candidates are), so its turn
+    object is only read: the objects made at each place are kept with the place, while
+    the data is unchanged, and shared by the questions that read it (a turn that is a
+    candidate is always an object of its own)."""
+
+    def __init__(self, view: ReadView, space: str, order: _StoreOrder | None = None) -> None:
         self.view = view
         self.space = space
-        # The turns read at each place, kept while the data is unchanged (a place with
-        # none holds an empty tuple), and this question's turns made of them.
-        self.read: dict[tuple[str, int], tuple[EpisodeTurn, ...]] = kept.table(view, ("turn places", space), KEPT_PLACES)
-        self.at: dict[tuple[str, int], list[_Turn]] = {}
+        self.order = order  # the candidates' order when the store's ranking was not read (ties)
+        # The turns at each place, kept while the data is unchanged (a place with none
+        # holds an empty tuple).
+        self.read: dict[tuple[str, int], tuple[_Turn, ...]] = kept.table(view, ("turn places", space), KEPT_PLACES)
 
     def around(self, turns: list[_Turn], best: int, reach: int = 1) -> list[_Turn]:
         """The turns up to ``reach`` places from the ``best`` strongest of ``turns`` that
         ``turns`` does not hold, in key order (as one read of them all returns them)."""
-        have = {(t.origin, t.turn) for t in turns}
-        top = sorted(turns, key=_lexical_of, reverse=True)[:best]  # stable: ties in the order given
+        top = sorted(turns, key=_lexical_of, reverse=True)  # stable: ties in the order given
+        order = self.order
+        if (order is not None and len(top) > best and top[best].lexical > 0
+                and top[best].lexical == top[best - 1].lexical and not order.exact):
+            # Equals on both sides of the cut: which are read is the order's to say.
+            top = sorted(order.restore(turns), key=_lexical_of, reverse=True)
         steps = [d for d in range(-reach, reach + 1) if d]
-        wanted = sorted({(t.origin, t.turn + d) for t in top if t.lexical > 0 for d in steps} - have)
-        if not wanted:
+        places = {(t.origin, t.turn + d) for t in top[:best] if t.lexical > 0 for d in steps}
+        places.difference_update([(t.origin, t.turn) for t in turns])
+        if not places:
             return []
+        wanted = sorted(places)
         read = self.read
         missing = [place for place in wanted if place not in read]
         if missing:
-            found: dict[tuple[str, int], list[EpisodeTurn]] = {}
+            found: dict[tuple[str, int], list[_Turn]] = {}
             for row in self.view.neighbour_turns(self.space, missing):
-                found.setdefault((row.origin, row.turn), []).append(row)
+                found.setdefault((row.origin, row.turn), []).append(_Turn.of(row))
             for place in missing:
                 read[place] = tuple(found.get(place, ()))
-        at = self.at
-        for place in wanted:
-            if place not in at:
-                at[place] = [_Turn.of(row) for row in read[place]]
-        return sorted((t for place in wanted for t in at[place]), key=_key_of)
+        return sorted((t for place in wanted for t in read[place]), key=_key_of)
 
 
 _lexical_of = attrgetter("lexical")
@@ -517,14 +605,52 @@ def lexical_pass(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], n_d
     total_idf = sum(idf[w] for w in unique) or 1.0
     avg_len = sum(t.read.size for t in turns) / len(turns)
     pairs = _query_pairs(q, named)
+    no_pair = min(0, p.phrase_cap)  # what _phrase gives a turn holding no pair (the int 0)
+    # _lexical() for each turn, inlined (the same operations in the same order): a call
+    # per turn and the per-turn lookups of the constants were a third of this pass.
+    k1, b, power = p.k1, p.b, p.coverage_power
+    k1_1, base_b, avg = k1 + 1, 1 - p.b, avg_len or 1.0
+    norms: dict[int, float] = {}  # the length norm of each turn length
+    words = [(w, idf[w]) for w in unique]
+    extras = [(w, weight, idf[w]) for w, weight in extra.items()]
     for turn in turns:
+        read = turn.read
+        counts = read.counts
+        size = read.size
+        norm = norms.get(size)
+        if norm is None:
+            norm = norms[size] = k1 * (base_b + b * size / avg)
+        score = covered = 0.0
+        for w, weight in words:
+            if w in counts:
+                tf = counts[w]
+                score += weight * tf * k1_1 / (tf + norm)
+                covered += weight
+        coverage = turn.coverage = covered / total_idf
+        lexical = score * (0.5 + 0.5 * coverage ** power)
+        lift = 0.0  # the related words' score
         # The turns the related words were read from are not lifted by their own words.
-        _lexical(turn, unique, idf, total_idf, avg_len, p, None if turn.id in sources else extra)
-        turn.phrase = _phrase(turn.read, pairs, idf, total_idf, p) if pairs else 0.0
+        if extras and turn.id not in sources:
+            for w, weight, w_idf in extras:
+                if w in counts:
+                    tf = counts[w]
+                    lift += weight * w_idf * tf * k1_1 / (tf + norm)
+        turn.related = lift
+        turn.lexical = lexical + lift * 0.5  # as a turn of no coverage: the related words are not the question
+        if pairs:
+            # _phrase's own first test, without the call for the many turns that fail it
+            for first, then in pairs:
+                if first in counts and then in counts:
+                    turn.phrase = _phrase(read, pairs, idf, total_idf, p)
+                    break
+            else:
+                turn.phrase = no_pair
+        else:
+            turn.phrase = 0.0
 
 
 @dataclass(slots=True)
-class _Scored:
+class ScoredTurn:
     """A turn's final score and the factors that made it (named and rounded by :meth:`result`)."""
 
     score: float
@@ -536,6 +662,15 @@ class _Scored:
     matched: bool
     updates: bool = False  # lifted above an earlier turn it says changed (:func:`_updates_first`)
     by_subject: bool = False  # spoken by the speaker the question is about (:func:`subject`)
+
+    @property
+    def id(self) -> str:
+        return self.turn.id
+
+    @property
+    def coverage(self) -> float:
+        """The ``coverage`` factor, as :meth:`result` names it (rounded)."""
+        return round(self.turn.coverage, 4)
 
     def result(self) -> EpisodeScore:
         t = self.turn
@@ -560,15 +695,21 @@ def final_scores(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: 
 
 
 def _final(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: EpisodeProfile,
-           asked: Tense | None = None, as_of: datetime | None = None, matched_only: bool = False) -> list[_Scored]:
+           asked: Tense | None = None, as_of: datetime | None = None, matched_only: bool = False) -> list[ScoredTurn]:
     """:func:`final_scores` before naming the factors; ``matched_only``: the turns that
     only lend context are not scored (they are never handed out)."""
     by_origin: dict[str, dict[int, _Turn]] = {}  # the turn at each place (the last given, if two)
     session_best: dict[tuple[str, str], float] = defaultdict(float)
     for t in turns:
-        by_origin.setdefault(t.origin, {})[t.turn] = t
-        key = (t.origin, t.at[:10])
-        session_best[key] = max(session_best[key], t.lexical)
+        origin = t.origin
+        places = by_origin.get(origin)
+        if places is None:
+            places = by_origin[origin] = {}
+        places[t.turn] = t
+        key = (origin, t.at[:10])
+        if t.lexical > session_best[key]:  # max(), without the call
+            session_best[key] = t.lexical
+    gets = {origin: places.get for origin, places in by_origin.items()}
     about = subject(q, named)
     cutoff = format_time(as_of) if as_of is not None else None
     place = _time_places(turns, cutoff)
@@ -601,7 +742,7 @@ def _final(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: Episod
         if base == 0 and by_named:
             base = floor  # the speaker's own turn, when the words found too few
         origin, turn, at = t.origin, t.turn, t.at
-        near = by_origin[origin].get
+        near = gets[origin]
         known = times.get(at)
         if known is None:
             later = cutoff is not None and at > cutoff
@@ -612,32 +753,37 @@ def _final(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: Episod
                 bool(q.days) and len(at) >= 10 and (int(at[5:7]), int(at[8:10])) in q.days,
                 p.after_as_of if later else time_factor(place.get(at, 0.5), cue, p.time_weight))
         day, date, on_day, when = known
-        # The best share a neighbour lends (max() of the shares, first best kept).
-        best: float | None = None
-        before, after = near(turn - 1), near(turn + 1)
-        if before is not None:
-            best = lend * before.lexical
-        if after is not None and (best is None or lend * after.lexical > best):
-            best = lend * after.lexical
-        if before is not None and before.read.asks and (best is None or answer * before.lexical > best):
-            best = answer * before.lexical  # the reply to a question lends more
-        for n in (near(turn - 2), near(turn + 2)):
-            if n is not None and n.at[:10] == day and (best is None or second * n.lexical > best):
-                best = second * n.lexical
-        context = (0.0 if best is None else best) + session_weight * session_best[(origin, day)]
+        # The best share a neighbour lends (max() of the shares; every share is >= 0, so
+        # none lent is 0.0 and which of equal shares is kept changes no number).
+        best = 0.0
+        n = near(turn - 1)
+        if n is not None:
+            best = lend * n.lexical
+            if n.read.asks and answer * n.lexical > best:
+                best = answer * n.lexical  # the reply to a question lends more
+        n = near(turn + 1)
+        if n is not None and lend * n.lexical > best:
+            best = lend * n.lexical
+        n = near(turn - 2)
+        if n is not None and second * n.lexical > best and (n.at == at or n.at[:10] == day):
+            best = second * n.lexical
+        n = near(turn + 2)
+        if n is not None and second * n.lexical > best and (n.at == at or n.at[:10] == day):
+            best = second * n.lexical
+        context = best + session_weight * session_best[(origin, day)]
         if when_asked and t.read.when:
             date *= 1 + p.when_boost
         if on_day:
             date *= 1 + p.day_boost
         score = (base + context) * speaker * date * when
         if score > 0:
-            out.append(_Scored(score, t, context, speaker, date, when, matched, by_subject=by_subject))
+            out.append(ScoredTurn(score, t, context, speaker, date, when, matched, by_subject=by_subject))
     if cue is Tense.PRESENT and p.update_lift:
         _updates_first(out, q, named, cutoff, p.update_lift)
     return out
 
 
-def _updates_first(scored: list[_Scored], q: EpisodeQuery, named: frozenset[str], cutoff: str | None,
+def _updates_first(scored: list[ScoredTurn], q: EpisodeQuery, named: frozenset[str], cutoff: str | None,
                    lift: float) -> None:
     """Asked in the present tense, a turn that says something changed (:func:`says_change`:
     "the airline moved our flight, we now leave on the 16th", "the offsite moves to Braga
@@ -648,7 +794,7 @@ def _updates_first(scored: list[_Scored], q: EpisodeQuery, named: frozenset[str]
     never lifted. In place; a lifted turn's ``update`` factor is 1.
     """
     wanted = {strong_stem(t) for t in q.terms if t not in named}
-    by_origin: dict[str, list[_Scored]] = defaultdict(list)
+    by_origin: dict[str, list[ScoredTurn]] = defaultdict(list)
     for s in scored:
         by_origin[s.turn.origin].append(s)
     for group in by_origin.values():

@@ -273,6 +273,10 @@ def run(view: ReadView, request: Request, asked: Mapping[str, list[Candidate]] |
     return Outcome(request, query, results, digest, candidates, note, scan, withheld, turns, turn_candidates)
 
 
+# Lanes whose candidates carry their record as this read view holds it now, handed to
+# resolution (the semantic lanes are left to read theirs).
+READ_AS_IS = frozenset(("claims", "episodes"))
+
 WITHHELD_CHECKED = 6  # excluded candidates judged for the silence note (best overlap first)
 DORMANT_CHECKED = 3  # dormant candidates judged beside a recall that returned something
 FULL_COVERAGE = 0.999  # a result's lexical coverage at which it holds every word of the question
@@ -662,9 +666,10 @@ def _resolve_and_pack(view: ReadView, request: Request, ranked: list[Candidate],
         now=request.now,
         as_of=request.as_of,
         known_at=request.known_at,
-        # The claims lane's records, read from this view as they stand: resolution need not
-        # read them again.
-        read={c.id: c.memory for c in candidates if c.lane == "claims" and c.memory is not None},
+        # The records the lexical lanes read from this view as they stand (the episode
+        # lane's kept ones only while the data is unchanged): resolution need not read them
+        # again, one query per hit.
+        read={c.id: c.memory for c in candidates if c.lane in READ_AS_IS and c.memory is not None},
     )
     items = _gather(view, request, resolved, by_id, candidates)
     placed = {r.id for r in resolved}

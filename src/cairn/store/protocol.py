@@ -229,6 +229,13 @@ class ReadView(Protocol):
         the turns (a caller that keeps turns already read loads only the others, with
         :meth:`episode_turns`)."""
         ...
+    def episode_match_set(self, space: str, words: Sequence[tuple[str, bool]], limit: int,
+                          skip_retired: bool = False) -> list[Key]:
+        """Keys of the episodes :meth:`episode_matches` finds (every one, when at most
+        ``limit`` match), unranked, in key order, at most ``limit`` (which ones when more
+        match is the backend's choice): a caller that orders the matches itself asks for
+        one more than it takes, to know it has them all, and spares the backend's ranking."""
+        ...
     def content_postings(self, term: str, limit: int) -> list[Key]:
         """Keys of records (every space and kind) whose content holds the indexed term
         ``term``, newest first, at most ``limit``."""

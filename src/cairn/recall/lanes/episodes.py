@@ -1,6 +1,7 @@
 """The ``episodes`` lane: verbatim conversation turns, gates reported, not applied.
 
-Candidates are the ranked list of :func:`cairn.recall.episodes.rank_episodes`, read in
+Candidates are the ranked list of :func:`cairn.recall.episodes.rank_episodes`
+(:func:`~cairn.recall.episodes.scored_episodes`, its factors left unnamed), read in
 the request's space, with the same exclusions as claims. Their raw relevance is the
 episode ranker's own score and their order its order: this lane serves
 evidence-finding, which wants recall more than precision, so the relevance gates are
@@ -17,14 +18,14 @@ from ...model import Memory
 from ...store import ReadView
 from .. import kept
 from ..candidates import IndexStats
-from ..episodes import rank_episodes
+from ..episodes import scored_episodes
 from ..gates import Reason
 from ..pipeline import Candidate, Request, exclude
 from ..query import ParsedQuery
-from ..score import lexical
+from ..score import scorer
 
 POOL_MIN = 48  # episode-lane candidates asked for
-KEPT_RECORDS = 512  # records kept read per space (cairn.recall.kept; decoded records weigh a KB or two)
+KEPT_RECORDS = 1024  # records kept read per space (cairn.recall.kept): a LoCoMo conversation (up to ~700 turns) fits
 
 
 class EpisodesLane:
@@ -34,23 +35,23 @@ class EpisodesLane:
     def candidates(self, view: ReadView, request: Request, query: ParsedQuery, scan: dict) -> list[Candidate]:
         """The episode ranker's pool (at least :data:`POOL_MIN`), excluded, with lexical evidence."""
         pool = max(POOL_MIN, request.limit * 4)
-        scored = rank_episodes(view, request.space, request.query, limit=pool, as_of=request.as_of,
-                               include_retired=request.include_retired)
+        scored = scored_episodes(view, request.space, request.query, limit=pool, as_of=request.as_of,
+                                 include_retired=request.include_retired)
         memories = _memories(view, request.space, [s.id for s in scored])
         stats = IndexStats(view, request.space)
         candidates: list[Candidate] = []
         for s in scored:
             memory = memories.get(s.id)
-            c = Candidate(s.id, self.name, memory, lane_score=s.score, raw=s.score,
-                          turn_coverage=s.factors.get("coverage"), updates=bool(s.factors.get("update")),
-                          by_subject=bool(s.factors.get("subject")))
+            c = Candidate(s.id, self.name, memory, lane_score=s.score, raw=s.score, turn_coverage=s.coverage,
+                          updates=s.updates, by_subject=s.by_subject)
             if memory is None:
                 c.reason = Reason.OTHER_SPACE  # not readable in this space
             candidates.append(c)
         exclude(candidates, request)
+        score = scorer(query, stats)  # the query's plan looked up once, not once a candidate
         for c in candidates:
             if c.reason is None and c.memory is not None:
-                c.lexical = lexical(query, c.memory, stats)
+                c.lexical = score(c.memory)
         return candidates
 
 

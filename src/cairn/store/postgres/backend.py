@@ -781,6 +781,12 @@ class _Reads:
         # the keys are its keys. A caller loads only the turns it has not kept.
         return [t.key for t in self.episode_matches(space, words, cap, skip_retired)]
 
+    def episode_match_set(self, space: str, words: Sequence[tuple[str, bool]], limit: int,
+                          skip_retired: bool = False) -> list[Key]:
+        # The matches are ranked here in Python anyway: the best ``limit`` of them (every
+        # one when no more match), in key order.
+        return sorted(self.episode_match_keys(space, words, limit, skip_retired))  # type: ignore[type-var]
+
     def content_postings(self, term: str, limit: int) -> list[Key]:
         # The term's range of term_postings walked newest first (content or aliases), each
         # record kept when its content holds the term: a content lexeme is the term itself

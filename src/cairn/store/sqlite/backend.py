@@ -871,6 +871,23 @@ class _Reads(vectors.VectorReads):
             (fts.in_column("content", fts.words_or_prefixes(words)), space, cap),
         )]
 
+    def episode_match_set(self, space: str, words: Sequence[tuple[str, bool]], limit: int,
+                          skip_retired: bool = False) -> list[Key]:
+        if not words or limit < 1 or self._without_episodes(space):
+            return []
+        live = " AND m.status <> 'retired'" if skip_retired else ""
+        # The match of episode_match_keys without its ORDER BY rank: FTS5 computes bm25()
+        # for no row (about two thirds of that query's time on a LoCoMo conversation).
+        # CROSS JOIN keeps FTS5 the outer loop: without the ORDER BY the planner would walk
+        # the space's records and match each (a hundred times slower).
+        keys = [r for (r,) in self.conn.execute(
+            "SELECT f.rowid FROM memories_fts f CROSS JOIN memories m ON m.rowid = f.rowid"
+            f" WHERE memories_fts MATCH ? AND m.space = ? AND m.kind = 'episode'{live} LIMIT ?",
+            (fts.in_column("content", fts.words_or_prefixes(words)), space, limit),
+        )]
+        keys.sort()
+        return keys
+
     def _turn_rows(self, sql: str, args: Sequence[object], data: str = "data") -> list:
         """Every row of ``sql``, its ``{at}`` the evidence time of the ``data`` column.
         Read first without checking that each body is JSON (checking parses every body
