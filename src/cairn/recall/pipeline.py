@@ -40,7 +40,6 @@ from .query import ParsedQuery, parse_query, store_named, validate_query
 from .rank import RankFactors, order_key, rank_factors
 from .resolve import Resolved, resolve
 from .score import Lexical, lexical
-from .tense import Tense, tense
 from .variants import expand, lookups
 
 __all__ = [
@@ -401,6 +400,8 @@ def _asks_now(request: Request) -> bool:
     """Whether the question asks how things are now: not in the past tense, no --as-of before now."""
     if request.as_of is not None and request.as_of < request.now:
         return False
+    from .tense import Tense, tense  # only when two claims could trade places: not on a recall process's import path
+
     return tense(request.query) is not Tense.PAST
 
 
@@ -413,19 +414,19 @@ def newer_first(ranked: list[Candidate], request: Request) -> list[Candidate]:
     declared correction is the stronger evidence and is followed first (``resolve``); this
     only orders what no relation orders. Past-tense questions and ``--as-of`` keep the
     scores' order. A moved claim shows ``update`` in explain."""
-    if len(ranked) < 2 or not _asks_now(request):
-        return ranked
+    claims = [c for c in ranked if c.memory is not None and c.memory.kind is not Kind.EPISODE and c.factors is not None]
+    if len(claims) < 2 or not _asks_now(request):
+        return ranked  # conversation turns have their own rule (recall.episodes)
     out = list(ranked)
     i = 1
     while i < len(out):
         later = out[i]
         words = _held(later)
-        if words and later.factors is not None:
+        if words and later.factors is not None and later.memory is not None and later.memory.kind is not Kind.EPISODE:
             for j in range(i):
                 older = out[j]
-                if (_alike(_held(older), words, older, later) and older.factors is not None and older.memory is not None
-                        and later.memory is not None and older.memory.kind is later.memory.kind
-                        and later.memory.kind is not Kind.EPISODE and older.factors.anchor < later.factors.anchor):
+                if (older.memory is not None and older.memory.kind is later.memory.kind and older.factors is not None
+                        and older.factors.anchor < later.factors.anchor and _alike(_held(older), words, older, later)):
                     out.insert(j, out.pop(i))
                     later.updates = True
                     break
