@@ -470,11 +470,17 @@ TURN_ANSWER_COVERAGE = 0.5
 
 
 def _answers(c: Candidate) -> bool:
-    """Whether an episode-lane candidate answers a question that found no claim."""
+    """Whether an episode-lane candidate answers a question that found no claim. A turn
+    that asks ("Oh exciting! Which school?") answers nothing by the subject rule: its
+    speaker holds the question's word by asking it too."""
     if c.reason is not None:
         return False
     coverage = c.turn_coverage or 0.0
-    return c.gate is None or coverage >= TURN_ANSWER_COVERAGE or (c.by_subject and coverage > 0)
+    return c.gate is None or coverage >= TURN_ANSWER_COVERAGE or (c.by_subject and coverage > 0 and not _asks(c))
+
+
+def _asks(c: Candidate) -> bool:
+    return c.memory is not None and c.memory.content.rstrip().endswith(("?", "？"))
 
 
 def _turns_found(view: ReadView, request: Request, query: ParsedQuery) -> tuple[int, list[Candidate] | None]:
@@ -530,10 +536,13 @@ def _lane_candidates(source: Lane, view: ReadView, request: Request, query: Pars
     live = [c for c in candidates if c.reason is None]
     missing = [c for c in live if c.lexical is None]
     if missing:
-        stats = IndexStats(view, request.space)
+        # Scored with the question's words widened as the claims lane widens them (a turn
+        # saying "we build the new API with FastAPI" holds the framework asked for, and
+        # "built"): the gates judge every lane's candidates alike.
+        scoring = _Scoring(view, request.space, query)
         for c in missing:
             assert c.memory is not None  # exclude() put every candidate without one out
-            c.lexical = lexical(query, c.memory, stats)
+            c.lexical = scoring.lexical(c.memory)
     own_gate = getattr(source, "apply_gates", None)
     if own_gate is not None or source.applies_gates:
         # A question typed in lower case: the notes found say which of its words is a name.

@@ -23,6 +23,7 @@ from ..gates import Reason
 from ..pipeline import Candidate, Request, exclude
 from ..query import ParsedQuery
 from ..score import scorer
+from ..variants import expand, lookups
 
 POOL_MIN = 48  # episode-lane candidates asked for
 KEPT_RECORDS = 1024  # records kept read per space (cairn.recall.kept): a LoCoMo conversation (up to ~700 turns) fits
@@ -48,6 +49,10 @@ class EpisodesLane:
                 c.reason = Reason.OTHER_SPACE  # not readable in this space
             candidates.append(c)
         exclude(candidates, request)
+        # The gates read the question's words widened as the claims lane widens them ("built"
+        # meets "build", "which framework" meets "FastAPI"): one read of their frequencies.
+        stats.prefetch(lookups(query))
+        query = expand(query, stats)
         score = scorer(query, stats)  # the query's plan looked up once, not once a candidate
         for c in candidates:
             if c.reason is None and c.memory is not None:
