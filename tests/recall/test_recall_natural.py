@@ -128,6 +128,19 @@ emails" for the customer service inbox, "teapot" for ceramics, "contact at Green
 sibling: the same topic about another entity (year 11's parents' evening, the science
 department's head, Hartley's contact and minimum order, EU free shipping) or another
 attribute of the same one (Greenleaf's lead time gets the pottery's).
+
+What they showed, fixed in general the same day, each with its own tests: the later of two
+claims that answer alike comes first when asked about the present, and the relative cutoff
+spares it (tests/recall/test_recall_newer_first.py); in a question typed all in lower case,
+the notes found say which word is a name (test_recall_store_names.py); meaning does not
+stand in for what the named rule finds missing, whichever gate failed first
+(tests/semantic/test_semantic_named_subject.py). After: claims fresh8 0.833 / 0.833 / 0.700,
+fresh9 0.750 / 0.750 / 0.700; hybrid fresh8 0.867 / 0.867 / 0.600, fresh9 0.786 / 0.786 /
+0.700. Tried and dropped: a record naming the question's qualified word under another
+qualifier ("head of the *maths* department" for the science department) as no answer: four
+nothing-questions more answered with nothing, seven answers lost ("leftover bread" and
+"unsold bread", "free delivery" and "free shipping", "the Business plan" and a note that SSO is
+on the Enterprise plan only).
 """
 
 from __future__ import annotations
