@@ -23,6 +23,11 @@ from ..store import ReadView
 TABLES = 256  # kept tables of one store state, all spaces together
 
 
+# A space's questions as the claims lane widened them (cairn.recall.variants), kept for the
+# recall's later looks at excluded records.
+EXPANDED_KEPT = 64
+
+
 def table(view: ReadView, name: Hashable, bound: int) -> dict:
     """The kept table ``name`` of ``view``'s current data (empty when it was full, or when
     the view keeps nothing: then the table is the caller's alone)."""

@@ -344,8 +344,11 @@ class _Scoring:
 
     def __init__(self, view: ReadView, space: str, query: ParsedQuery) -> None:
         self.stats = IndexStats(view, space)
-        self.stats.prefetch(lookups(query))
-        self.query = expand(query, self.stats)
+        widened = kept.table(view, ("expanded", space), kept.EXPANDED_KEPT).get(query)  # as the claims lane widened it
+        if widened is None:
+            self.stats.prefetch(lookups(query))
+            widened = expand(query, self.stats)
+        self.query = widened
 
     def lexical(self, memory: Memory) -> Lexical:
         return lexical(self.query, memory, self.stats)

@@ -17,6 +17,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import NamedTuple
 
 from ..errors import InvalidInput
@@ -404,8 +405,13 @@ def store_named(query: ParsedQuery, contents: Iterable[str]) -> ParsedQuery:
     surfaces = {f.surface: f.term for f in query.features if f.term in eligible and f.surface.isalpha()}
     if not surfaces:
         return query
-    pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(surfaces, key=len, reverse=True))) + r")\w{0,3}\b",
-                         re.IGNORECASE)
+    contents = list(contents)
+    # Most questions name nothing the notes capitalise: one substring test per note and
+    # word settles them before any pattern is run.
+    written = [(s[:1].upper() + s[1:], s.upper()) for s in surfaces]
+    if not any(a in text or b in text for text in contents for a, b in written):
+        return query
+    pattern = _surface_pattern(tuple(sorted(surfaces, key=len, reverse=True)))
     capital: dict[str, int] = {}
     lower: set[str] = set()
     for text in contents:
@@ -416,7 +422,7 @@ def store_named(query: ParsedQuery, contents: Iterable[str]) -> ParsedQuery:
                 continue
             if word[0].islower():
                 lower.add(term)
-            elif not _SENTENCE_START_RE.search(text, 0, m.start()):
+            elif not _sentence_start(text, m.start()):
                 capital[term] = capital.get(term, 0) + 1
     names = {t for t in capital if t not in lower}
     runs: list[list[str]] = []
@@ -437,8 +443,16 @@ def store_named(query: ParsedQuery, contents: Iterable[str]) -> ParsedQuery:
     return replace(query, subject=runs[0][0], attributes=rest) if rest else query
 
 
-# Text before a word that puts it at the start of a sentence: nothing, or a sentence's end.
-_SENTENCE_START_RE = re.compile(r"(?:^|[.!?:;\n])[\s\"'“‘(\[]*\Z")
+@lru_cache(maxsize=256)
+def _surface_pattern(surfaces: tuple[str, ...]) -> re.Pattern[str]:
+    """The words of a question, each with up to three more letters (an inflection)."""
+    return re.compile(r"\b(?:" + "|".join(map(re.escape, surfaces)) + r")\w{0,3}\b", re.IGNORECASE)
+
+
+def _sentence_start(text: str, at: int) -> bool:
+    """Whether the word at ``at`` opens a sentence: nothing before it, or a sentence's end."""
+    before = text[:at].rstrip(" \t\"'“‘([")
+    return not before or before[-1] in ".!?:;\n"
 
 
 # "did we pick", "do I submit", "should you call": the verb after an auxiliary and a person

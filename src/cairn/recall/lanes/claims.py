@@ -13,6 +13,7 @@ from __future__ import annotations
 from ...model import Kind
 from ...store import ReadView
 from ...store.timetravel import records_known_at
+from .. import kept
 from ..candidates import IndexStats, fetch, index_frequency
 from ..gates import Reason
 from ..phrase import list_frequency, phrase_hits
@@ -43,7 +44,9 @@ class ClaimsLane:
         else:
             index = IndexStats(view, request.space)
             index.prefetch(lookups(query))  # every frequency the variants ask about, in one read
-            query = expand(query, index)
+            asked, query = query, expand(query, index)
+            # Kept for the recall's later looks at excluded records (cairn.recall.pipeline).
+            kept.table(view, ("expanded", request.space), kept.EXPANDED_KEPT)[asked] = query
             fetched = fetch(view, request.space, query, index, claims=True, include_retired=request.include_retired)
             stats = index
             matched, later = fetched.memories, []
