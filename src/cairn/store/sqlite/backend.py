@@ -214,6 +214,9 @@ def _as_stored(value: Any) -> Any:
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
+_string = json.encoder.encode_basestring  # a str as dumps writes it (non-ASCII kept), in C
+
+
 def dumps(value: object) -> str:
     """The stored JSON form: compact, non-ASCII kept (one encoder for the process: building
     one per call, as ``json.dumps`` with options does, is a fifth of a record's encoding)."""
@@ -235,6 +238,11 @@ def event_text(event: Event, texts: Mapping[int, str]) -> str:
         text = texts.get(id(after)) if after is not None else None
         if text is None:
             parts.append(dumps(change))
+        elif change["before"] is None and type(change["table"]) is str and type(change["id"]) is str:
+            # A creation (every change of a bulk write): its head written out, the two
+            # strings through the encoder's own string form, with no dict to encode.
+            parts.append(f'{{"table":{_string(change["table"])},"id":{_string(change["id"])},'
+                         f'"before":null,"after":{text}}}')
         else:
             parts.append(dumps({**change, "after": None})[: -len("null}")] + text + "}")
     head = dumps({key: doc[key] for key in ("id", "space", "at", "actor", "reason")})
@@ -987,12 +995,13 @@ class _Row(NamedTuple):
     aliases: Sequence[str]
     indexed: bool
     data: str
+    digest: str | None = None  # content_hash of content, when the caller already holds it
 
     @classmethod
-    def of(cls, memory: Memory, data: str) -> _Row:
+    def of(cls, memory: Memory, data: str, digest: str | None = None) -> _Row:
         return cls(memory.space, memory.id, memory.origin, memory.kind.value, memory.status.value,
                    format_time(memory.created_at), format_time(memory.updated_at), memory.content, memory.aliases,
-                   memory.purged_at is None, data)
+                   memory.purged_at is None, data, digest)
 
     @classmethod
     def of_doc(cls, doc: dict[str, Any], data: str) -> _Row:
@@ -1158,7 +1167,8 @@ class Tx(_Reads, vectors.VectorWrites):
         """:meth:`put_memory` for each of ``memories``, in order, as a few ``executemany``."""
         self.put_stored([(memory, dumps(memory_to_dict(memory))) for memory in memories])
 
-    def put_stored(self, rows: Sequence[tuple[Memory, str]]) -> None:
+    def put_stored(self, rows: Sequence[tuple[Memory, str]], *, absent: bool = False,
+                   digests: Sequence[str | None] | None = None) -> None:
         """:meth:`put_memories` for records whose stored form (the JSON text of
         ``memory_to_dict``) the caller already holds — an import line written by export —
         so that nothing is encoded twice. Not part of the store protocol (a SQLite bulk
@@ -1169,8 +1179,17 @@ class Tx(_Reads, vectors.VectorWrites):
         since rows are never deleted and the write lock is held — so that the records,
         their index rows and their turn positions go in one ``executemany`` each. A record
         already stored, or met a second time, goes through :meth:`put_memory` in its place
-        in the order, after everything before it."""
-        self._put_rows([(_Row.of(memory, data), memory) for memory, data in rows])
+        in the order, after everything before it.
+
+        ``absent``: as for :meth:`put_docs` (a bulk call that has just minted these ids,
+        ``new_id``'s 96 random bits, knows none is stored). ``digests``: the records'
+        ``content_hash``, in order, where the caller has computed it already (``None`` in
+        place of one it has not), so that it is not computed twice."""
+        if digests is None:
+            self._put_rows([(_Row.of(memory, data), memory) for memory, data in rows], absent)
+        else:
+            self._put_rows([(_Row.of(memory, data, digest), memory)
+                            for (memory, data), digest in zip(rows, digests, strict=True)], absent)
 
     def put_docs(self, rows: Sequence[tuple[dict[str, Any], str]], *, absent: bool = False) -> None:
         """:meth:`put_stored` for records given as their stored dict and its JSON text,
@@ -1230,7 +1249,7 @@ class Tx(_Reads, vectors.VectorWrites):
                         place).fetchone()[0])
                 turns[place] += 1
                 turn = turns[place]
-            digest = content_hash(row.content)
+            digest = row.digest or content_hash(row.content)
             records.append((rowid, row.space, row.id, row.origin, row.kind, row.status, row.created_at, row.updated_at,
                             digest, row.data, turn))
             if row.indexed:
