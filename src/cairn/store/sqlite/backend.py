@@ -1236,6 +1236,9 @@ class Tx(_Reads, vectors.VectorWrites):
             return
         rowid = int(self.conn.execute("SELECT COALESCE(MAX(rowid), 0) FROM memories").fetchone()[0])
         turns: dict[tuple[str, str], int] = {}
+        # An ingest's episodes carry their speaker as alias: a few distinct alias lists
+        # among many records, each tokenised once.
+        alias_texts: dict[tuple[str, ...], str] = {}
         records, index = [], []
         for row in rows:
             rowid += 1
@@ -1254,7 +1257,11 @@ class Tx(_Reads, vectors.VectorWrites):
                             digest, row.data, turn))
             if row.indexed:
                 content = index_text(row.content)
-                aliases = index_text(" ".join(row.aliases)) if row.aliases else ""  # most records have none
+                aliases = ""  # most records have none
+                if row.aliases:
+                    key = tuple(row.aliases)
+                    known = alias_texts.get(key)
+                    aliases = known if known is not None else alias_texts.setdefault(key, index_text(" ".join(key)))
                 index.append((rowid, content, aliases))
                 self._count_terms(row.space, content, aliases, +1)
                 if row.status != "forgotten" and self._keeps_written():
