@@ -79,6 +79,9 @@ class Mutation:
                 raise ValueError("a mutation never crosses spaces")
             docs.append(memory_to_dict(memory))
         put_stored = getattr(self.tx, "put_stored", None)  # both stores' bulk shape
+        defer_checkpoint = getattr(self.tx, "defer_checkpoint", None)  # the SQLite store's (see there)
+        if defer_checkpoint is not None:
+            defer_checkpoint()
         if put_stored is not None:
             texts = [dumps(doc) for doc in docs]
             put_stored(list(zip(created, texts, strict=True)), absent=minted, digests=digests)

@@ -70,6 +70,7 @@ T = TypeVar("T")
 
 DEFAULT_BUSY_TIMEOUT = 30.0
 MENTION_CHUNK = 200  # terms per OR query: long sources stay within FTS5's expression limits
+BULK_CHECKPOINT_PAGES = 10_000  # WAL pages (of 4 KiB) a bulk write's commit leaves unfolded (Tx.defer_checkpoint)
 
 
 def content_hash(text: str) -> str:
@@ -1031,6 +1032,19 @@ class Tx(_Reads, vectors.VectorWrites):
         self.rewrote = False  # an event body was rewritten (the store's event cache is then emptied)
         self.trace_changes = 0  # rows changed in the traces table (which no kept value is derived from)
         self._deferred: list[str] = []  # CREATE INDEX statements defer_indexes dropped, run again before COMMIT
+        self.checkpoint_deferred = False  # set by defer_checkpoint: see Store.write
+
+    def defer_checkpoint(self) -> None:
+        """Let this transaction's COMMIT leave the WAL unfolded until it holds
+        :data:`BULK_CHECKPOINT_PAGES` pages (SQLite's automatic checkpoint otherwise folds
+        it into the database file past 1,000). A bulk write of a few hundred records
+        rewrites a page of each random-keyed index (the record's id, its content hash, the
+        event's links by record) for most of its records, about 1,800 pages for a
+        600-turn ingest: folded after every such commit, each page was copied again and
+        again. Folded every few commits, a page rewritten by several is copied once.
+        Durability does not change: the COMMIT still syncs the WAL. Not part of the store
+        protocol (a bulk shape)."""
+        self.checkpoint_deferred = True
 
     # The secondary indexes an import into an empty table leaves out until just before
     # COMMIT. Building one over the finished table (a sort) cost 6.5 µs a row for all of
@@ -1510,6 +1524,7 @@ class Store(_Reads):
         if not durable:
             self.conn.execute("PRAGMA synchronous = NORMAL")
         tx: Tx | None = None
+        folds_at: int | None = None  # the automatic checkpoint's own threshold, while a bulk commit raises it
         start = self.conn.total_changes
         try:
             try:
@@ -1529,6 +1544,13 @@ class Store(_Reads):
                     raise _translate(self.path, err) from None
                 if self.before_commit is not None and tx.written:
                     self.before_commit(tx)
+                if tx.checkpoint_deferred:
+                    # Read by the WAL hook when COMMIT ends; put back in the finally below.
+                    try:
+                        folds_at = int(self.conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0])
+                        self.conn.execute(f"PRAGMA wal_autocheckpoint = {BULK_CHECKPOINT_PAGES}")
+                    except sqlite3.Error as err:
+                        raise _translate(self.path, err) from None
             except BaseException:
                 _rollback(self.conn)
                 raise
@@ -1545,6 +1567,8 @@ class Store(_Reads):
                 self._memo_version = (self._memo_version[0], self.conn.total_changes)
         finally:
             self._writing = False
+            if folds_at is not None:
+                self.conn.execute(f"PRAGMA wal_autocheckpoint = {folds_at}")
             if tx is not None and tx.rewrote:
                 self._events.clear()  # an event body changed in place (purge), committed or not
             if not durable:
