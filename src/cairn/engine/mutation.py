@@ -70,8 +70,9 @@ class Mutation:
 
         ``minted``: every id was just made by :func:`new_id` for this call (ingest,
         ``remember_many``), so the store need not look them up: 96 random bits do not
-        meet a stored id (were one ever to, the store's unique key refuses the write and
-        the whole transaction rolls back, rather than overwriting a record).
+        meet a stored id (were one ever to, the store's unique key refuses the bulk insert
+        and the whole transaction rolls back, rather than overwriting a record; a batch too
+        small for PostgreSQL's ``COPY`` still goes one record at a time, as before).
         ``digests``: each record's ``content_hash`` where the caller holds it already."""
         docs = []
         for memory in created:
