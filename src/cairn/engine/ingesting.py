@@ -130,7 +130,7 @@ class Ingesting(Part):
                         episodes.append(self._episode(turn, place, speakers))
                     if report and (len(written) + len(episodes) + skipped) % 500 == 0:
                         report(len(written) + len(episodes) + skipped, total)
-                m.put_many(episodes)  # one bulk write per conversation, in turn order
+                m.put_many(episodes, minted=True)  # one bulk write per conversation, in turn order
                 written += [e.id for e in episodes]
             if written:
                 if m.tx.get_source(self.space, source.id) is None:
@@ -277,7 +277,7 @@ class Ingesting(Part):
                     episodes.append(self._episode(turn, place, speakers))
                 if report and done % 500 == 0:
                     report(done, len(conversation.turns))
-            m.put_many(episodes)
+            m.put_many(episodes, minted=True)
             written += [e.id for e in episodes]
             if written:
                 if m.tx.get_source(self.space, source.id) is None:

@@ -63,18 +63,29 @@ class Mutation:
         self.changes.append(Change("memory", after.id, memory_to_dict(before), memory_to_dict(after)))
         return after
 
-    def put_many(self, created: Sequence[Memory]) -> None:
+    def put_many(self, created: Sequence[Memory], *, minted: bool = False,
+                 digests: Sequence[str | None] | None = None) -> None:
         """Write new records in bulk (``put(None, m)`` for each, in order), encoding each
-        record once for both its row and its event snapshot."""
+        record once for both its row and its event snapshot.
+
+        ``minted``: every id was just made by :func:`new_id` for this call (ingest,
+        ``remember_many``), so the store need not look them up: 96 random bits do not
+        meet a stored id (were one ever to, the store's unique key refuses the bulk insert
+        and the whole transaction rolls back, rather than overwriting a record; a batch too
+        small for PostgreSQL's ``COPY`` still goes one record at a time, as before).
+        ``digests``: each record's ``content_hash`` where the caller holds it already."""
         docs = []
         for memory in created:
             if memory.space != self.space:
                 raise ValueError("a mutation never crosses spaces")
             docs.append(memory_to_dict(memory))
-        put_stored = getattr(self.tx, "put_stored", None)  # the SQLite store's bulk shape
+        put_stored = getattr(self.tx, "put_stored", None)  # both stores' bulk shape
+        defer_checkpoint = getattr(self.tx, "defer_checkpoint", None)  # the SQLite store's (see there)
+        if defer_checkpoint is not None:
+            defer_checkpoint()
         if put_stored is not None:
             texts = [dumps(doc) for doc in docs]
-            put_stored(list(zip(created, texts, strict=True)))
+            put_stored(list(zip(created, texts, strict=True)), absent=minted, digests=digests)
             # The event repeats each snapshot: its text is spliced in, not encoded again.
             self._texts.update(zip(map(id, docs), texts, strict=True))
         else:

@@ -293,20 +293,29 @@ class Records(Part):
         pin: bool = False,
         topics: Iterable[str] = (),
         entities: Iterable[str] = (),
+        origins: dict[str, str] | None = None,
     ) -> Memory:
         """The record ``remember`` would store for these arguments: validated (one-line
         :class:`InvalidInput` on a defect), secrets redacted, evidence not later than now.
-        Nothing is read or written."""
+        Nothing is read or written. ``origins``: cleaned origins by the text given, kept
+        across the claims of one bulk call (many claims share a few origins, and cleaning
+        one redacts it)."""
         kind = choice(Kind, kind, "kind")
         content = clean_content(text, kind)
         now = self.now()
         evidence_at = as_time(at, "at") or now
         if evidence_at > now:
             raise InvalidInput("at", f"evidence cannot be later than now ({evidence_at.isoformat()} > {now.isoformat()})")
+        if origins is not None and isinstance(origin, str):
+            cleaned = origins.get(origin)
+            if cleaned is None:
+                cleaned = origins[origin] = clean_origin(origin)
+        else:
+            cleaned = clean_origin(origin)
         memory = Memory(
             id=new_id(),
             space=self.space,
-            origin=clean_origin(origin),
+            origin=cleaned,
             kind=kind,
             content=content,
             aliases=clean_aliases(aliases),
@@ -341,9 +350,10 @@ class Records(Part):
         arguments of :meth:`new_claim`; every one is validated before anything is written,
         and a defect refuses the whole call naming the claim."""
         memories = []
+        origins: dict[str, str] = {}
         for number, claim in enumerate(claims, 1):
             try:
-                memories.append(self.new_claim(**claim))
+                memories.append(self.new_claim(**claim, origins=origins))
             except InvalidInput as err:
                 raise InvalidInput(f"claim {number}: {err.field}", err.reason) from None
         require(self.scope, ((f"claim {n}", memory_labels(m)) for n, m in enumerate(memories, 1)))
@@ -373,7 +383,9 @@ class Records(Part):
                     fresh[key] = memory
                     new.append(memory)
                 results.append((standing or memory, standing is not None))
-            m.put_many(new)
+            # The ids were minted by new_claim for this call, and the hashes are those just
+            # computed for the dedup: the store neither looks the ids up nor hashes again.
+            m.put_many(new, minted=True, digests=[digests.get(id(memory)) for memory in new])
         return RememberedMany(tuple(Remembered(memory, m.event, deduplicated=dup) for memory, dup in results), m.event)
 
     def quality(self, memory: Memory) -> Quality:

@@ -994,12 +994,20 @@ class PgTx(_Reads):
         :meth:`put_stored`)."""
         self.put_stored([(memory, dumps(memory_to_dict(memory))) for memory in memories])
 
-    def put_stored(self, rows: Sequence[tuple[Memory, str]]) -> None:
+    def put_stored(self, rows: Sequence[tuple[Memory, str]], *, absent: bool = False,
+                   digests: Sequence[str | None] | None = None) -> None:
         """:meth:`put_memories` for records whose stored form (the JSON text of
         ``memory_to_dict``) the caller already holds, as the SQLite store's method of this
         name (an import line is not encoded twice). The records new to the store (the bulk
         of an import or an ingest) go in through ``COPY``, one per table; a record already
-        stored, or one given twice, takes the one-by-one path, in its place in the order."""
+        stored, or one given twice, takes the one-by-one path, in its place in the order.
+        ``absent`` and ``digests``: as for the SQLite store's (no lookup of ids the caller
+        has just minted; a ``content_hash`` already computed is not computed again)."""
+        if absent and len(rows) >= BULK_MIN:
+            hashes = digests if digests is not None else [None] * len(rows)
+            self._copy_fresh([_Row.of(memory, data, digest)
+                              for (memory, data), digest in zip(rows, hashes, strict=True)])
+            return
         if len(rows) < BULK_MIN:
             for memory, _ in rows:
                 self.put_memory(memory)
@@ -1059,7 +1067,7 @@ class PgTx(_Reads):
             if r.kind == "episode":
                 turn = turns[(r.space, r.origin)] = turns[(r.space, r.origin)] + 1
             records.append((key, r.space, r.id, r.origin, r.kind, r.status, r.created_at, r.updated_at,
-                            content_hash(r.content), r.data, turn))
+                            r.digest or content_hash(r.content), r.data, turn))
             if r.indexed:
                 content = index_text(r.content)
                 aliases = index_text(" ".join(r.aliases)) if r.aliases else ""  # most records have none

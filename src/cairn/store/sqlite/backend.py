@@ -70,6 +70,7 @@ T = TypeVar("T")
 
 DEFAULT_BUSY_TIMEOUT = 30.0
 MENTION_CHUNK = 200  # terms per OR query: long sources stay within FTS5's expression limits
+BULK_CHECKPOINT_PAGES = 10_000  # WAL pages (of 4 KiB) a bulk write's commit leaves unfolded (Tx.defer_checkpoint)
 
 
 def content_hash(text: str) -> str:
@@ -214,6 +215,9 @@ def _as_stored(value: Any) -> Any:
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
+_string = json.encoder.encode_basestring  # a str as dumps writes it (non-ASCII kept), in C
+
+
 def dumps(value: object) -> str:
     """The stored JSON form: compact, non-ASCII kept (one encoder for the process: building
     one per call, as ``json.dumps`` with options does, is a fifth of a record's encoding)."""
@@ -235,6 +239,11 @@ def event_text(event: Event, texts: Mapping[int, str]) -> str:
         text = texts.get(id(after)) if after is not None else None
         if text is None:
             parts.append(dumps(change))
+        elif change["before"] is None and type(change["table"]) is str and type(change["id"]) is str:
+            # A creation (every change of a bulk write): its head written out, the two
+            # strings through the encoder's own string form, with no dict to encode.
+            parts.append(f'{{"table":{_string(change["table"])},"id":{_string(change["id"])},'
+                         f'"before":null,"after":{text}}}')
         else:
             parts.append(dumps({**change, "after": None})[: -len("null}")] + text + "}")
     head = dumps({key: doc[key] for key in ("id", "space", "at", "actor", "reason")})
@@ -1004,12 +1013,13 @@ class _Row(NamedTuple):
     aliases: Sequence[str]
     indexed: bool
     data: str
+    digest: str | None = None  # content_hash of content, when the caller already holds it
 
     @classmethod
-    def of(cls, memory: Memory, data: str) -> _Row:
+    def of(cls, memory: Memory, data: str, digest: str | None = None) -> _Row:
         return cls(memory.space, memory.id, memory.origin, memory.kind.value, memory.status.value,
                    format_time(memory.created_at), format_time(memory.updated_at), memory.content, memory.aliases,
-                   memory.purged_at is None, data)
+                   memory.purged_at is None, data, digest)
 
     @classmethod
     def of_doc(cls, doc: dict[str, Any], data: str) -> _Row:
@@ -1039,6 +1049,19 @@ class Tx(_Reads, vectors.VectorWrites):
         self.rewrote = False  # an event body was rewritten (the store's event cache is then emptied)
         self.trace_changes = 0  # rows changed in the traces table (which no kept value is derived from)
         self._deferred: list[str] = []  # CREATE INDEX statements defer_indexes dropped, run again before COMMIT
+        self.checkpoint_deferred = False  # set by defer_checkpoint: see Store.write
+
+    def defer_checkpoint(self) -> None:
+        """Let this transaction's COMMIT leave the WAL unfolded until it holds
+        :data:`BULK_CHECKPOINT_PAGES` pages (SQLite's automatic checkpoint otherwise folds
+        it into the database file past 1,000). A bulk write of a few hundred records
+        rewrites a page of each random-keyed index (the record's id, its content hash, the
+        event's links by record) for most of its records, about 1,800 pages for a
+        600-turn ingest: folded after every such commit, each page was copied again and
+        again. Folded every few commits, a page rewritten by several is copied once.
+        Durability does not change: the COMMIT still syncs the WAL. Not part of the store
+        protocol (a bulk shape)."""
+        self.checkpoint_deferred = True
 
     # The secondary indexes an import into an empty table leaves out until just before
     # COMMIT. Building one over the finished table (a sort) cost 6.5 µs a row for all of
@@ -1175,7 +1198,8 @@ class Tx(_Reads, vectors.VectorWrites):
         """:meth:`put_memory` for each of ``memories``, in order, as a few ``executemany``."""
         self.put_stored([(memory, dumps(memory_to_dict(memory))) for memory in memories])
 
-    def put_stored(self, rows: Sequence[tuple[Memory, str]]) -> None:
+    def put_stored(self, rows: Sequence[tuple[Memory, str]], *, absent: bool = False,
+                   digests: Sequence[str | None] | None = None) -> None:
         """:meth:`put_memories` for records whose stored form (the JSON text of
         ``memory_to_dict``) the caller already holds — an import line written by export —
         so that nothing is encoded twice. Not part of the store protocol (a SQLite bulk
@@ -1186,8 +1210,17 @@ class Tx(_Reads, vectors.VectorWrites):
         since rows are never deleted and the write lock is held — so that the records,
         their index rows and their turn positions go in one ``executemany`` each. A record
         already stored, or met a second time, goes through :meth:`put_memory` in its place
-        in the order, after everything before it."""
-        self._put_rows([(_Row.of(memory, data), memory) for memory, data in rows])
+        in the order, after everything before it.
+
+        ``absent``: as for :meth:`put_docs` (a bulk call that has just minted these ids,
+        ``new_id``'s 96 random bits, knows none is stored). ``digests``: the records'
+        ``content_hash``, in order, where the caller has computed it already (``None`` in
+        place of one it has not), so that it is not computed twice."""
+        if digests is None:
+            self._put_rows([(_Row.of(memory, data), memory) for memory, data in rows], absent)
+        else:
+            self._put_rows([(_Row.of(memory, data, digest), memory)
+                            for (memory, data), digest in zip(rows, digests, strict=True)], absent)
 
     def put_docs(self, rows: Sequence[tuple[dict[str, Any], str]], *, absent: bool = False) -> None:
         """:meth:`put_stored` for records given as their stored dict and its JSON text,
@@ -1234,6 +1267,9 @@ class Tx(_Reads, vectors.VectorWrites):
             return
         rowid = int(self.conn.execute("SELECT COALESCE(MAX(rowid), 0) FROM memories").fetchone()[0])
         turns: dict[tuple[str, str], int] = {}
+        # An ingest's episodes carry their speaker as alias: a few distinct alias lists
+        # among many records, each tokenised once.
+        alias_texts: dict[tuple[str, ...], str] = {}
         records, index = [], []
         for row in rows:
             rowid += 1
@@ -1247,12 +1283,16 @@ class Tx(_Reads, vectors.VectorWrites):
                         place).fetchone()[0])
                 turns[place] += 1
                 turn = turns[place]
-            digest = content_hash(row.content)
+            digest = row.digest or content_hash(row.content)
             records.append((rowid, row.space, row.id, row.origin, row.kind, row.status, row.created_at, row.updated_at,
                             digest, row.data, turn))
             if row.indexed:
                 content = index_text(row.content)
-                aliases = index_text(" ".join(row.aliases)) if row.aliases else ""  # most records have none
+                aliases = ""  # most records have none
+                if row.aliases:
+                    key = tuple(row.aliases)
+                    known = alias_texts.get(key)
+                    aliases = known if known is not None else alias_texts.setdefault(key, index_text(" ".join(key)))
                 index.append((rowid, content, aliases))
                 self._count_terms(row.space, content, aliases, +1)
                 if row.status != "forgotten" and self._keeps_written():
@@ -1501,6 +1541,7 @@ class Store(_Reads):
         if not durable:
             self.conn.execute("PRAGMA synchronous = NORMAL")
         tx: Tx | None = None
+        folds_at: int | None = None  # the automatic checkpoint's own threshold, while a bulk commit raises it
         start = self.conn.total_changes
         try:
             try:
@@ -1520,6 +1561,13 @@ class Store(_Reads):
                     raise _translate(self.path, err) from None
                 if self.before_commit is not None and tx.written:
                     self.before_commit(tx)
+                if tx.checkpoint_deferred:
+                    # Read by the WAL hook when COMMIT ends; put back in the finally below.
+                    try:
+                        folds_at = int(self.conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0])
+                        self.conn.execute(f"PRAGMA wal_autocheckpoint = {BULK_CHECKPOINT_PAGES}")
+                    except sqlite3.Error as err:
+                        raise _translate(self.path, err) from None
             except BaseException:
                 _rollback(self.conn)
                 raise
@@ -1536,6 +1584,8 @@ class Store(_Reads):
                 self._memo_version = (self._memo_version[0], self.conn.total_changes)
         finally:
             self._writing = False
+            if folds_at is not None:
+                self.conn.execute(f"PRAGMA wal_autocheckpoint = {folds_at}")
             if tx is not None and tx.rewrote:
                 self._events.clear()  # an event body changed in place (purge), committed or not
             if not durable:
