@@ -23,11 +23,9 @@ def _unit(gen, rows: int):
 
 
 def _index(array, hashes=None) -> vectors.VectorIndex:
-    import numpy as np
 
     blobs = vectors.encode(array)
-    codes = np.frombuffer(b"".join(blobs), dtype=np.int8).reshape(len(blobs), DIMENSION)
-    return vectors.VectorIndex(hashes or [f"h{i}" for i in range(len(blobs))], codes)
+    return vectors.VectorIndex.of(hashes or [f"h{i}" for i in range(len(blobs))], blobs, DIMENSION)
 
 
 def _brute(array, query, k: int) -> list[tuple[str, float]]:

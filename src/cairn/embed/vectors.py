@@ -215,18 +215,33 @@ class VectorIndex:
     _cache: dict[tuple, tuple[tuple, VectorIndex]] = {}
 
     def __init__(self, hashes: list[str], codes: Any) -> None:
+        """``codes``: the stored int8 vectors, one row per hash, in the uint8 form the
+        integer kernel reads (:func:`cairn.embed.int8.shifted`: each byte + 128)."""
         import numpy as np
 
-        from .int8 import shifted
+        from .int8 import unshifted
 
         self.hashes = hashes
-        self.codes = shifted(codes)  # the uint8 form the integer kernel reads (each byte + 128)
+        self.codes = codes
         self._row: dict[str, int] | None = None
         # The longest stored vector, in the decoded scale: what bounds the rounding error.
-        self.longest = 0.0
-        for start in range(0, len(hashes), 8192):
-            block = np.asarray(codes[start : start + 8192], dtype=np.float32)
-            self.longest = max(self.longest, float(np.sqrt(np.einsum("ij,ij->i", block, block).max())) / 127.0)
+        # Blocks of 2048 rows: 3 MB of float32 at a time, reused rather than mapped anew.
+        longest = 0.0
+        for start in range(0, len(hashes), 2048):
+            block = unshifted(codes[start : start + 2048]).astype(np.float32)
+            longest = max(longest, float(np.einsum("ij,ij->i", block, block).max()))
+        self.longest = float(np.sqrt(longest)) / 127.0
+
+    @classmethod
+    def of(cls, hashes: list[str], blobs: Sequence[bytes], dimension: int) -> VectorIndex:
+        """The index of stored vectors (int8 bytes, :func:`encode`), one per hash."""
+        import numpy as np
+
+        # One copy of the bytes, shifted in place: at 100k vectors every extra copy is
+        # 38 MB of fresh memory to fault in on a process's first recall.
+        codes = np.frombuffer(bytearray().join(blobs), dtype=np.uint8).reshape(len(blobs), dimension)
+        codes ^= np.uint8(0x80)
+        return cls(hashes, codes)
 
     @property
     def row(self) -> dict[str, int]:
@@ -238,7 +253,6 @@ class VectorIndex:
     @classmethod
     def load(cls, view: Any, space: str, model: Embedder, episodes: bool) -> VectorIndex:
         """The index of the view's current state (re-read only when it changed)."""
-        import numpy as np
 
         key = (getattr(view, "path", ""), space, model.name, episodes)
         signature = view.vector_signature(space, model.name, episodes)
@@ -246,9 +260,7 @@ class VectorIndex:
         if cached is not None and cached[0] == signature:
             return cached[1]
         rows = view.vector_rows(space, model.name, episodes)
-        hashes = [h for h, _ in rows]
-        codes = np.frombuffer(b"".join(d for _, d in rows), dtype=np.int8).reshape(len(rows), model.dimension)
-        index = cls(hashes, codes)
+        index = cls.of([h for h, _ in rows], [d for _, d in rows], model.dimension)
         cls._cache[key] = (signature, index)
         return index
 
