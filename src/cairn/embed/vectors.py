@@ -253,7 +253,6 @@ class VectorIndex:
     @classmethod
     def load(cls, view: Any, space: str, model: Embedder, episodes: bool) -> VectorIndex:
         """The index of the view's current state (re-read only when it changed)."""
-
         key = (getattr(view, "path", ""), space, model.name, episodes)
         signature = view.vector_signature(space, model.name, episodes)
         cached = cls._cache.get(key)
