@@ -192,3 +192,16 @@ def test_the_search_is_exact_and_read_once_per_change(counting):
     view.changes += 1
     assert vectors.VectorIndex.load(view, "default", counting, False) is not index and view.reads == 2
     vectors.VectorIndex._cache.clear()
+
+
+def test_a_group_is_read_in_insertion_order_and_alone(cairn):
+    """The rows of one (space, embedder, kind group) come in the order they were stored (the
+    search ranks equal cosines in that order), and no row of another group comes with them."""
+    rows = [("default", "minilm", "c3", False), ("default", "minilm", "e1", True), ("work", "minilm", "c0", False),
+            ("default", "minilm", "c1", False), ("default", "other", "c0", False), ("default", "minilm", "c2", False)]
+    for space, embedder, digest, episode in rows:
+        with cairn.store.write() as tx:
+            tx.put_vectors(space, embedder, [(digest, episode, digest.encode())])
+    assert cairn.store.vector_rows("default", "minilm", False) == [("c3", b"c3"), ("c1", b"c1"), ("c2", b"c2")]
+    assert cairn.store.vector_rows("default", "minilm", True) == [("e1", b"e1")]
+    assert cairn.store.vector_rows("work", "minilm", False) == [("c0", b"c0")]

@@ -5,6 +5,7 @@ to the byte, nothing is embedded, and asking for a semantic lane says how to ins
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 
@@ -40,6 +41,8 @@ def test_not_installed_is_the_same_as_switched_off(cairn, db_path, monkeypatch):
     real = importlib.util.find_spec
     monkeypatch.delenv(vectors.SWITCH, raising=False)
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name in REQUIRED else real(name, *a))
+    for name in REQUIRED:  # not installed: not importable, and so never imported either
+        monkeypatch.delitem(sys.modules, name, raising=False)
     assert not vectors.enabled()
     cairn.remember(CORPUS[0], kind="fact")
     assert cairn.recall("team lunch", trace=False).outcome.request.lane == "claims"

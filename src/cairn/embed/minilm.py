@@ -19,6 +19,7 @@ the extra is installed without importing any of it.
 from __future__ import annotations
 
 import importlib.util
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -35,8 +36,12 @@ INSTALL_HINT = "install the semantic extra: pip install 'cairn-memory[semantic]'
 
 
 def available() -> bool:
-    """Whether everything the embedder needs is installed (imports none of it)."""
-    return all(importlib.util.find_spec(name) is not None for name in REQUIRED)
+    """Whether everything the embedder needs is installed (imports none of it).
+
+    A module already imported is installed: once the model is loaded the answer is a
+    dictionary lookup per name, where a search of ``sys.path`` costs about 0.3 ms, and a
+    hybrid recall asks several times."""
+    return all(name in sys.modules or importlib.util.find_spec(name) is not None for name in REQUIRED)
 
 
 class MiniLM:

@@ -13,12 +13,14 @@
   does nothing and the write is exactly what it was without this module.
 * **Back-fill.** :func:`backfill` embeds what is missing in chunks, one transaction per
   chunk, so an interrupted run keeps what it committed and the next run resumes.
-* **Search.** :class:`VectorIndex` holds one space's vectors of one kind group as a
-  float32 matrix in this process, re-read only when the store's signature of that group
-  changes (count and newest row), and answers a query with one matrix-vector product:
-  exact cosine search. At 100k vectors that is a 150 MB matrix and a few milliseconds a
-  query on one core; past about a million it needs an approximate index (IVF or HNSW)
-  or a store-side vector extension — see docs/semantic.md.
+* **Search.** :class:`VectorIndex` holds one space's vectors of one kind group as their
+  int8 codes in this process (38 MB at 100k vectors), re-read only when the store's
+  signature of that group changes, and answers a query exactly: integer sums against the
+  query rounded to int8 pick the few texts that can be nearest, whose exact float32
+  cosines then rank them (about 2 ms a query at 100k on one core, where one float32 pass
+  over a 150 MB matrix took 11, bound by memory bandwidth). Past about a million it
+  needs an approximate index (IVF or HNSW) or a store-side vector extension — see
+  docs/semantic.md.
 """
 
 from __future__ import annotations
@@ -196,20 +198,50 @@ def backfill(store: Any, space: str, model: Embedder, *, chunk: int = BACKFILL_C
 
 
 class VectorIndex:
-    """One space's vectors of one kind group, as a float32 matrix cached in this process.
+    """One space's vectors of one kind group, held as their stored int8 codes in this process.
 
-    The product of the matrix and the query is computed by ``numpy.einsum``, a
-    single-threaded loop, not by ``matrix @ query``: numpy hands ``@`` to its BLAS, whose
-    threads spin-wait for work on a shared machine. Measured at 100k vectors on the
-    2-core bench machine under load, ``@`` cost 8-10 ms of CPU a query, ``einsum`` 4.7 ms
-    (docs/benchmarks.md, "Semantic extra")."""
+    A search is exact: it returns the texts, the cosines and the order that scoring every
+    decoded float32 vector would give, at a quarter of the memory traffic. The cosine of a
+    text is the float32 product of its decoded vector (int8 / 127, :func:`decode`) and the
+    query, computed by ``numpy.einsum`` (one thread: numpy's ``@`` hands a matrix to its
+    BLAS, whose threads spin-wait on a shared machine). Every stored vector is first
+    scored against the query rounded to int8, by exact integer sums
+    (:func:`cairn.embed.int8.products`, about 2 ms at 100k vectors against 11 for the
+    float32 pass, which is bound by memory bandwidth); the rounding moves a score by at
+    most a bound computed from the rounding error and the longest stored vector, so every
+    text that can be among the ``k`` nearest is within twice that bound of the ``k``-th
+    rounded score. Those few are then scored exactly and ranked (ties by insertion order)."""
 
     _cache: dict[tuple, tuple[tuple, VectorIndex]] = {}
 
-    def __init__(self, hashes: list[str], matrix: Any) -> None:
+    def __init__(self, hashes: list[str], codes: Any) -> None:
+        """``codes``: the stored int8 vectors, one row per hash, in the uint8 form the
+        integer kernel reads (:func:`cairn.embed.int8.shifted`: each byte + 128)."""
+        import numpy as np
+
+        from .int8 import unshifted
+
         self.hashes = hashes
-        self.matrix = matrix
+        self.codes = codes
         self._row: dict[str, int] | None = None
+        # The longest stored vector, in the decoded scale: what bounds the rounding error.
+        # Blocks of 2048 rows: 3 MB of float32 at a time, reused rather than mapped anew.
+        longest = 0.0
+        for start in range(0, len(hashes), 2048):
+            block = unshifted(codes[start : start + 2048]).astype(np.float32)
+            longest = max(longest, float(np.einsum("ij,ij->i", block, block).max()))
+        self.longest = float(np.sqrt(longest)) / 127.0
+
+    @classmethod
+    def of(cls, hashes: list[str], blobs: Sequence[bytes], dimension: int) -> VectorIndex:
+        """The index of stored vectors (int8 bytes, :func:`encode`), one per hash."""
+        import numpy as np
+
+        # One copy of the bytes, shifted in place: at 100k vectors every extra copy is
+        # 38 MB of fresh memory to fault in on a process's first recall.
+        codes = np.frombuffer(bytearray().join(blobs), dtype=np.uint8).reshape(len(blobs), dimension)
+        codes ^= np.uint8(0x80)
+        return cls(hashes, codes)
 
     @property
     def row(self) -> dict[str, int]:
@@ -227,19 +259,30 @@ class VectorIndex:
         if cached is not None and cached[0] == signature:
             return cached[1]
         rows = view.vector_rows(space, model.name, episodes)
-        hashes = [h for h, _ in rows]
-        index = cls(hashes, decode([d for _, d in rows], model.dimension))
+        index = cls.of([h for h, _ in rows], [d for _, d in rows], model.dimension)
         cls._cache[key] = (signature, index)
         return index
 
     def __len__(self) -> int:
         return len(self.hashes)
 
-    def scores(self, query: Any) -> Any:
-        """The cosine of every stored text to ``query`` (unit vectors: the dot product)."""
+    def decoded(self, rows: Any) -> Any:
+        """The float32 vectors of ``rows``, exactly as :func:`decode` makes them."""
         import numpy as np
 
-        return np.einsum("ij,j->i", self.matrix, np.asarray(query, dtype=np.float32))
+        from .int8 import unshifted
+
+        out = unshifted(self.codes[rows]).astype(np.float32)
+        out *= np.float32(1.0 / 127.0)
+        return out
+
+    def scores(self, query: Any, rows: Any = None) -> Any:
+        """The cosine of the stored texts of ``rows`` (all by default) to ``query``."""
+        import numpy as np
+
+        if rows is None:
+            rows = np.arange(len(self.hashes))
+        return np.einsum("ij,j->i", self.decoded(rows), np.asarray(query, dtype=np.float32))
 
     def search(self, query: Any, k: int) -> list[tuple[str, float]]:
         """The ``k`` nearest texts by cosine, best first, as (content hash, cosine)."""
@@ -247,15 +290,37 @@ class VectorIndex:
 
         if not self.hashes or k < 1:
             return []
-        scores = self.scores(query)
-        k = min(k, len(scores))
-        top = np.argpartition(-scores, k - 1)[:k]
-        top = top[np.argsort(-scores[top], kind="stable")]
-        return [(self.hashes[i], float(scores[i])) for i in top]
+        q = np.asarray(query, dtype=np.float32)
+        rows = self._near(q, min(k, len(self.hashes)))
+        exact = self.scores(q, rows)
+        top = np.lexsort((rows, -exact))[:k]
+        return [(self.hashes[int(rows[i])], float(exact[i])) for i in top]
+
+    def _near(self, q: Any, k: int) -> Any:
+        """Rows that may be among the ``k`` nearest to ``q``, ascending: all whose integer
+        score is within twice the rounding bound of the ``k``-th best."""
+        import numpy as np
+
+        from .int8 import products
+
+        size = float(np.abs(q).max(initial=0.0))
+        if not np.isfinite(size) or size == 0.0 or len(self.hashes) <= k:
+            return np.arange(len(self.hashes))
+        scale = 127.0 / size
+        q8 = np.clip(np.rint(q.astype(np.float64) * scale), -127, 127)
+        # |true cosine - rounded score| <= |vector| * |q - q8 / scale| (Cauchy-Schwarz); the
+        # float32 arithmetic of the exact score adds at most about d * 2**-24 * |vector| * |q|
+        # (d terms summed): twice that is allowed for.
+        rounding = (q.size + 2) * 2.0**-23
+        error = float(np.linalg.norm(q - q8 / scale)) + rounding * float(np.linalg.norm(q))
+        slack = 2.0 * self.longest * error * 127.0 * scale  # in integer units (codes are cosine * 127)
+        sums = products(self.codes, q8.astype(np.int8))
+        kth = np.partition(sums, len(sums) - k)[len(sums) - k]
+        return np.flatnonzero(sums >= kth - slack)
 
     def similarity(self, query: Any, digest: str) -> float | None:
         """The cosine of one stored text (None when it has no vector)."""
         i = self.row.get(digest)
         if i is None:
             return None
-        return float(self.matrix[i] @ query)
+        return float(self.decoded(i) @ query)

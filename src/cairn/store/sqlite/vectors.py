@@ -101,8 +101,12 @@ class VectorReads:
         """Every (content hash, vector bytes) of one group, in insertion order."""
         # The rows as SQLite returns them (TEXT as str, BLOB as bytes): at 100k vectors a
         # conversion per row was a third of the cost of a process's first semantic recall.
+        # The group's rowids come from the unique index (covering), and the rows are then
+        # read in rowid order: asked directly, SQLite sorts the rows, vectors included, in
+        # a temporary B-tree (300 ms at 100k vectors against 135).
         rows: list[tuple[str, bytes]] = self.conn.execute(
-            "SELECT content_hash, data FROM vectors WHERE space = ? AND embedder = ? AND episode = ? ORDER BY rowid",
+            "SELECT content_hash, data FROM vectors WHERE rowid IN"
+            " (SELECT rowid FROM vectors WHERE space = ? AND embedder = ? AND episode = ?) ORDER BY rowid",
             (space, embedder, int(episodes)),
         ).fetchall()
         return rows
