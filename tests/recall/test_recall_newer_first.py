@@ -65,3 +65,15 @@ def test_the_cutoff_spares_a_later_note_only_when_both_hold_the_same_words(tmp_p
     assert NEW in _ask(tmp_path / "a", question)
     monkeypatch.setattr(pipeline, "RESCUE_SHARED", 3)
     assert NEW not in _ask(tmp_path / "b", question)
+
+
+def test_a_pinned_claim_keeps_its_place(tmp_path):
+    clock = Clock(NOW - timedelta(days=85))
+    with Cairn(tmp_path / "cairn.db", now=clock) as cairn:
+        old = cairn.remember(OLD, kind="decision").memory.id
+        cairn.pin(old)
+        clock.at = NOW - timedelta(days=10)
+        cairn.remember(NEW, kind="decision")
+        clock.at = NOW
+        got = cairn.recall("can I still accept homework handed in 2 days late", trace=False, lane="claims").ids
+    assert got[0] == old

@@ -4,8 +4,9 @@
   against the rate for German and Spanish), whichever lexical gate the record failed
   first — it holds little of the question, so it fails as below coverage before the
   subject is checked, and the similarity (0.62) comes from the shared "rate";
-* the **attribute asked of a named subject** ("who is our *contact* at Bolt Retail"
-  against the note that Bolt Retail churned: 0.67, the name alone) — a bar of 0.70;
+* the **attribute asked of a named subject**, when coverage failed first ("who is
+  Sophie's *university tutor*" against a note that I mentor Sophie: 0.65) — the named
+  rule's bar, not that of a partial match;
 * and what is *not* a name: a holiday is capitalised by spelling and names a time ("is
   the office open over *Christmas*"), a number with a unit ("at *9am*") is a time.
 """
@@ -21,11 +22,6 @@ RATES = [
     "My standard rate is 0.14 EUR per source word for German and Spanish into English",
     "Rush jobs under 48 hours get a 30 percent surcharge",
     "Invoices are made in Zervant and numbered 2026-NNN",
-]
-ACCOUNTS = [
-    "Bolt Retail churned in October because they moved to an in-house tool",
-    "Our main contact at Acme Logistics is Priya Raman, their head of operations",
-    "Discounts above 15 percent need approval from Hannah, the VP of Sales",
 ]
 OFFICE = [
     "The office is closed on 24-26 December and 1 January; on-call still answers urgent tickets",
@@ -50,15 +46,6 @@ def test_meaning_does_not_stand_in_for_a_named_subject(cairn, monkeypatch):
     assert cairn.recall("what is my rate for French", lane="hybrid", trace=False).ids != []
 
 
-@needs_extra
-def test_meaning_needs_a_high_bar_for_the_attribute_asked_of_a_name(cairn, monkeypatch):
-    assert _hybrid(cairn, ACCOUNTS, "who is our contact at Bolt Retail") == []
-    # Positive control: what the note does say about Bolt Retail.
-    assert cairn.recall("why did Bolt Retail leave us", lane="hybrid", trace=False).results[0].memory.content == ACCOUNTS[0]
-    monkeypatch.setattr(fusion, "SEMANTIC", fusion.SemanticProfile(strong_attribute=0.65))
-    assert cairn.recall("who is our contact at Bolt Retail", lane="hybrid", trace=False).ids != []
-
-
 def test_holidays_and_times_are_not_names():
     assert parse_query("is the office open over Christmas").subject != "christmas"
     assert parse_query("can I schedule a meeting with Omar at 9am").subject == "omar"
@@ -76,11 +63,14 @@ def test_a_holiday_question_is_answered_by_the_dates(cairn):
 
 @needs_extra
 def test_meaning_needs_the_attribute_bar_when_coverage_failed_first(cairn, monkeypatch):
-    """"who is Sophie's university tutor" and a note that I mentor Sophie (0.65): the note
+    """"who is Sophie's university tutor" and a note that I mentor Sophie (0.654): the note
     holds too little of the question for coverage, and it is the attribute asked that it
-    lacks; the bar is the named rule's, not that of a partial match (0.6)."""
+    lacks, so the bar is the named rule's (``strong_attribute``), not that of a partial
+    match (``strong_partial``, 0.6). With the attribute bar just above the cosine (0.66),
+    the note is out; judged as a partial match, it would be in."""
     notes = ["I'm mentoring Sophie Carter, a trainee teacher; she observes my Year 9 lessons on Thursdays",
              "Mrs Okonkwo is head of the maths department"]
+    monkeypatch.setattr(fusion, "SEMANTIC", fusion.SemanticProfile(strong_attribute=0.66))
     assert _hybrid(cairn, notes, "who is Sophie's university tutor") == []
     assert cairn.recall("who is Sophie mentored by", lane="hybrid", trace=False).ids != []  # positive control
     monkeypatch.setattr(fusion, "named_verdict", lambda query, lex: None)

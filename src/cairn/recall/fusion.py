@@ -62,7 +62,7 @@ class SemanticProfile:
     pool: int = 24  # nearest texts a semantic lane reads
     strong: float = 0.35  # a cosine that passes on meaning alone
     strong_partial: float = 0.6  # the same when the record holds some of the query's words, not enough
-    strong_attribute: float = 0.70  # the same when it holds the named subject but not the attribute asked
+    strong_attribute: float = 0.65  # the same when it holds the named subject but not the attribute asked
     support: float = 0.2  # the least cosine that counts beside lexical evidence
     min_words: int = 2  # query words (phrasing included) before meaning alone may answer it
     claims_semantic_weight: float = 0.25  # hybrid claims: relevance = lexical share + this × cosine

@@ -416,7 +416,9 @@ def newer_first(ranked: list[Candidate], request: Request) -> list[Candidate]:
     without penalty up to 48 hours"), however their lengths weigh in the scores. A
     declared correction is the stronger evidence and is followed first (``resolve``); this
     only orders what no relation orders. Past-tense questions and ``--as-of`` keep the
-    scores' order. A moved claim shows ``update`` in explain."""
+    scores' order; a pinned claim keeps its place, and the caller's preferred origin stays
+    first (a claim moves only among claims inside it, or among those outside). A moved
+    claim shows ``update`` in explain."""
     claims = [c for c in ranked if c.memory is not None and c.memory.kind is not Kind.EPISODE and c.factors is not None]
     if len(claims) < 2 or not _asks_now(request):
         return ranked  # conversation turns have their own rule (recall.episodes)
@@ -429,6 +431,7 @@ def newer_first(ranked: list[Candidate], request: Request) -> list[Candidate]:
             for j in range(i):
                 older = out[j]
                 if (older.memory is not None and older.memory.kind is later.memory.kind and older.factors is not None
+                        and not older.memory.pinned and _elsewhere(older, request) == _elsewhere(later, request)
                         and older.factors.anchor < later.factors.anchor and _alike(_held(older), words, older, later)):
                     out.insert(j, out.pop(i))
                     later.updates = True
