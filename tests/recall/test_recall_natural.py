@@ -137,11 +137,12 @@ stand in for what the named rule finds missing, whichever gate failed first
 (tests/semantic/test_semantic_named_subject.py). After: claims fresh8 0.833 / 0.833 / 0.700,
 fresh9 0.750 / 0.750 / 0.700; hybrid fresh8 0.867 / 0.867 / 0.500, fresh9 0.786 / 0.786 /
 0.700 (a semantic bar of 0.70 for the attribute of a name also kept "who is Sophie's
-university tutor" out, and lost "what does Alice like to drink": dropped). Tried and dropped: a record naming the question's qualified word under another
-qualifier ("head of the *maths* department" for the science department) as no answer: four
-nothing-questions more answered with nothing, seven answers lost ("leftover bread" and
-"unsold bread", "free delivery" and "free shipping", "the Business plan" and a note that SSO is
-on the Enterprise plan only).
+university tutor" out, and lost "what does Alice like to drink": dropped). Also tried and
+dropped: a record naming the question's qualified word under another qualifier ("head of the
+*maths* department" for the science department) as no answer: four nothing-questions more
+answered with nothing, seven answers lost ("leftover bread" and "unsold bread", "free
+delivery" and "free shipping", "the Business plan" and a note that SSO is on the Enterprise
+plan only).
 """
 
 from __future__ import annotations
