@@ -49,10 +49,13 @@ class EpisodesLane:
                 c.reason = Reason.OTHER_SPACE  # not readable in this space
             candidates.append(c)
         exclude(candidates, request)
-        # The gates read the question's words widened as the claims lane widens them ("built"
-        # meets "build", "which framework" meets "FastAPI"): one read of their frequencies.
-        stats.prefetch(lookups(query))
-        query = expand(query, stats)
+        if request.lane != self.name:
+            # Asked on behalf of a claims recall (whether turns answer it) or a composition,
+            # the gates decide: they read the question's words widened as the claims lane
+            # widens them ("built" meets "build", "which framework" meets "FastAPI"). Asked
+            # directly, the lane only reports its gates and leaves that read out.
+            stats.prefetch(lookups(query))
+            query = expand(query, stats)
         score = scorer(query, stats)  # the query's plan looked up once, not once a candidate
         for c in candidates:
             if c.reason is None and c.memory is not None:
