@@ -42,6 +42,11 @@ def test_words_the_notes_write_in_lower_case_or_only_first_are_no_names():
     # A question with capitals keeps its own reading; two names are no one subject.
     assert store_named(parse_query("Who is our contact at Hartley"), SHOP) == parse_query("Who is our contact at Hartley")
     assert store_named(parse_query("does greenleaf supply hartley"), SHOP).subject is None
+    # Weekdays, months and holidays are capitalised by spelling, in notes as in questions.
+    notes = ["The office is closed over Christmas", "Standup is on Monday at 9 in the Lisbon office"]
+    assert store_named(parse_query("is the office open over christmas"), notes).subject is None
+    assert store_named(parse_query("when is standup on monday"), notes).subject is None
+    assert store_named(parse_query("is the lisbon office open"), notes).subject == "lisbon"
 
 
 def test_a_lower_case_question_about_one_supplier_is_not_answered_by_another(tmp_path, monkeypatch):

@@ -386,7 +386,7 @@ def _updates_of_survivors(live: list[Candidate], low: set[str], request: Request
     do we get our *tea* from") makes notes on one topic, not two answers to one question."""
     if not low or not _asks_now(request):
         return set()
-    kept = [c for c in live if c.reason is None and c.id not in low and c.memory is not None]
+    survivors = [c for c in live if c.reason is None and c.id not in low and c.memory is not None]
     out: set[str] = set()
     for c in live:
         if c.id not in low or c.reason is not None or c.memory is None or c.memory.kind is Kind.EPISODE:
@@ -394,7 +394,7 @@ def _updates_of_survivors(live: list[Candidate], low: set[str], request: Request
         anchor = confirmation_anchor(c.memory)
         held = _held(c)
         if any(k.memory is not None and k.memory.kind is c.memory.kind and confirmation_anchor(k.memory) < anchor
-               and _alike(_held(k), held, k, c) and len(_held(k) & held) >= RESCUE_SHARED for k in kept):
+               and _alike(_held(k), held, k, c) and len(_held(k) & held) >= RESCUE_SHARED for k in survivors):
             out.add(c.id)
     return out
 
@@ -486,6 +486,7 @@ def _answers(c: Candidate) -> bool:
 
 
 def _asks(c: Candidate) -> bool:
+    """Whether the candidate's text is itself a question (it ends with a question mark)."""
     return c.memory is not None and c.memory.content.rstrip().endswith(("?", "？"))
 
 
@@ -542,9 +543,9 @@ def _lane_candidates(source: Lane, view: ReadView, request: Request, query: Pars
     live = [c for c in candidates if c.reason is None]
     missing = [c for c in live if c.lexical is None]
     if missing:
-        # Scored with the question's words widened as the claims lane widens them (a turn
-        # saying "we build the new API with FastAPI" holds the framework asked for, and
-        # "built"): the gates judge every lane's candidates alike.
+        # A lane that leaves its candidates unscored (the semantic lanes): scored with the
+        # question's words widened as the claims lane widens them ("built" meets "build"),
+        # so that the gates judge every lane's candidates alike.
         scoring = _Scoring(view, request.space, query)
         for c in missing:
             assert c.memory is not None  # exclude() put every candidate without one out

@@ -424,7 +424,8 @@ def store_named(query: ParsedQuery, contents: Iterable[str]) -> ParsedQuery:
                 lower.add(term)
             elif not _sentence_start(text, m.start()):
                 capital[term] = capital.get(term, 0) + 1
-    names = {t for t in capital if t not in lower}
+    # Weekdays, months and holidays are capitalised by spelling, as in a written question.
+    names = {t for t in capital if t not in lower and t not in _calendar_terms()}
     runs: list[list[str]] = []
     current: list[str] = []
     for word in _WORD_RE.findall(query.text):
@@ -447,6 +448,11 @@ def store_named(query: ParsedQuery, contents: Iterable[str]) -> ParsedQuery:
 def _surface_pattern(surfaces: tuple[str, ...]) -> re.Pattern[str]:
     """The words of a question, each with up to three more letters (an inflection)."""
     return re.compile(r"\b(?:" + "|".join(map(re.escape, surfaces)) + r")\w{0,3}\b", re.IGNORECASE)
+
+
+@lru_cache(maxsize=1)
+def _calendar_terms() -> frozenset[str]:
+    return frozenset(stem(word) for word in _CALENDAR)
 
 
 def _sentence_start(text: str, at: int) -> bool:
