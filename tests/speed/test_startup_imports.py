@@ -325,3 +325,10 @@ def test_a_profile_is_a_dataclass_without_generated_eq_or_repr(path):
         derived = dataclasses.replace(default, **{first.name: getattr(default, first.name)})
         assert derived is not default and [getattr(derived, f.name) for f in dataclasses.fields(cls)] == [
             getattr(default, f.name) for f in dataclasses.fields(cls)]
+
+
+def test_the_startup_benchmark_prints_only_when_out_is_a_dash():
+    from cairn.bench.startup import report_file
+
+    assert report_file("-") is None and report_file(None) is None
+    assert report_file("docs/benchmarks.md") == "docs/benchmarks.md"  # a file is written

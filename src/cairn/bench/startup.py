@@ -187,7 +187,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=20, help="processes timed per command and tree (default 20)")
     parser.add_argument("--baseline", metavar="SRC", help="another checkout's src folder, measured interleaved")
     parser.add_argument("--no-bytecode-cache", action="store_true", help="compile every module on every start")
-    parser.add_argument("--out", help="write the section 'startup' (or 'startup-nocache') of this Markdown file")
+    parser.add_argument("--out", help="write the section 'startup' (or 'startup-nocache') of this Markdown file "
+                        "('-': print only, as the other benchmarks)")
     args = parser.parse_args(argv)
     from .recall_latency import build
 
@@ -222,11 +223,17 @@ def main(argv: list[str] | None = None) -> int:
     command = "python -m cairn.bench.startup" + "".join(f" {a}" for a in (argv if argv is not None else sys.argv[1:]))
     lines = report(result, trees, breakdown, command, cache_root is not None)
     print("\n".join(lines))
-    if args.out:
+    target = report_file(args.out)
+    if target is not None:
         from .report import write_section
 
-        write_section(args.out, "startup" if cache_root is not None else "startup-nocache", lines)
+        write_section(target, "startup" if cache_root is not None else "startup-nocache", lines)
     return 0
+
+
+def report_file(out: str | None) -> str | None:
+    """The Markdown file ``--out`` names, or None: none given, or ``-`` (print only)."""
+    return None if out in (None, "", "-") else out
 
 
 if __name__ == "__main__":
