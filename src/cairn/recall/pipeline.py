@@ -553,7 +553,7 @@ def _lane_candidates(source: Lane, view: ReadView, request: Request, query: Pars
     own_gate = getattr(source, "apply_gates", None)
     if own_gate is not None or source.applies_gates:
         # A question typed in lower case: the notes found say which of its words is a name.
-        named = store_named(query, [c.memory.content for c in candidates if c.memory is not None])
+        named = store_named(query, (c.memory.content for c in candidates if c.memory is not None))
         if named is not query:
             scan["store_named"] = {"subject": named.subject, "attributes": list(named.attributes)}
             query = named
@@ -582,7 +582,7 @@ def _fused(view: ReadView, request: Request, query: ParsedQuery, scan: dict) -> 
     # Each lane judged its own with the names its notes showed; the fusion judges them all
     # again, with the names that every note found shows.
     if lexical_lane.applies_gates:
-        query = store_named(query, [c.memory.content for lane_found in found for c in lane_found if c.memory is not None])
+        query = store_named(query, (c.memory.content for lane_found in found for c in lane_found if c.memory is not None))
     return fuse(view, request, query, scan, (lexical_lane, semantic_lane), found)
 
 

@@ -426,22 +426,29 @@ def store_named(query: ParsedQuery, contents: Iterable[str]) -> ParsedQuery:
                 capital[term] = capital.get(term, 0) + 1
     # Weekdays, months and holidays are capitalised by spelling, as in a written question.
     names = {t for t in capital if t not in lower and t not in _calendar_terms()}
+    run = _one_run(named if (named := surfaces.get(word.casefold())) in names else None
+                   for word in _WORD_RE.findall(query.text))
+    if not run:
+        return query
+    rest = tuple(t for t in eligible if t not in run)
+    return replace(query, subject=run[0], attributes=rest) if rest else query
+
+
+def _one_run(items: Iterable[str | None]) -> list[str]:
+    """The one run of consecutive items that are not None, or [] when there are none or
+    several (a question naming two things has no one subject)."""
     runs: list[list[str]] = []
     current: list[str] = []
-    for word in _WORD_RE.findall(query.text):
-        named = surfaces.get(word.casefold())
-        if named is not None and named in names:
-            current.append(named)
+    for item in items:
+        if item is not None:
+            current.append(item)
             continue
         if current:
             runs.append(current)
         current = []
     if current:
         runs.append(current)
-    if len(runs) != 1:
-        return query
-    rest = tuple(t for t in eligible if t not in runs[0])
-    return replace(query, subject=runs[0][0], attributes=rest) if rest else query
+    return runs[0] if len(runs) == 1 else []
 
 
 @lru_cache(maxsize=256)
@@ -542,20 +549,11 @@ def _written_name(text: str, eligible: list[str]) -> tuple[str, ...]:
     capital = [w[:1].isupper() and not w.isdigit() for w in words]
     if len(words) < 3 or sum(capital) * 2 > len(words):
         return ()
-    runs: list[list[str]] = []
-    current: list[str] = []
-    for i, (word, cap) in enumerate(zip(words, capital, strict=True)):
-        if cap and i > 0 and word.casefold() not in STOPWORDS and word.casefold() not in _CALENDAR:
-            current.append(word)
-            continue
-        if current:
-            runs.append(current)
-        current = []
-    if current:
-        runs.append(current)
-    if len(runs) != 1:
+    run = _one_run(word if cap and i > 0 and word.casefold() not in STOPWORDS and word.casefold() not in _CALENDAR
+                   else None for i, (word, cap) in enumerate(zip(words, capital, strict=True)))
+    if not run:
         return ()
-    terms = tuple(dict.fromkeys(t.term for w in runs[0] for t in tokenize(w)))
+    terms = tuple(dict.fromkeys(t.term for w in run for t in tokenize(w)))
     return terms if terms and all(t in eligible for t in terms) else ()
 
 
