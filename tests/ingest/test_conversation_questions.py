@@ -29,6 +29,14 @@ an expected failure. Two general fixes came of it, each tested below: a turn tha
 ("Oh exciting! Which school?") answers nothing by its speaker, and turns are judged with
 the question's words widened as claims are (kinds and their instances, verb forms): 0.800
 / 0.733, 2 of 5 nothing-questions empty.
+
+``household.jsonl`` (two flatmates over twelve weeks: rent and bills and who pays them, a
+boiler repaired, a Cornwall trip moved twice, a washing machine replaced, a chores rota
+whose bins changed hands, small talk) was written on 2026-12-03 the same way, with its
+questions, before any of it ran: 0.667 in the answer / 0.333 first, 3 of its 5
+nothing-questions empty ("what brand is the fridge" gets the rota-on-the-fridge and
+sourdough-in-the-fridge turns, Chloe's pottery class time gets the turn that mentions it);
+the rent, the trip's final dates and the washing machine bought are not in the answer.
 """
 
 from __future__ import annotations
@@ -64,9 +72,16 @@ COLLEAGUES_NOISY = pytest.mark.xfail(
 )
 
 
+HOUSEHOLD_NOISY = pytest.mark.xfail(
+    reason="measured as written at 0.667 / 0.333 with 2 of 5 nothing-questions answered by a turn that mentions the "
+           "thing asked about", strict=False
+)
+
+
 @pytest.mark.parametrize(("name", "answered", "first"), [
     ("friends.jsonl", 0.6, 0.6), ("assistant.jsonl", 1.0, 0.9),
-    pytest.param("colleagues.jsonl", 0.7, 0.7, marks=COLLEAGUES_NOISY)])
+    pytest.param("colleagues.jsonl", 0.7, 0.7, marks=COLLEAGUES_NOISY),
+    pytest.param("household.jsonl", 0.6, 0.3, marks=HOUSEHOLD_NOISY)])
 def test_questions_about_a_conversation_are_answered_from_its_turns(tmp_path, name, answered, first):
     found, empty = _answers(tmp_path, name)
     in_answer = sum(bool(set(expect) & set(got)) for _, expect, got in found) / len(found)

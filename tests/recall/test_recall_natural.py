@@ -143,6 +143,28 @@ dropped: a record naming the question's qualified word under another qualifier (
 answered with nothing, seven answers lost ("leftover bread" and "unsold bread", "free
 delivery" and "free shipping", "the Business plan" and a note that SSO is on the Enterprise
 plan only).
+
+``fresh10.json`` (a runner's health-and-fitness assistant: training plan, a knee injury
+and the physio's advice, diet and allergies, doctor's appointments, gym and coach, a
+marathon goal, medication, four facts that changed later) and ``fresh11.json`` (a
+data-engineering team's pipeline memory: sources and schedules, warehouse and tools,
+owners, SLAs, incidents and their fixes, naming conventions, Airflow replaced by Dagster,
+three other changed facts) are the eleventh and twelfth held-out parts, written on
+2026-12-03 by someone new to Cairn who had not read the recall code, and run once as
+written. Claims lane: fresh10 0.700 / 0.600 / 0.667, fresh11 0.700 / 0.667 / 0.500;
+hybrid: fresh10 0.767 / 0.633 / 0.500, fresh11 0.700 / 0.667 / 0.583. Changed facts: the
+older Seville target, the Monday coach call and the nightly Salesforce load come first,
+never their newer records; "what do we use for orchestration" and "are we still on
+airflow" get nothing although Dagster replaced Airflow. The rest are vocabulary ("doctor"
+for GP, "PB" for "personal best", "BI tool" for Looker, "warehouse" as the Snowflake
+account rather than TRANSFORM_WH, "prefix for fact tables" for fct_), records about the
+same person ahead of the one naming her ("who's my physio" gets the booking, advice and
+injury records), a task prompt ("set up an alert for the orders sync failing") and an
+outage asked as a fix ("how did we fix the snowpipe outage"). Most nothing-questions come
+back with a sibling: another attribute of a stored thing (the clinic's phone number, a
+pool at the gym, shoe size, the backfill warehouse's size, the dbt version) or the same
+attribute of another (an eye test for the blood test, the marketing dashboard's SLA for
+the revenue one, how long Stripe data is kept, the naming convention for snapshots).
 """
 
 from __future__ import annotations
@@ -159,7 +181,7 @@ from testkit import Clock
 
 NATURAL = Path(__file__).parent / "natural"
 PARTS = ("questions.json", "heldout.json", "fresh.json", "fresh2.json", "fresh3.json", "fresh4.json", "fresh5.json",
-         "fresh6.json", "fresh7.json", "fresh8.json", "fresh9.json")
+         "fresh6.json", "fresh7.json", "fresh8.json", "fresh9.json", "fresh10.json", "fresh11.json")
 
 
 def load(name: str) -> dict:
@@ -257,13 +279,27 @@ FRESH9_SHORT = pytest.mark.xfail(
 )
 
 
+FRESH10_SHORT = pytest.mark.xfail(
+    reason="eleventh part measured at 0.700 / 0.600 / 0.667 as written (hybrid 0.767 / 0.633 / 0.500): "
+           "older records of changed facts first, vocabulary, siblings answer nothing-questions", strict=False
+)
+
+
+FRESH11_SHORT = pytest.mark.xfail(
+    reason="twelfth part measured at 0.700 / 0.667 / 0.500 as written (hybrid 0.700 / 0.667 / 0.583): "
+           "a replaced tool and a changed schedule not found, vocabulary, siblings answer nothing-questions",
+    strict=False
+)
+
+
 @pytest.mark.parametrize(
     "part", [PARTS[0], pytest.param(PARTS[1], marks=HELDOUT_SHORT), pytest.param(PARTS[2], marks=FRESH_SHORT),
              PARTS[3], pytest.param(PARTS[4], marks=FRESH3_SHORT),
              PARTS[5],
              pytest.param(PARTS[6], marks=FRESH5_SHORT), pytest.param(PARTS[7], marks=FRESH6_SHORT),
              pytest.param(PARTS[8], marks=FRESH7_SHORT), pytest.param(PARTS[9], marks=FRESH8_SHORT),
-             pytest.param(PARTS[10], marks=FRESH9_SHORT)]
+             pytest.param(PARTS[10], marks=FRESH9_SHORT), pytest.param(PARTS[11], marks=FRESH10_SHORT),
+             pytest.param(PARTS[12], marks=FRESH11_SHORT)]
 )
 def test_natural_questions_are_answered(tmp_path, part):
     found, empty = answers(tmp_path, part)
