@@ -2,7 +2,10 @@
 present, the later one comes first (:func:`cairn.recall.pipeline.newer_first`), however
 their lengths weigh in the scores. Negative controls: a past-tense question and
 ``--as-of`` keep the scores' order, and so do notes of different kinds or notes that
-answer through different words.
+answer through different words. A later note that says what changed ("Dr Alvarez moved my
+dentist appointment to 14 May") updates an older one it shares a word beyond the question's
+with, however little of its wording it repeats; a change of another thing on the same topic
+does not.
 """
 
 from __future__ import annotations
@@ -77,3 +80,53 @@ def test_a_pinned_claim_keeps_its_place(tmp_path):
         clock.at = NOW
         got = cairn.recall("can I still accept homework handed in 2 days late", trace=False, lane="claims").ids
     assert got[0] == old
+
+
+# A later note that says what changed, in other words than the note it updates.
+DENTIST = "My dentist is Dr Alvarez at the Rua Augusta clinic; check-ups are every March"
+DENTIST_NEW = "Dr Alvarez moved my dentist appointment to 14 May because the clinic is being refurbished"
+DENTIST_OTHER = "The dentist now sends reminders by text message instead of letters"
+BACKGROUND = [
+    "Lunch with the Lisbon team is on the first Friday of the month",
+    "The car insurance renews in October through Fidelidade",
+]
+
+
+def _dentist(tmp_path, question: str, later: str, *, kind: str = "fact", **options) -> list[str]:
+    clock = Clock(NOW - timedelta(days=90))
+    with Cairn(tmp_path / "cairn.db", now=clock) as cairn:
+        cairn.remember(DENTIST, kind="fact")
+        for text in BACKGROUND:
+            cairn.remember(text, kind="fact")
+        clock.at = NOW - timedelta(days=12)
+        cairn.remember(later, kind=kind)
+        clock.at = NOW
+        return [r.memory.content for r in cairn.recall(question, trace=False, lane="claims", **options).results]
+
+
+def test_a_later_note_that_says_what_changed_comes_first(tmp_path, monkeypatch):
+    """"moved ... to" and a word the question did not bring ("Alvarez") shared with the
+    older note: the later note updates it, although it repeats little of its wording, so it
+    survives the relative cutoff and comes first."""
+    question = "when is my dentist check-up"
+    assert _dentist(tmp_path / "a", question, DENTIST_NEW)[:2] == [DENTIST_NEW, DENTIST]
+    # The rule broken: the later note falls below the cutoff of the older one's score.
+    monkeypatch.setattr(pipeline, "_declares_change", lambda later, older: False)
+    assert _dentist(tmp_path / "b", question, DENTIST_NEW) == [DENTIST]
+
+
+def test_a_change_of_another_thing_on_the_same_topic_is_no_update(tmp_path):
+    # Negative control: "now ... instead" on the dentist's reminders shares only the
+    # question's topic word with the note on the check-ups; that note stays first.
+    question = "when is my dentist check-up"
+    assert _dentist(tmp_path, question, DENTIST_OTHER)[:1] == [DENTIST]
+
+
+def test_without_a_change_word_or_in_the_past_the_scores_order_holds(tmp_path):
+    # Negative controls: the same later note without a word of change, a question in the
+    # past tense, and a later note of another kind.
+    question = "when is my dentist check-up"
+    plain = "Dr Alvarez has a second clinic for dentist appointments on Saturdays"
+    assert _dentist(tmp_path / "a", question, plain)[:1] == [DENTIST]
+    assert _dentist(tmp_path / "b", "when was my dentist check-up", DENTIST_NEW)[:1] == [DENTIST]
+    assert _dentist(tmp_path / "c", question, DENTIST_NEW, kind="preference")[:1] == [DENTIST]

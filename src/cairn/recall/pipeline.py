@@ -29,6 +29,7 @@ from ..policy.aging import Freshness, confirmation_anchor, freshness
 from ..policy.temporal import temporal_status
 from ..store import ReadView
 from ..store.timetravel import memory_known_at
+from ..text import STOPWORDS, stem
 from . import kept
 from .candidates import KEPT_SPACES, IndexStats
 from .fusion import FUSIONS, matched
@@ -39,7 +40,7 @@ from .phrase import PhraseHit
 from .query import ParsedQuery, parse_query, store_named, validate_query
 from .rank import RankFactors, order_key, rank_factors
 from .resolve import Resolved, resolve
-from .score import Lexical, lexical
+from .score import Lexical, common_words, field_terms, lexical
 from .variants import expand, lookups
 
 __all__ = [
@@ -383,7 +384,8 @@ def _updates_of_survivors(live: list[Candidate], low: set[str], request: Request
     weighs scores, where a longer note loses to a shorter one holding the same words;
     the later note is the likelier to say how things are now (:func:`newer_first`). Both
     must hold at least :data:`RESCUE_SHARED` words of the question: one shared word ("who
-    do we get our *tea* from") makes notes on one topic, not two answers to one question."""
+    do we get our *tea* from") makes notes on one topic, not two answers to one question —
+    unless the later one says what changed in the older one's matter (:func:`_declares_change`)."""
     if not low or not _asks_now(request):
         return set()
     survivors = [c for c in live if c.reason is None and c.id not in low and c.memory is not None]
@@ -394,7 +396,8 @@ def _updates_of_survivors(live: list[Candidate], low: set[str], request: Request
         anchor = confirmation_anchor(c.memory)
         held = _held(c)
         if any(k.memory is not None and k.memory.kind is c.memory.kind and confirmation_anchor(k.memory) < anchor
-               and _alike(_held(k), held, k, c) and len(_held(k) & held) >= RESCUE_SHARED for k in survivors):
+               and ((_alike(_held(k), held, k, c) and len(_held(k) & held) >= RESCUE_SHARED)
+                    or _declares_change(c, k)) for k in survivors):
             out.add(c.id)
     return out
 
@@ -413,7 +416,8 @@ def newer_first(ranked: list[Candidate], request: Request) -> list[Candidate]:
     answers the question alike (:func:`_alike`) takes its place, just above it: when two
     notes answer alike, the later one is the more likely to say how things are now ("late
     homework loses 10 percent a day" and, ten weeks later, "late homework is accepted
-    without penalty up to 48 hours"), however their lengths weigh in the scores. A
+    without penalty up to 48 hours"), however their lengths weigh in the scores; so does a
+    later claim that says what changed in another note's matter (:func:`_declares_change`). A
     declared correction is the stronger evidence and is followed first (``resolve``); this
     only orders what no relation orders. Past-tense questions and ``--as-of`` keep the
     scores' order; a pinned claim keeps its place, and the caller's preferred origin stays
@@ -432,7 +436,8 @@ def newer_first(ranked: list[Candidate], request: Request) -> list[Candidate]:
                 older = out[j]
                 if (older.memory is not None and older.memory.kind is later.memory.kind and older.factors is not None
                         and not older.memory.pinned and _elsewhere(older, request) == _elsewhere(later, request)
-                        and older.factors.anchor < later.factors.anchor and _alike(_held(older), words, older, later)):
+                        and older.factors.anchor < later.factors.anchor
+                        and (_alike(_held(older), words, older, later) or _declares_change(later, older))):
                     out.insert(j, out.pop(i))
                     later.updates = True
                     break
@@ -451,6 +456,38 @@ def _alike(older: frozenset[str], later: frozenset[str], a: Candidate, b: Candid
         return False
     shared = len(older & later) / max(len(older), len(later))
     return shared >= ALIKE_SHARED and b.lexical.coverage >= a.lexical.coverage - ALIKE_COVERAGE
+
+
+# Words with which a note says that it replaces what was true before: "Marcus moved our
+# weekly call to Tuesdays", "Salesforce sync now runs every 4 hours", "we replaced Airflow
+# with Dagster". In a note (not in conversation, where "now" is filler) "now" says it too.
+CHANGE_WORDS = frozenset(stem(w) for w in """moved switched instead rescheduled anymore replaced postponed
+    changed now upgraded migrated renamed""".split())
+
+
+# Words two notes share without being about one thing: quantifiers the table of common
+# words lacks ("synced every 15 minutes", "runs every 4 hours").
+_PLAIN = frozenset(stem(w) for w in "every each per both either neither because".split())
+
+
+def _declares_change(later: Candidate, older: Candidate) -> bool:
+    """Whether ``later`` updates ``older`` although it does not answer alike: it says that
+    something changed, holds a word of the question that ``older`` holds too, and shares
+    with it a word the question did not bring — the thing changed ("target finish time for
+    the Seville Marathon: 3 hours 45" and, later, "moved my Seville target to 3:30"). Words
+    of the question alone make two notes on one topic ("Acme renews on 1 February" and
+    "Acme now has 150 seats"), not one note and its update."""
+    if later.memory is None or older.memory is None:
+        return False
+    asked = _held(later) | _held(older)
+    if not (_held(later) & _held(older)):
+        return False
+    words = set(field_terms(later.memory.content))
+    if CHANGE_WORDS.isdisjoint(words):
+        return False
+    own = words & set(field_terms(older.memory.content))
+    return any(w.isalpha() and w not in asked and w not in STOPWORDS and w not in _PLAIN and w not in common_words()
+               for w in own)
 
 
 def _held(c: Candidate) -> frozenset[str]:
