@@ -9,7 +9,7 @@ control:
   meets "the price of the gym"; a role asked as a "contact" meets the manager named in the
   note, one way only (a question about the manager is not answered by a contact), and a
   group of words that name different people (husband, wife) stays apart;
-* **framing words**: "remind me", "per" shape a question and say nothing of its topic.
+* **framing words**: "remind me", "per", "still" shape a question and say nothing of its topic.
 """
 
 from __future__ import annotations
@@ -115,6 +115,27 @@ def test_framing_words_are_not_topic_words(tmp_path, monkeypatch):
     framed = _coverage(tmp_path / "b", HOME, question)
     monkeypatch.setattr(query, "FRAMING", query.FRAMING - {"remind"})
     assert _coverage(tmp_path / "c", HOME, question) < framed - 0.1
+
+
+STACK = [
+    "We replaced Jenkins with GitHub Actions in March; every pipeline now runs there",
+    "Staging deploys go out every weekday at noon",
+    "The on-call rota lives in PagerDuty",
+]
+
+
+def test_still_asks_whether_something_lasts_and_names_no_topic(tmp_path, monkeypatch):
+    """"are we still on Jenkins": the note that says Jenkins was replaced is the answer. Read
+    as a topic word, "still" becomes the attribute that a short question about Jenkins must
+    hold, and the note fails the named-attribute rule."""
+    question = "are we still on jenkins"
+    assert "still" not in parse_query(question).terms
+    assert _claims(tmp_path / "a", STACK, question) == [STACK[0]]
+    monkeypatch.setattr(query, "FRAMING", query.FRAMING - {"still"})
+    assert _claims(tmp_path / "b", STACK, question) == []
+    # Negative control: a question about something no note holds still gets nothing.
+    monkeypatch.undo()
+    assert _claims(tmp_path / "c", STACK, "are we still on travis") == []
 
 
 def test_a_dormant_record_is_judged_with_the_spellings_a_current_one_gets(tmp_path, monkeypatch):

@@ -41,7 +41,7 @@ FILLER: frozenset[str] = frozenset(
 # Query framing: words that shape the question but never name what it asks about.
 # Chinese 多少 ("how much") is framing, not an entity.
 FRAMING: frozenset[str] = frozenset(
-    "多少 什么 怎么 哪个 哪里 为什么 如何 tell know remember remind recall said say per".split()
+    "多少 什么 怎么 哪个 哪里 为什么 如何 tell know remember remind recall said say per still".split()
 )
 
 # Generic status/progress words (and kind names) are not mandatory answer tokens of the
