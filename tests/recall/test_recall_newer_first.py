@@ -130,3 +130,26 @@ def test_without_a_change_word_or_in_the_past_the_scores_order_holds(tmp_path):
     assert _dentist(tmp_path / "a", question, plain)[:1] == [DENTIST]
     assert _dentist(tmp_path / "b", "when was my dentist check-up", DENTIST_NEW)[:1] == [DENTIST]
     assert _dentist(tmp_path / "c", question, DENTIST_NEW, kind="preference")[:1] == [DENTIST]
+
+
+def test_one_shared_word_is_a_topic_and_orders_nothing(tmp_path, monkeypatch):
+    """"who's my physio": every note on the physio holds the question's one word, so all of
+    them answer "alike" by coverage; the later note is no update of the earlier, and the
+    scores keep their order. Asked for a single shared word, the rule would put the newest
+    note on the topic first."""
+    older = "My physio is Hannah Lindqvist at the Northside clinic"
+    newer = "Physio sessions are booked online on the clinic's page, and cancelled at least a day ahead"
+
+    def ask(path):
+        clock = Clock(NOW - timedelta(days=45))
+        with Cairn(path / "cairn.db", now=clock) as cairn:
+            cairn.remember(older, kind="fact")
+            clock.at = NOW - timedelta(days=40)
+            cairn.remember(newer, kind="fact")
+            cairn.remember("The gym is open from six in the morning", kind="fact")
+            clock.at = NOW
+            return [r.memory.content for r in cairn.recall("who's my physio", trace=False, lane="claims").results]
+
+    assert ask(tmp_path / "a")[:2] == [older, newer]
+    monkeypatch.setattr(pipeline, "RESCUE_SHARED", 1)
+    assert ask(tmp_path / "b")[:2] == [newer, older]

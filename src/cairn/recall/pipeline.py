@@ -413,7 +413,8 @@ def _asks_now(request: Request) -> bool:
 
 def newer_first(ranked: list[Candidate], request: Request) -> list[Candidate]:
     """Asked about the present, a claim placed below an older claim of the same kind that
-    answers the question alike (:func:`_alike`) takes its place, just above it: when two
+    answers the question alike (:func:`_alike`, through at least :data:`RESCUE_SHARED` of
+    its words: every note on a one-word topic holds that word) takes its place, just above it: when two
     notes answer alike, the later one is the more likely to say how things are now ("late
     homework loses 10 percent a day" and, ten weeks later, "late homework is accepted
     without penalty up to 48 hours"), however their lengths weigh in the scores; so does a
@@ -437,7 +438,8 @@ def newer_first(ranked: list[Candidate], request: Request) -> list[Candidate]:
                 if (older.memory is not None and older.memory.kind is later.memory.kind and older.factors is not None
                         and not older.memory.pinned and _elsewhere(older, request) == _elsewhere(later, request)
                         and older.factors.anchor < later.factors.anchor
-                        and (_alike(_held(older), words, older, later) or _declares_change(later, older))):
+                        and ((_alike(_held(older), words, older, later) and len(_held(older) & words) >= RESCUE_SHARED)
+                             or _declares_change(later, older))):
                     out.insert(j, out.pop(i))
                     later.updates = True
                     break
