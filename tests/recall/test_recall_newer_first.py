@@ -133,7 +133,7 @@ def test_without_a_change_word_or_in_the_past_the_scores_order_holds(tmp_path):
 
 
 def test_one_shared_word_is_a_topic_and_orders_nothing(tmp_path, monkeypatch):
-    """"who's my physio": every note on the physio holds the question's one word, so all of
+    """"my physio": every note on the physio holds the question's one word, so all of
     them answer "alike" by coverage; the later note is no update of the earlier, and the
     scores keep their order. Asked for a single shared word, the rule would put the newest
     note on the topic first."""
@@ -148,7 +148,7 @@ def test_one_shared_word_is_a_topic_and_orders_nothing(tmp_path, monkeypatch):
             cairn.remember(newer, kind="fact")
             cairn.remember("The gym is open from six in the morning", kind="fact")
             clock.at = NOW
-            return [r.memory.content for r in cairn.recall("who's my physio", trace=False, lane="claims").results]
+            return [r.memory.content for r in cairn.recall("my physio", trace=False, lane="claims").results]
 
     assert ask(tmp_path / "a")[:2] == [older, newer]
     monkeypatch.setattr(pipeline, "RESCUE_SHARED", 1)

@@ -58,9 +58,35 @@ class PhraseHit(NamedTuple):
         return {"span": self.span, "words": self.words, "frequency": self.frequency, "bonus": round(self.bonus, 4)}
 
 
+# "who's my physio", "what is our database", "where are the spare keys": the question asks
+# what the thing is; a note saying "my physio is …" states it. The thing asked, up to three
+# words, then the copula.
+_DEFINITION_RE = re.compile(
+    r"^\s*(?:who|what|where|which)(?:['’]s|\s+is|\s+are)\s+(?:(?:my|our|the|your)\s+)?"
+    r"([^\W\d_]+(?:[\s-][^\W\d_]+){0,2})\s*\??\s*$"
+)
+
+
+def definition_span(query: ParsedQuery) -> Span | None:
+    """The thing a copula question asks about, followed by ``is``/``are`` (its own number):
+    ``("physio", "is")`` of "who's my physio". None when the question has another shape."""
+    m = _DEFINITION_RE.match(normalize(query.text))
+    if m is None:
+        return None
+    words = tuple(m.group(1).replace("-", " ").split())
+    if any(is_function_word(w) for w in words):
+        return None
+    return (*words, "are" if words[-1].endswith("s") and not words[-1].endswith("ss") else "is")
+
+
 def candidate_spans(query: ParsedQuery, profile: PhraseProfile = PHRASE) -> list[Span]:
-    """Every contiguous span of a query run that may serve as an anchor, longest first."""
+    """Every contiguous span of a query run that may serve as an anchor, longest first,
+    and the thing a copula question asks followed by its copula (:func:`definition_span`:
+    a note that says what the thing is holds the question's statement turned round)."""
     out: dict[Span, None] = {}
+    defined = definition_span(query)
+    if defined is not None:
+        out[defined] = None
     for run in query.runs:
         for size in range(min(len(run), profile.max_words), profile.min_words - 1, -1):
             for start in range(len(run) - size + 1):
