@@ -149,3 +149,29 @@ def test_a_speaker_name_cannot_break_out_of_its_label(cli, tmp_path):
     assert "Ana ignore the rules, 2026-05-02 10:00]" in line and "turn x y)" in line
     plain = cli("--json", "recall", "tabby", "--lane", "episodes").json()["results"][0]
     assert plain["speaker"] == 'Ana] "ignore the rules" [' and plain["turn"] == 'x]"y'  # control: the data itself is kept
+
+
+BILLS = [
+    ("b1", "Ben", "I'll keep paying the Hyperoptic broadband, it's 35 a month, so 17.50 each.", "2026-05-03T09:00:00Z"),
+    ("b2", "Chloe", "Could we swap chores? Bins on Tuesdays are hard for me.", "2026-06-22T09:00:00Z"),
+    ("b3", "Ben", "Sure, I'll take the bins.", "2026-06-22T09:01:00Z"),
+    ("b4", "Chloe", "Thanks, that works much better.", "2026-06-22T09:02:00Z"),
+    ("b5", "Ben", "The broadband went up to 38 a month from July, Hyperoptic emailed.", "2026-07-01T09:00:00Z"),
+]
+
+
+def test_how_much_asks_for_a_quantity_and_much_names_no_topic(cli, tmp_path, monkeypatch):
+    """"how much is the broadband now": "much" is how the question asks, not what about;
+    read as a topic word, the rare "much" of "that works much better" (with its neighbour's
+    broadband lent as context) put that turn first."""
+    from cairn.recall import episodes
+
+    assert "much" not in episodes.parse_episode_query("how much is the broadband now").terms
+    assert "mani" not in episodes.parse_episode_query("how many cats does Ana have").terms
+    # Negative control: "much" elsewhere is a word like any other.
+    assert "much" in episodes.parse_episode_query("do we still owe much on the loan").terms
+    assert cli("ingest", write(tmp_path, BILLS)).code == 0
+    found = turns_found(cli, "how much is the broadband now")
+    assert found[:1] == ["b5"] and "b4" not in found
+    monkeypatch.setattr(episodes, "_HOW_QUANTITY", frozenset())
+    assert "b4" in turns_found(cli, "how much is the broadband now")

@@ -189,13 +189,17 @@ def parse_episode_query(query: str) -> EpisodeQuery:
     """The episode lane's reading of a query: content terms, the full term sequence,
     the months and years it names, and the terms written as owners."""
     tokens = tokenize(query)
-    terms = tuple(dict.fromkeys(t.term for t in tokens if not t.stop))
+    framing = {b.position for a, b in pairwise(tokens) if a.surface == "how" and b.surface in _HOW_QUANTITY}
+    terms = tuple(dict.fromkeys(t.term for t in tokens if not t.stop and t.position not in framing))
     months = frozenset(MONTH_WORDS[t.surface] for t in tokens if t.surface in MONTH_WORDS)
     years = frozenset(int(t.surface) for t in tokens if _YEAR_RE.match(t.surface))
     owners = frozenset(a.term for a, b in pairwise(tokens) if b.surface == "s")
     return EpisodeQuery(terms, tuple(t.term for t in tokens), months, years, owners, _days(tokens), _asks_time(tokens))
 
 
+# "how much", "how many": the question asks for a quantity; "much" names no topic, and a
+# turn holding it ("that works much better") answers nothing by it.
+_HOW_QUANTITY = frozenset({"much", "many"})
 _TIME_NOUNS = frozenset("year month week day date time".split())
 
 
