@@ -3,7 +3,9 @@ memory, ``natural/fresh7.json``), each with its negative control:
 
 * **a question for a quantity** ("how much", "how many") is answered by a record that
   states one — digits, or a number in words ("one approval", "free", "no VAT"): the note
-  on backups to the storage box does not say what the box costs;
+  on backups to the storage box does not say what the box costs; so is **a question for a
+  version** ("which dbt version are we on") by a record holding a digit (a held-out part,
+  ``natural/fresh11.json``, found it);
 * **forms the stemmer leaves apart meet**: an irregular verb and its past forms
   (``make``/``made``, ``pay``/``paid``), and a plural of an ``-ing`` noun that the index
   keeps stemmed once ("mornings" is ``morning``, "morning" is ``morn``);
@@ -88,3 +90,34 @@ def test_the_verb_after_what_x_do_i_is_phrasing_and_a_topic_verb_is_not(tmp_path
         assert [r.memory.content for r in got.results][:1] == [store[0]]
         # Negative control: a record holding the morning but no tea is no answer.
         assert cairn.recall("what coffee do I drink in the morning", lane="claims", trace=False).ids == []
+
+
+PIPELINES = [
+    "Data quality: dbt tests on every model, plus Elementary for anomaly detection",
+    "For every pull request GitHub Actions runs dbt build against a clone of the warehouse",
+    "Orders land in the warehouse every 15 minutes",
+]
+
+
+def test_a_question_for_a_version_needs_a_record_that_states_one(tmp_path, monkeypatch):
+    """"which dbt version are we on": the notes on dbt tests and dbt in CI name no version,
+    and a version is written with digits; they hold the topic, not the answer."""
+    from cairn.recall import gates
+
+    for question in ("which dbt version are we on", "what version of react native are we on",
+                     "what's the minimum Android version we support"):
+        assert parse_query(question).version, question
+    assert _recall(tmp_path / "a", PIPELINES, "which dbt version are we on") == []
+    # The rule broken: both notes on dbt answer.
+    monkeypatch.setattr(gates, "states_version", lambda text: True)
+    assert len(_recall(tmp_path / "b", PIPELINES, "which dbt version are we on")) == 2
+
+
+def test_a_note_stating_a_version_answers_and_other_questions_are_no_version_questions(tmp_path):
+    # Positive control: a note with a version answers.
+    notes = [*PIPELINES, "We run dbt 1.7 on Python 3.11"]
+    assert _recall(tmp_path / "a", notes, "which dbt version are we on")[:1] == [notes[3]]
+    # Negative controls: "version" not asked for.
+    assert not parse_query("what changed in the new version").version
+    assert not parse_query("what did we ship in version 3").version
+    assert _recall(tmp_path / "b", PIPELINES, "how do we test dbt models")[:1] == [PIPELINES[0]]

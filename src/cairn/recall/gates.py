@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from ..model import Memory, Status, Verdict
-from .query import ParsedQuery, counts, states_quantity
+from .query import ParsedQuery, counts, states_quantity, states_version
 from .score import Lexical
 
 
@@ -181,6 +181,10 @@ def relevance_gate(
     if query.quantity and not states_quantity(memory.content):
         # "how much does the Hetzner storage box cost": the note on backups to that box
         # states no amount; the quantity is the attribute asked for.
+        return Reason.MISSING_ATTRIBUTE
+    if query.version and not states_version(memory.content):
+        # "which dbt version are we on": the note on dbt tests names no version; a version
+        # is written with digits ("dbt 1.7").
         return Reason.MISSING_ATTRIBUTE
     return None
 

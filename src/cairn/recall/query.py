@@ -126,6 +126,9 @@ class ParsedQuery:
     quantity: bool = False
     # "how many *words* ...": the stem of the thing counted ("" when none is named)
     counted: str = ""
+    # "which dbt version are we on": the answer is a version, and a version is written
+    # with digits ("dbt 1.7", "Node 20", "API v2")
+    version: bool = False
 
     @property
     def context_free(self) -> bool:
@@ -232,7 +235,8 @@ def parse_query(text: str) -> ParsedQuery:
     known = frozenset(f.term for f in feats if f.kind)
     found = _QUANTITY_RE.search(text)
     counted = stem(found.group(1).casefold()) if found and found.group(1) else ""
-    return ParsedQuery(text, feats, lits, _runs(text), subject, attributes, kinds, known, found is not None, counted)
+    return ParsedQuery(text, feats, lits, _runs(text), subject, attributes, kinds, known, found is not None, counted,
+                       _VERSION_RE.search(text) is not None)
 
 
 # "how much does the storage box cost", "how many seats": a question for a quantity, and
@@ -247,6 +251,14 @@ _NUMBER_WORDS = frozenset(
     "no none free unlimited nothing all every each both several few".split()
 )
 _DIGIT_RE = re.compile(r"\d")
+# "what version of react native", "which node version", "what Python version": a question
+# for a version (up to three words after which/what, or "version of").
+_VERSION_RE = re.compile(r"\b(?:what|which)(?:['’]s)?(?:\s+[\w-]+){0,3}?\s+versions?\b|\bversions?\s+of\b", re.IGNORECASE)
+
+
+def states_version(text: str) -> bool:
+    """Whether ``text`` can state a version: it holds a digit."""
+    return _DIGIT_RE.search(text) is not None
 
 
 def states_quantity(text: str) -> bool:
