@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from ..model import Memory, Status, Verdict
-from .query import ParsedQuery, counts, states_quantity, states_version
+from ..text import STOPWORDS, stem
+from .query import GENERIC, QUESTION, ParsedQuery, counts, states_quantity, states_version, word_pairs
 from .score import Lexical
 
 
@@ -170,6 +171,10 @@ def relevance_gate(
     named = named_verdict(query, lex)
     if named is not None:
         return named
+    if query.qualified and names_another(query, memory.content, lex.in_content | lex.in_aliases):
+        # "who is head of the science department": the note on the head of the *maths*
+        # department holds the noun under another modifier; it is about another thing.
+        return Reason.MISSING_SUBJECT
     if query.kinds and anywhere <= query.kinds:
         # "which language am I studying": a record that holds only a language (Rust, of the
         # ingestion service) holds the type of the answer, and nothing of what is asked.
@@ -187,6 +192,32 @@ def relevance_gate(
         # is written with digits ("dbt 1.7").
         return Reason.MISSING_ATTRIBUTE
     return None
+
+
+# Modifiers that describe the thing a note names rather than tell it from another
+# ("the *daily* standup" is the team standup, "the *new* pricing" the pricing).
+_DESCRIBING = frozenset(
+    stem(w) for w in "every each other another new old current same different next last first daily weekly monthly "
+    "yearly annual nightly hourly main usual regular big small large little quick short long full whole only own".split()
+) | frozenset(stem(w) for w in GENERIC)
+
+
+def names_another(query: ParsedQuery, content: str, held: frozenset[str]) -> bool:
+    """Whether a note holds a noun the question qualifies ("the science department") without
+    the question's modifier, and under another one ("the maths department"): it is about
+    another thing of the kind. A modifier the note holds (its word or a variant) anywhere,
+    a describing word (:data:`_DESCRIBING`), a number or a word of the question in the
+    note's modifier place never count."""
+    wanted = [(m, n) for m, n in query.qualified if m not in held and n in held]
+    if not wanted:
+        return False
+    asked = {f.term for f in query.features}
+    for before, after in word_pairs(content):
+        for _, noun in wanted:
+            if after == noun and before not in asked and before.isalpha() and len(before) > 2 \
+                    and before not in STOPWORDS and before not in _DESCRIBING and before not in QUESTION:
+                return True
+    return False
 
 
 def named_verdict(query: ParsedQuery, lex: Lexical) -> Reason | None:

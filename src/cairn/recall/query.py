@@ -18,6 +18,7 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from itertools import pairwise
 from typing import NamedTuple
 
 from ..errors import InvalidInput
@@ -129,6 +130,9 @@ class ParsedQuery:
     # "which dbt version are we on": the answer is a version, and a version is written
     # with digits ("dbt 1.7", "Node 20", "API v2")
     version: bool = False
+    # "who is head of *the science department*": a thing the question names by a word
+    # before its noun, as (modifier, noun) terms (:func:`qualified_nouns`)
+    qualified: tuple[tuple[str, str], ...] = ()
 
     @property
     def context_free(self) -> bool:
@@ -235,8 +239,9 @@ def parse_query(text: str) -> ParsedQuery:
     known = frozenset(f.term for f in feats if f.kind)
     found = _QUANTITY_RE.search(text)
     counted = stem(found.group(1).casefold()) if found and found.group(1) else ""
-    return ParsedQuery(text, feats, lits, _runs(text), subject, attributes, kinds, known, found is not None, counted,
-                       _VERSION_RE.search(text) is not None)
+    runs = _runs(text)
+    return ParsedQuery(text, feats, lits, runs, subject, attributes, kinds, known, found is not None, counted,
+                       _VERSION_RE.search(text) is not None, qualified_nouns(text, runs, feats))
 
 
 # "how much does the storage box cost", "how many seats": a question for a quantity, and
@@ -327,6 +332,45 @@ def _literal(fragment: str) -> Literal:
     terms = tuple(t.term for t in tokenize(fragment) if not t.stop)
     numeric = bool(_NUMERIC_RE.match(fragment.strip().casefold()))
     return Literal(fragment, terms, strict=not numeric and bool(terms))
+
+
+_WH_START_RE = re.compile(r"\s*(?:who|what|when|where|which|whose|how)\b", re.IGNORECASE)
+# Words that open a noun phrase: a determiner or a preposition before "science department"
+# makes "science" a modifier of the noun, where "do I *send* invoices" makes it a verb.
+_PHRASE_OPENERS = frozenset(
+    "the a an our my your their his her its this that these those for of in at on with from about".split()
+)
+
+
+def qualified_nouns(text: str, runs: tuple[tuple[str, ...], ...], features: tuple[Feature, ...]) -> tuple[tuple[str, str], ...]:
+    """The things a question asking who/what/when/where/which/how names by a modifier and a
+    noun after a determiner or a preposition ("the *science department*", "my *eye test*",
+    "for the *marketing dashboard*"), as (modifier, noun) terms; both must be topic words of
+    the question. A yes/no question ("is SSO included in the Business plan") has none: its
+    answer may well be about another plan."""
+    if not _WH_START_RE.match(text):
+        return ()
+    topic = {f.term for f in features if not f.numeric and f.term not in QUESTION and f.term not in GENERIC}
+    out: list[tuple[str, str]] = []
+    for run in runs:
+        for opener, modifier, noun in zip(run, run[1:], run[2:], strict=False):
+            if opener not in _PHRASE_OPENERS or not modifier.isalpha() or not noun.isalpha():
+                continue
+            pair = (stem(modifier), stem(noun))
+            if pair[0] in topic and pair[1] in topic and pair[0] != pair[1]:
+                out.append(pair)
+    return tuple(dict.fromkeys(out))
+
+
+@lru_cache(maxsize=4096)
+def word_pairs(text: str) -> tuple[tuple[str, str], ...]:
+    """Adjacent word pairs of ``text`` as terms (stopwords left out of neither; punctuation
+    between two words breaks the pair): what stands right before each word of a note."""
+    out: list[tuple[str, str]] = []
+    for piece in _RUN_SPLIT_RE.split(normalize(text)):
+        words = [w for w in piece.split() if w]
+        out.extend((a if a in STOPWORDS else stem(a), stem(b)) for a, b in pairwise(words))
+    return tuple(out)
 
 
 def _runs(text: str) -> tuple[tuple[str, ...], ...]:

@@ -1,0 +1,65 @@
+"""A note about another thing of the kind the question names is no answer.
+
+"who is head of the science department" and the note "Mrs Okonkwo is head of the maths
+department": the note holds "head" and "department", and coverage lets it through, but
+it names the department under another modifier; it is about another department
+(:func:`cairn.recall.gates.names_another`, reason ``missing-subject``). Found by the
+held-out parts ``natural/fresh5.json``, ``fresh8.json``, ``fresh10.json`` and
+``fresh11.json``, written by newcomers: five nothing-questions answered by a sibling.
+
+Negative controls, each a way the rule could overreach: a yes/no question (its answer may
+well be about the other thing), a describing word ("the daily standup" is the team
+standup), a note that holds the question's modifier elsewhere, and a verb before a noun
+("how do I send invoices") rather than a modifier.
+"""
+
+from __future__ import annotations
+
+from cairn import Cairn
+from cairn.recall import gates
+from cairn.recall.query import parse_query
+
+SCHOOL = [
+    "Mrs Okonkwo is head of the maths department and signs off all exam papers",
+    "Blood test at Elm Road Surgery on 9 December at 8:20, fasting from midnight",
+    "SSO is only available on the Enterprise plan, not on Business",
+    "The daily standup is at 9:30 in the small meeting room",
+    "Invoices go out on the first working day of the month as PDF",
+    "Parents' evening for Year 9 is on Thursday in the main hall",
+]
+
+
+def _recall(tmp_path, question: str) -> list[str]:
+    with Cairn(tmp_path / "cairn.db") as cairn:
+        for text in SCHOOL:
+            cairn.remember(text, kind="fact")
+        return [r.memory.content for r in cairn.recall(question, trace=False, lane="claims").results]
+
+
+def test_a_qualified_noun_is_read_from_a_wh_question():
+    assert parse_query("who is head of the science department").qualified == (("scienc", "department"),)
+    assert parse_query("when is my eye test").qualified == (("eye", "test"),)
+    # Negative controls: a yes/no question, a wh-word before the pair, a verb before a noun.
+    assert parse_query("is SSO included in the Business plan").qualified == ()
+    assert parse_query("which bank account pays the bills").qualified == ()
+    assert parse_query("how do I send invoices to the client").qualified == ()
+
+
+def test_a_note_on_another_thing_of_the_kind_is_no_answer(tmp_path, monkeypatch):
+    assert _recall(tmp_path / "a", "who is head of the science department") == []
+    assert _recall(tmp_path / "b", "when is my eye test") == []
+    # The rule broken: the maths department's head and the blood test answer.
+    monkeypatch.setattr(gates, "names_another", lambda query, content, held: False)
+    assert _recall(tmp_path / "c", "who is head of the science department") == [SCHOOL[0]]
+    assert _recall(tmp_path / "d", "when is my eye test") == [SCHOOL[1]]
+
+
+def test_the_rule_does_not_overreach(tmp_path):
+    # A yes/no question: the note on the other plan is the answer.
+    assert _recall(tmp_path / "a", "is SSO included in the Business plan")[:1] == [SCHOOL[2]]
+    # A describing word in the note's modifier place: the daily standup is the team standup.
+    assert _recall(tmp_path / "b", "when is the team standup")[:1] == [SCHOOL[3]]
+    # The note holds the question's modifier elsewhere.
+    assert _recall(tmp_path / "c", "who is head of the maths department")[:1] == [SCHOOL[0]]
+    # A verb before the noun: nothing qualifies it.
+    assert _recall(tmp_path / "d", "how do I send invoices")[:1] == [SCHOOL[4]]
