@@ -63,3 +63,44 @@ def test_the_rule_does_not_overreach(tmp_path):
     assert _recall(tmp_path / "c", "who is head of the maths department")[:1] == [SCHOOL[0]]
     # A verb before the noun: nothing qualifies it.
     assert _recall(tmp_path / "d", "how do I send invoices")[:1] == [SCHOOL[4]]
+
+
+EVENINGS = [
+    "Parents' evening for Year 9 is on Thursday 10 December from 16:00 to 19:30 in the main hall",
+    "Parents' evening appointments are 5 minutes each and parents book them through SchoolCloud",
+    "I teach maths in room B12 and physics in lab S3",
+    "Mock exams start on 11 January; papers go to the exams office by 4 January",
+    "The physics trip is to the Science Museum on 21 January",
+    "Term grades are weighted: homework 20 percent, tests 50 percent",
+    "Detentions are on Wednesdays after school for 30 minutes in room A4",
+    "My break duty is on Tuesdays in the canteen",
+    "Grades go into Arbor; the deadline for this term's grades is 18 December",
+    "Write to parents in a warm but brief tone",
+    "This year Year 9 switched to the White Rose Maths scheme",  # "year" is no name here
+]
+
+
+def _evenings(tmp_path, question: str) -> list[str]:
+    with Cairn(tmp_path / "cairn.db") as cairn:
+        for text in EVENINGS:
+            cairn.remember(text, kind="fact")
+        return [r.memory.content for r in cairn.recall(question, trace=False, lane="claims").results]
+
+
+def test_a_noun_numbered_otherwise_is_another_thing_and_still_sets_the_cutoff(tmp_path, monkeypatch):
+    """"when is parents evening for year 11": the note on Year 9's evening numbers the year
+    otherwise and says 11 nowhere; and, turned away, it still sets the relative cutoff, so
+    the weaker note on booking appointments (no year at all) does not answer in its place."""
+    from cairn.recall import pipeline
+
+    assert parse_query("when is parents evening for year 11").qualified == (("year", "11"),)
+    assert _evenings(tmp_path / "a", "when is parents evening for year 11") == []
+    # Positive control: the year the note names.
+    assert _evenings(tmp_path / "b", "when is parents evening for year 9")[:1] == [EVENINGS[0]]
+    # The cutoff rule broken: the booking note answers for Year 11's evening.
+    monkeypatch.setattr(pipeline, "_about_another", lambda c, query, reason=None: False)
+    assert _evenings(tmp_path / "c", "when is parents evening for year 11") == [EVENINGS[1]]
+    monkeypatch.undo()
+    # The sibling rule broken: Year 9's evening answers for Year 11's.
+    monkeypatch.setattr(gates, "names_another", lambda query, content, held: False)
+    assert _evenings(tmp_path / "d", "when is parents evening for year 11")[:1] == [EVENINGS[0]]

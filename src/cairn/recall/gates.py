@@ -205,14 +205,23 @@ _DESCRIBING = frozenset(
 def names_another(query: ParsedQuery, content: str, held: frozenset[str]) -> bool:
     """Whether a note holds a noun the question qualifies ("the science department") without
     the question's modifier, and under another one ("the maths department"): it is about
-    another thing of the kind. A modifier the note holds (its word or a variant) anywhere,
+    another thing of the kind; so does a note that numbers the noun otherwise ("Year 9" for
+    "year 11") and says the question's number nowhere. A modifier the note holds (its word or a variant) anywhere,
     a describing word (:data:`_DESCRIBING`), a number or a word of the question in the
     note's modifier place never count."""
-    wanted = [(m, n) for m, n in query.qualified if m not in held and n in held]
+    pairs = word_pairs(content)
+    numbered = [(n, k) for n, k in query.qualified if k.isdigit() and n in held]
+    if numbered:
+        said = {w for pair in pairs for w in pair}
+        for noun, number in numbered:
+            # "year 11" and a note on "Year 9" that says 11 nowhere
+            if number not in said and any(a == noun and b.isdigit() and b != number for a, b in pairs):
+                return True
+    wanted = [(m, n) for m, n in query.qualified if not n.isdigit() and m not in held and n in held]
     if not wanted:
         return False
     asked = {f.term for f in query.features}
-    for before, after in word_pairs(content):
+    for before, after in pairs:
         for _, noun in wanted:
             if after == noun and before not in asked and before.isalpha() and len(before) > 2 \
                     and before not in STOPWORDS and before not in _DESCRIBING and before not in QUESTION:

@@ -33,7 +33,7 @@ from ..text import STOPWORDS, stem
 from . import kept
 from .candidates import KEPT_SPACES, IndexStats
 from .fusion import FUSIONS, matched
-from .gates import GATES, Reason, below_cutoff, exclusion, relevance_gate
+from .gates import GATES, Reason, below_cutoff, exclusion, names_another, relevance_gate
 from .lanes import Lane, lane, lane_names
 from .pack import PACK, PackItem, label_text, pack
 from .phrase import PhraseHit
@@ -630,13 +630,23 @@ def _apply_gates(live: list[Candidate], query: ParsedQuery, request: Request) ->
     for c in live:
         assert c.memory is not None and c.lexical is not None  # live: excluded and scored above
         c.reason = relevance_gate(query, c.memory, c.lexical, anchored=_anchored(c))
-    low = below_cutoff({c.id: c.raw for c in live if c.reason is None})
+    low = below_cutoff({c.id: c.raw for c in live if c.reason is None or _about_another(c, query)})
     low -= _updates_of_survivors(live, low, request)
     for c in live:
         if c.reason is None:
             assert c.memory is not None
             c.factors = rank_factors(c.memory, c.raw, request.now, fresh=c.fresh)
             c.reason = Reason.BELOW_CUTOFF if c.id in low else None
+
+
+def _about_another(c: Candidate, query: ParsedQuery, reason: Reason | None = None) -> bool:
+    """Whether ``c`` was turned away as a note on another thing of the kind the question
+    names (:func:`cairn.recall.gates.names_another`). Such a note still shows how well the
+    store matches the question's words, so it sets the relative cutoff with the survivors:
+    "Year 9's parents' evening is on Thursday" keeps a weaker note that names no year out
+    of the answer to "when is parents evening for year 11", as it would if it answered."""
+    return ((reason or c.reason) is Reason.MISSING_SUBJECT and bool(query.qualified) and c.memory is not None
+            and c.lexical is not None and names_another(query, c.memory.content, c.lexical.in_content | c.lexical.in_aliases))
 
 
 def _elsewhere(c: Candidate, request: Request) -> bool:
@@ -652,7 +662,7 @@ def _report_gates(live: list[Candidate], query: ParsedQuery, request: Request) -
         assert c.memory is not None and c.lexical is not None  # live: excluded and scored above
         c.gate = relevance_gate(query, c.memory, c.lexical, anchored=_anchored(c))
         c.factors = rank_factors(c.memory, c.raw, request.now, fresh=c.fresh)
-    low = below_cutoff({c.id: c.raw for c in live if c.gate is None})
+    low = below_cutoff({c.id: c.raw for c in live if c.gate is None or _about_another(c, query, c.gate)})
     for c in live:
         if c.id in low:
             c.gate = Reason.BELOW_CUTOFF

@@ -345,21 +345,30 @@ _PHRASE_OPENERS = frozenset(
 def qualified_nouns(text: str, runs: tuple[tuple[str, ...], ...], features: tuple[Feature, ...]) -> tuple[tuple[str, str], ...]:
     """The things a question asking who/what/when/where/which/how names by a modifier and a
     noun after a determiner or a preposition ("the *science department*", "my *eye test*",
-    "for the *marketing dashboard*"), as (modifier, noun) terms; both must be topic words of
-    the question. A yes/no question ("is SSO included in the Business plan") has none: its
-    answer may well be about another plan."""
+    "for the *marketing dashboard*"), as (modifier, noun) terms, both topic words of the
+    question; or by a noun and its number ("for *year 11*"), as (noun, number). A yes/no
+    question ("is SSO included in the Business plan") has none: its answer may well be
+    about another plan."""
     if not _WH_START_RE.match(text):
         return ()
     topic = {f.term for f in features if not f.numeric and f.term not in QUESTION and f.term not in GENERIC}
     out: list[tuple[str, str]] = []
     for run in runs:
-        for opener, modifier, noun in zip(run, run[1:], run[2:], strict=False):
-            if opener not in _PHRASE_OPENERS or not modifier.isalpha() or not noun.isalpha():
+        for opener, first, second in zip(run, run[1:], run[2:], strict=False):
+            if opener not in _PHRASE_OPENERS or not first.isalpha():
                 continue
-            pair = (stem(modifier), stem(noun))
-            if pair[0] in topic and pair[1] in topic and pair[0] != pair[1]:
+            if _NUMBER_RE.match(second):
+                # "for year 11", "in room 4": the number names which one
+                if stem(first) in topic:
+                    out.append((stem(first), second))
+                continue
+            pair = (stem(first), stem(second))
+            if second.isalpha() and pair[0] in topic and pair[1] in topic and pair[0] != pair[1]:
                 out.append(pair)
     return tuple(dict.fromkeys(out))
+
+
+_NUMBER_RE = re.compile(r"^\d{1,4}$")
 
 
 @lru_cache(maxsize=4096)
