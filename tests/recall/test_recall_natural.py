@@ -44,6 +44,9 @@ records and questions in Chinese too), written the same day before any of it ran
 literal, with nothing else mandatory): 0.880 / 0.840 / 0.900. The rest are synonyms
 ("kubernetes" for EKS, "first" for primary), a question in English about a record in
 Chinese, and one nothing-question answered by its sibling (内存告警 by the CPU 告警 record).
+On 2026-12-03 it passed the bars in both lanes (claims 0.920 / 0.880 / 0.900, hybrid 0.920 /
+0.920 / 0.900) once inflected stopwords ("who *gets* paged first") were stopwords too, and it
+is no longer marked as an expected failure.
 
 ``fresh4.json`` is a fifth held-out part (a family's home assistant; facts stated up to
 500 days before), written the same day before any of it ran: 0.560 / 0.560 / 0.800 as
@@ -83,7 +86,12 @@ sibling — "who owns the onboarding screen" by the payments screen's owner, "da
 rejected a record holding the head of a question's compound under another modifier
 ("payments screen" for "onboarding screen") was tried and dropped: it fixed one
 nothing-question and lost nine answers across the other parts ("max line length", "the
-conference trip").
+conference trip"). A narrower form holds since 2026-12-03 (tests/recall/test_recall_siblings.py):
+only in a wh-question, only for a modifier after a determiner or a preposition ("who owns
+*the onboarding screen*"), never a describing word in the note ("the *daily* standup");
+it loses no answer over all parts, and with it this part passes the bars in both lanes
+(claims 0.926 / 0.889 / 0.900, hybrid 0.963 / 0.963 / 0.900) and is no longer marked as
+an expected failure.
 
 ``fresh6.json`` is a seventh held-out part (an account manager's memory: customers,
 contacts, renewals, pricing, legal), written on 2026-12-02 before any of it ran: 0.862 /
@@ -243,18 +251,6 @@ FRESH_SHORT = pytest.mark.xfail(
 )
 
 
-FRESH3_SHORT = pytest.mark.xfail(
-    reason="fourth part measured at 0.840 / 0.800 / 0.900 as written (0.880 / 0.840 after a general fix): "
-           "synonyms and a cross-language question", strict=False
-)
-
-
-FRESH5_SHORT = pytest.mark.xfail(
-    reason="sixth part measured at 0.815 / 0.778 / 0.600 as written, 0.926 / 0.889 / 0.600 after two general "
-           "fixes: siblings answer nothing-questions", strict=False
-)
-
-
 FRESH6_SHORT = pytest.mark.xfail(
     reason="seventh part measured at 0.862 / 0.828 / 0.600 as written, 0.931 / 0.897 / 0.900 after general "
            "fixes (kinds and their instances, names of several words, abbreviations)", strict=False
@@ -294,9 +290,7 @@ FRESH11_SHORT = pytest.mark.xfail(
 
 @pytest.mark.parametrize(
     "part", [PARTS[0], pytest.param(PARTS[1], marks=HELDOUT_SHORT), pytest.param(PARTS[2], marks=FRESH_SHORT),
-             PARTS[3], pytest.param(PARTS[4], marks=FRESH3_SHORT),
-             PARTS[5],
-             pytest.param(PARTS[6], marks=FRESH5_SHORT), pytest.param(PARTS[7], marks=FRESH6_SHORT),
+             PARTS[3], PARTS[4], PARTS[5], PARTS[6], pytest.param(PARTS[7], marks=FRESH6_SHORT),
              pytest.param(PARTS[8], marks=FRESH7_SHORT), pytest.param(PARTS[9], marks=FRESH8_SHORT),
              pytest.param(PARTS[10], marks=FRESH9_SHORT), pytest.param(PARTS[11], marks=FRESH10_SHORT),
              pytest.param(PARTS[12], marks=FRESH11_SHORT)]
