@@ -211,3 +211,34 @@ def test_a_record_holding_only_the_kind_asked_for_is_no_answer(tmp_path):
         # ... while the record answers a question about the ingestion service.
         got = cairn.recall("which language is the ingestion service written in", lane="claims", trace=False)
         assert [r.memory.content for r in got.results][:1] == [store[0]]
+
+
+SHOP = [
+    "From this month UK parcels ship with Evri instead of Royal Mail; it saves about 60p a parcel",
+    "Free shipping on UK orders over 40 pounds",
+    "Orders to the EU go with DHL Express and customers pay the duties",
+    "Dashboards are built in Looker and read only from the marts",
+    "I translate in memoQ; Trados only when an agency insists",
+]
+
+
+def test_tools_of_everyday_work_are_kinds_with_instances(tmp_path):
+    """A BI tool, a CAT tool, a courier: "which X do we use" is answered by the note naming
+    an instance, which never says the kind's word."""
+    assert _recall(tmp_path / "a", SHOP, "which BI tool do we use")[:1] == [SHOP[3]]
+    assert _recall(tmp_path / "b", SHOP, "which CAT tool do I use")[:1] == [SHOP[4]]
+    # Negative control: a kind with no instance in the store is still no answer.
+    assert _recall(tmp_path / "c", SHOP, "which CMS do we use") == []
+
+
+def test_a_kind_asked_of_a_named_subject_is_held_by_its_instance(tmp_path, monkeypatch):
+    """"which courier do we use for uk orders": the notes always write "UK", so it is the
+    subject, and "orders" is asked of it; the note naming Evri says "parcels", not
+    "orders", but it names the courier asked for, and that is half of what is asked."""
+    from cairn.recall import gates
+
+    question = "which courier do we use for uk orders"
+    assert _recall(tmp_path / "a", SHOP, question)[:1] == [SHOP[0]]
+    # The rule broken (the kind asked for not counted): the note fails the named rule.
+    monkeypatch.setattr(gates, "asked_of_subject", lambda query: set(query.attributes))
+    assert SHOP[0] not in _recall(tmp_path / "b", SHOP, question)

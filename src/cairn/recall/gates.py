@@ -236,14 +236,22 @@ def named_verdict(query: ParsedQuery, lex: Lexical) -> Reason | None:
         return None
     if query.subject not in lex.present and query.subject not in lex.in_origin:
         return Reason.MISSING_SUBJECT
-    held = len(set(query.attributes) & (lex.in_content | lex.in_aliases))
-    if held * 2 < len(query.attributes) or not held:
+    wanted = asked_of_subject(query)
+    held = len(wanted & (lex.in_content | lex.in_aliases))
+    if held * 2 < len(wanted) or not held:
         # Attribute evidence must be in the body or the aliases, never the origin. One
         # attribute must be held; of several, at least half: "SQLite timeout" never
         # answers "SQLite authentication", while "GDPR deletion request" answers
         # "how do we handle a GDPR deletion request" without the word "handle".
         return Reason.MISSING_ATTRIBUTE
     return None
+
+
+def asked_of_subject(query: ParsedQuery) -> set[str]:
+    """What a short named query asks of its subject: its attributes, and a kind it asks for
+    ("which *courier* do we use for UK orders": a record naming one of its instances, Evri,
+    holds it)."""
+    return set(query.attributes) | query.known_kinds
 
 
 def below_cutoff(raw: dict[str, float], profile: GateProfile = GATE) -> set[str]:
