@@ -200,7 +200,9 @@ def index_text(text: str) -> str:
     return " ".join(out)
 
 
-_QUOTED_RE = re.compile(r"\"([^\"]{1,200})\"|“([^”]{1,200})”|'([^']{2,200})'")
+# A single quote opens a quoted string only where no letter stands before it and closes
+# one only where none follows: the apostrophes of "what's the plumber's number" quote nothing.
+_QUOTED_RE = re.compile(r"\"([^\"]{1,200})\"|“([^”]{1,200})”|(?<!\w)'([^']{2,200})'(?!\w)")
 _NUMBER_RE = re.compile(r"(?<![\w.])v?\d+(?:[.:]\d+)*(?![\w])")
 _PATH_RE = re.compile(r"(?:~|\.{1,2})?/?(?:[\w.-]+/)+[\w.-]+|\b[\w-]+\.(?:[a-z][a-z0-9]{0,5})\b")
 

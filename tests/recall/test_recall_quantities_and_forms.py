@@ -109,7 +109,7 @@ def test_a_question_for_a_version_needs_a_record_that_states_one(tmp_path, monke
         assert parse_query(question).version, question
     assert _recall(tmp_path / "a", PIPELINES, "which dbt version are we on") == []
     # The rule broken: both notes on dbt answer.
-    monkeypatch.setattr(gates, "states_version", lambda text: True)
+    monkeypatch.setattr(gates, "lacks_form", lambda query, content: False)
     assert len(_recall(tmp_path / "b", PIPELINES, "which dbt version are we on")) == 2
 
 
@@ -121,3 +121,40 @@ def test_a_note_stating_a_version_answers_and_other_questions_are_no_version_que
     assert not parse_query("what changed in the new version").version
     assert not parse_query("what did we ship in version 3").version
     assert _recall(tmp_path / "b", PIPELINES, "how do we test dbt models")[:1] == [PIPELINES[0]]
+
+
+CONTACTS = [
+    "My physio is Hannah Lindqvist at Northside Sports Clinic; a session costs 55 pounds",
+    "Physio sessions are booked online on the clinic's Cliniko page",
+    "The plumber is Gary Doyle, 07700 900123, and he only takes cash",
+    "Invoices for Lumina go through their vendor portal at https://vendors.lumina.example.com",
+    "Questions about returns go to Mia at mia@teashop.example",
+]
+
+
+def test_a_contact_detail_asked_for_needs_its_form(tmp_path, monkeypatch):
+    """A phone number has seven digits or more, an email address an @, a web address its
+    scheme or domain: a note on the clinic that holds a price is no answer to its phone
+    number."""
+    from cairn.recall import gates
+
+    assert parse_query("what's the physio clinic's phone number").detail == "phone"
+    assert parse_query("what's Mia's email address").detail == "email"
+    assert parse_query("what's the vendor portal url").detail == "url"
+    assert _recall(tmp_path / "a", CONTACTS, "what's the physio clinic's phone number") == []
+    # Positive controls: each detail where a note holds it.
+    assert _recall(tmp_path / "b", CONTACTS, "what's the plumber's phone number")[:1] == [CONTACTS[2]]
+    assert _recall(tmp_path / "c", CONTACTS, "what's Mia's email address")[:1] == [CONTACTS[4]]
+    assert _recall(tmp_path / "d", CONTACTS, "what's the lumina vendor portal url")[:1] == [CONTACTS[3]]
+    # The rule broken: the physio notes answer for the clinic's phone number.
+    monkeypatch.setattr(gates, "states_detail", lambda detail, text: True)
+    monkeypatch.setattr(gates, "states_version", lambda text: True)
+    assert _recall(tmp_path / "e", CONTACTS, "what's the physio clinic's phone number") != []
+
+
+def test_a_question_about_a_channel_asks_for_no_detail():
+    # Negative controls: phone support, an email preference, a reset link.
+    assert parse_query("do we offer phone support").detail == ""
+    assert parse_query("does Lena's mum prefer email").detail == ""
+    assert parse_query("how long is the password reset link valid").detail == ""
+    assert parse_query("where is the website deployed").detail == ""

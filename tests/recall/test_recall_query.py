@@ -47,6 +47,15 @@ def test_literals_are_marked_and_quoted_or_path_literals_are_strict(query, liter
     assert found[literal].strict is strict
 
 
+def test_apostrophes_quote_nothing():
+    """"what's the plumber's phone number" holds two apostrophes, not a quoted string: read
+    as a quote, "s the plumber" became a strict literal that every note lacked."""
+    assert parse_query("what's the plumber's phone number").literals == ()
+    assert parse_query("what's Mia's email address").literals == ()
+    # Negative control: single quotes around words still quote them.
+    assert [lit.text for lit in parse_query("where is the 'busy timeout' set").literals] == ["busy timeout"]
+
+
 def test_literal_terms_weigh_more_than_words():
     q = parse_query("timeout 30")
     assert q.weight("30") == LITERAL_WEIGHT

@@ -43,7 +43,7 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .gates import GATES, Reason, below_cutoff, named_verdict, relevance_gate
+from .gates import GATES, Reason, below_cutoff, lacks_form, named_verdict, relevance_gate
 from .kinds import instances
 from .query import asking_verbs
 from .rank import order_key, rank_factors
@@ -156,6 +156,8 @@ def semantic_verdict(query: ParsedQuery, c: Candidate, cosine: float | None,
     for literal in query.literals:
         if literal.strict and not set(literal.terms) <= anywhere:
             return Reason.MISSING_LITERAL  # a quoted string or a path is a demand, for meaning too
+    if lacks_form(query, c.memory.content):
+        return Reason.MISSING_ATTRIBUTE  # a phone number or a version is a form, not a meaning
     if c.reason is Reason.BELOW_CUTOFF:
         return c.reason  # its words matched, and the lexical lane found a much better match
     lexical = relevance_gate(query, c.memory, c.lexical)

@@ -25,7 +25,7 @@ from enum import StrEnum
 
 from ..model import Memory, Status, Verdict
 from ..text import STOPWORDS, stem
-from .query import GENERIC, QUESTION, ParsedQuery, counts, states_quantity, states_version, word_pairs
+from .query import GENERIC, QUESTION, ParsedQuery, counts, states_detail, states_quantity, states_version, word_pairs
 from .score import Lexical
 
 
@@ -166,10 +166,14 @@ def relevance_gate(
         # counted ("about 2,500 words a day") holds the answer's own shape, however few of
         # the question's other words it repeats; that is evidence like a phrase anchor.
         anchored = counts(memory.content, query.counted)
-    if lex.coverage < (profile.coverage_min_anchored if anchored else profile.coverage_min):
+    # "what's the plumber's phone number": a note holding a phone number holds the answer's
+    # form, though it says neither "phone" nor "number"; it needs only the anchored
+    # coverage, and what is asked of the plumber is the form it holds.
+    form = bool(query.detail) and states_detail(query.detail, memory.content)
+    if lex.coverage < (profile.coverage_min_anchored if anchored or form else profile.coverage_min):
         return Reason.BELOW_COVERAGE
     named = named_verdict(query, lex)
-    if named is not None:
+    if named is not None and not (form and named is Reason.MISSING_ATTRIBUTE):
         return named
     if query.qualified and names_another(query, memory.content, lex.in_content | lex.in_aliases):
         # "who is head of the science department": the note on the head of the *maths*
@@ -187,9 +191,7 @@ def relevance_gate(
         # "how much does the Hetzner storage box cost": the note on backups to that box
         # states no amount; the quantity is the attribute asked for.
         return Reason.MISSING_ATTRIBUTE
-    if query.version and not states_version(memory.content):
-        # "which dbt version are we on": the note on dbt tests names no version; a version
-        # is written with digits ("dbt 1.7").
+    if lacks_form(query, memory.content):
         return Reason.MISSING_ATTRIBUTE
     return None
 
@@ -227,6 +229,17 @@ def names_another(query: ParsedQuery, content: str, held: frozenset[str]) -> boo
                     and before not in STOPWORDS and before not in _DESCRIBING and before not in QUESTION:
                 return True
     return False
+
+
+def lacks_form(query: ParsedQuery, content: str) -> bool:
+    """Whether the question asks for something written in a form the note does not hold:
+    a version ("which dbt version are we on": the note on dbt tests names none, and a
+    version is written with digits) or a contact detail ("what's the physio clinic's phone
+    number": a phone number, an email address, a web address each has its form). Meaning
+    cannot stand in for a form (:func:`cairn.recall.fusion.semantic_verdict`)."""
+    if query.detail and not states_detail(query.detail, content):
+        return True
+    return query.version and not states_version(content)
 
 
 def named_verdict(query: ParsedQuery, lex: Lexical) -> Reason | None:

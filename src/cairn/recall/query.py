@@ -133,6 +133,9 @@ class ParsedQuery:
     # "who is head of *the science department*": a thing the question names by a word
     # before its noun, as (modifier, noun) terms (:func:`qualified_nouns`)
     qualified: tuple[tuple[str, str], ...] = ()
+    # "what is Kenji's phone number", "Mia's email address", "the staging API url": the
+    # answer is a contact detail of that form ("phone", "email", "url"; "" for none)
+    detail: str = ""
 
     @property
     def context_free(self) -> bool:
@@ -241,7 +244,7 @@ def parse_query(text: str) -> ParsedQuery:
     counted = stem(found.group(1).casefold()) if found and found.group(1) else ""
     runs = _runs(text)
     return ParsedQuery(text, feats, lits, runs, subject, attributes, kinds, known, found is not None, counted,
-                       _VERSION_RE.search(text) is not None, qualified_nouns(text, runs, feats))
+                       _VERSION_RE.search(text) is not None, qualified_nouns(text, runs, feats), detail_asked(text))
 
 
 # "how much does the storage box cost", "how many seats": a question for a quantity, and
@@ -259,6 +262,35 @@ _DIGIT_RE = re.compile(r"\d")
 # "what version of react native", "which node version", "what Python version": a question
 # for a version (up to three words after which/what, or "version of").
 _VERSION_RE = re.compile(r"\b(?:what|which)(?:['’]s)?(?:\s+[\w-]+){0,3}?\s+versions?\b|\bversions?\s+of\b", re.IGNORECASE)
+
+
+# A contact detail asked for, and the form every such detail is written in.
+_DETAILS_ASKED: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("phone", re.compile(r"\b(?:phone|mobile|cell|telephone)\s+(?:number|no\b|#)", re.IGNORECASE)),
+    ("email", re.compile(r"\be-?mail\s+address", re.IGNORECASE)),
+    # "website" alone is a topic ("website netlify": where the site is deployed), not its address
+    ("url", re.compile(r"\b(?:urls?|web\s+address|website\s+address)\b", re.IGNORECASE)),
+)
+_DETAIL_FORMS: dict[str, re.Pattern[str]] = {
+    "phone": re.compile(r"\+?\d(?:[\s().-]*\d){6,}"),  # seven digits or more
+    "email": re.compile(r"[\w.+-]+@[\w-]+\.\w"),
+    "url": re.compile(r"https?://|www\.|\b[\w-]+\.(?:com|org|net|io|app|dev|co|uk|de|fr|eu|ai|me|info)\b",
+                      re.IGNORECASE),
+}
+
+
+def detail_asked(text: str) -> str:
+    """The contact detail a question asks for ("phone", "email", "url"), or ""."""
+    for name, pattern in _DETAILS_ASKED:
+        if pattern.search(text):
+            return name
+    return ""
+
+
+def states_detail(detail: str, text: str) -> bool:
+    """Whether ``text`` holds a contact detail of the form ``detail`` names: a phone number
+    (seven digits or more), an email address, a web address."""
+    return _DETAIL_FORMS[detail].search(text) is not None
 
 
 def states_version(text: str) -> bool:
