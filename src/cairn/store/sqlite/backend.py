@@ -224,6 +224,59 @@ def dumps(value: object) -> str:
     return _ENCODER.encode(value)
 
 
+_MEMORY_KEYS = ("id", "space", "origin", "kind", "content", "aliases", "status", "layer", "evidence", "certainty",
+                "valid_from", "valid_to", "created_at", "updated_at", "reinforced_at", "feedback", "revision",
+                "expected_resolution_at", "last_confirmed_at", "purged_at")
+_LABEL_KEYS = {(): (), ("topics",): ("topics",), ("entities",): ("entities",),
+               ("topics", "entities"): ("topics", "entities")}
+_EVIDENCE_KEYS = ("basis", "method", "source_id", "at")
+_NO_FEEDBACK = {"utility": None, "accuracy": None}
+
+
+def _text_or_null(value: object) -> str:
+    return "null" if value is None else _string(value)  # a value of another type: TypeError
+
+
+def _strings(values: object) -> str:
+    if type(values) is not list:
+        raise TypeError("not a list")
+    return "[" + ",".join(map(_string, values)) + "]"
+
+
+def memory_json(doc: dict[str, Any]) -> str:
+    """``dumps(doc)`` for the stored dict of a record (``memory_to_dict``'s shape), byte
+    for byte, written field by field: the generic encoder walks the dict and its three
+    nested ones for 5 µs, this takes about 2, and a bulk write encodes every record.
+    Anything outside the shape it spells out (keys in another order, a number or a list
+    where a text belongs, a given verdict) goes to ``dumps``, which writes it as it is."""
+    try:
+        keys = tuple(doc)
+        labels = _LABEL_KEYS.get(keys[20:]) if keys[:20] == _MEMORY_KEYS else None
+        evidence, revision = doc["evidence"], doc["revision"]
+        if (labels is None or type(revision) is not int or type(evidence) is not dict
+                or tuple(evidence) != _EVIDENCE_KEYS or doc["feedback"] != _NO_FEEDBACK
+                or tuple(doc["feedback"]) != ("utility", "accuracy")):
+            return dumps(doc)
+        text = (f'{{"id":{_string(doc["id"])},"space":{_string(doc["space"])},"origin":{_string(doc["origin"])},'
+                f'"kind":{_string(doc["kind"])},"content":{_string(doc["content"])},'
+                f'"aliases":{_strings(doc["aliases"])},"status":{_string(doc["status"])},'
+                f'"layer":{_string(doc["layer"])},"evidence":{{"basis":{_string(evidence["basis"])},'
+                f'"method":{_string(evidence["method"])},"source_id":{_text_or_null(evidence["source_id"])},'
+                f'"at":{_text_or_null(evidence["at"])}}},"certainty":{_text_or_null(doc["certainty"])},'
+                f'"valid_from":{_text_or_null(doc["valid_from"])},"valid_to":{_text_or_null(doc["valid_to"])},'
+                f'"created_at":{_string(doc["created_at"])},"updated_at":{_string(doc["updated_at"])},'
+                f'"reinforced_at":{_text_or_null(doc["reinforced_at"])},'
+                f'"feedback":{{"utility":null,"accuracy":null}},"revision":{int.__repr__(revision)},'
+                f'"expected_resolution_at":{_text_or_null(doc["expected_resolution_at"])},'
+                f'"last_confirmed_at":{_text_or_null(doc["last_confirmed_at"])},'
+                f'"purged_at":{_text_or_null(doc["purged_at"])}')
+        for key in labels:
+            text += f',{_string(key)}:{_strings(doc[key])}'
+        return text + "}"
+    except TypeError:
+        return dumps(doc)
+
+
 def event_text(event: Event, texts: Mapping[int, str]) -> str:
     """``dumps(event_to_dict(event))``, with each change's ``after`` snapshot whose text
     ``texts`` holds (by ``id()`` of the snapshot dict) spliced in instead of encoded: a
@@ -1050,6 +1103,10 @@ class Tx(_Reads, vectors.VectorWrites):
         self.trace_changes = 0  # rows changed in the traces table (which no kept value is derived from)
         self._deferred: list[str] = []  # CREATE INDEX statements defer_indexes dropped, run again before COMMIT
         self.checkpoint_deferred = False  # set by defer_checkpoint: see Store.write
+
+    # dumps() of a record's stored dict, faster (see memory_json). Not part of the store
+    # protocol: a bulk write that encodes every record asks for it where a store has it.
+    memory_json = staticmethod(memory_json)
 
     def defer_checkpoint(self) -> None:
         """Let this transaction's COMMIT leave the WAL unfolded until it holds
