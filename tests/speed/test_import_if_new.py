@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -42,7 +43,7 @@ def _dump(path: Path) -> dict[str, list]:
         conn.close()
 
 
-def _run(path: Path, batches: list[list[str]]) -> tuple[list[dict], dict[str, list]]:
+def _run(path: Path, batches: list[list[str]]) -> tuple[list[Any], dict[str, list]]:
     with Cairn(path, now=NOW) as cairn:
         counts = [cairn.import_(batch).to_dict() for batch in batches]
     return counts, _dump(path)

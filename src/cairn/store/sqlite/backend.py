@@ -233,7 +233,7 @@ _EVIDENCE_KEYS = ("basis", "method", "source_id", "at")
 _NO_FEEDBACK = {"utility": None, "accuracy": None}
 
 
-def _text_or_null(value: object) -> str:
+def _text_or_null(value: Any) -> str:
     return "null" if value is None else _string(value)  # a value of another type: TypeError
 
 
