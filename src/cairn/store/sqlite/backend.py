@@ -1322,8 +1322,8 @@ class Tx(_Reads, vectors.VectorWrites):
     def put_docs_if_new(self, rows: Sequence[tuple[dict[str, Any], str]]) -> bool:
         """:meth:`put_docs` with ``absent=True`` for records that are probably all new (an
         import's chunk, whose ids repeat none among themselves): written in one go, with no
-        look-up before, when none of their ids is stored; when one is, nothing is written
-        and False says so (the caller then looks them up and writes what is new). The
+        look-up before, when none of their ids is stored; when one is, nothing is left
+        written and False says so (the caller then looks them up and writes what is new). The
         insert's own unique key is the look-up: a probe of the ids before it fetched the
         same random index pages a second time (4 µs a record at 1M). Not part of the store
         protocol (a SQLite bulk shape)."""
@@ -1331,8 +1331,8 @@ class Tx(_Reads, vectors.VectorWrites):
 
     def _insert_new(self, rows: Sequence[_Row], *, if_new: bool = False) -> bool:
         """Insert ``rows`` (none stored, none repeated). ``if_new``: that is not known, so
-        the records go in under ``OR IGNORE`` inside a savepoint; if any row was ignored,
-        the savepoint is rolled back (nothing written) and the answer is False."""
+        the records go in under ``OR IGNORE``; if any row was ignored, the rows that went in
+        are deleted again (nothing written) and the answer is False."""
         if not rows:
             return True
         rowid = int(self.conn.execute("SELECT COALESCE(MAX(rowid), 0) FROM memories").fetchone()[0])
@@ -1365,16 +1365,16 @@ class Tx(_Reads, vectors.VectorWrites):
                 index.append((rowid, content, aliases))
                 indexed.append((row, digest))
         if if_new:
-            self.conn.execute("SAVEPOINT insert_if_new")
             before = self.conn.total_changes
             self.conn.executemany(
                 "INSERT OR IGNORE INTO memories (rowid, space, id, origin, kind, status, created_at, updated_at,"
                 " content_hash, data, turn) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", records)
             if self.conn.total_changes - before != len(records):
-                self.conn.execute("ROLLBACK TO insert_if_new")
-                self.conn.execute("RELEASE insert_if_new")
+                # Undone by rowid (every rowid past the first of these was free), not by a
+                # savepoint: a savepoint copies each page it changes aside first, which
+                # cost more than the look-up it saves.
+                self.conn.execute("DELETE FROM memories WHERE rowid >= ?", (records[0][0],))
                 return False
-            self.conn.execute("RELEASE insert_if_new")
         else:
             self.conn.executemany(
                 "INSERT INTO memories (rowid, space, id, origin, kind, status, created_at, updated_at, content_hash,"
