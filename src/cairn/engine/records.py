@@ -333,8 +333,9 @@ class Records(Part):
             created_at=now,
             # updated_at is the replacement-authority gate: it carries the evidence time.
             updated_at=evidence_at,
-            topics=tuple(dict.fromkeys(t.strip() for t in topics)),
-            entities=tuple(dict.fromkeys(e.strip() for e in entities)),
+            # Most claims carry no labels: the empty default is not walked (same tuple).
+            topics=tuple(dict.fromkeys(t.strip() for t in topics)) if topics else (),
+            entities=tuple(dict.fromkeys(e.strip() for e in entities)) if entities else (),
         )
         if problem := evidence_problem(memory.evidence.basis, memory.evidence.method):
             raise InvalidInput("method", problem)

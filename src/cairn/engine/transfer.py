@@ -229,6 +229,12 @@ def _id(record: Memory | dict) -> str:
     return record.id if isinstance(record, Memory) else record["id"]
 
 
+def _docs(lines: list) -> list[tuple[dict, str]]:
+    """Import lines as stored bodies with their JSON text: a line in stored form as it
+    stands, one read through the model encoded once."""
+    return [(m, s) if s is not None else (doc := memory_to_dict(m), dumps(doc)) for m, s in lines]
+
+
 def _labels(record: Memory | dict) -> dict[str, tuple[str, ...]]:
     if isinstance(record, Memory):
         return memory_labels(record)
@@ -275,16 +281,17 @@ class Transfer(Part):
                 del chunk, numbered  # not alive while the next chunk is read: one chunk at a time
         return counts
 
-    def _write_chunk(self, tx, numbered: list, counts: Transferred) -> None:
-        """Write one chunk of parsed lines. What earlier chunks wrote is in the store (the
-        same transaction reads it), so a record or event repeated across chunks is found
-        there as one repeated within a chunk is found in the chunk: the first line stands."""
-        memories = [(value, stored) for _, (kind, value, stored) in numbered if kind == "memory"]
-        relations = [value for _, (kind, value, _) in numbered if kind == "relation"]
-        events = [value for _, (kind, value, _) in numbered if kind == "event"]
-        # Each table in its own order, in bulk: memories, relations and events never
-        # depend on one another here (import restores rows, it checks no links).
+    def _write_memories(self, tx, memories: list, counts: Transferred) -> None:
+        """The records of one chunk: one already stored is left as it stands, one repeated
+        in the file is written once (the first line stands)."""
         ids = [_id(m) for m, _ in memories]
+        put_if_new = getattr(tx, "put_docs_if_new", None)  # the SQLite store's bulk shape (see there)
+        if put_if_new is not None and ids and len(set(ids)) == len(ids) and put_if_new(_docs(memories)):
+            # Nearly every chunk of an export is new records, each once: written without
+            # looking the ids up first. Had one been stored, nothing was written, and the
+            # chunk goes the way below.
+            counts.records += len(memories)
+            return
         present = tx.present_ids("memories", self.space, ids)
         fresh = []
         for record_id, line in zip(ids, memories, strict=True):
@@ -298,8 +305,7 @@ class Transfer(Part):
             put_stored = getattr(tx, "put_stored", None)  # a store's bulk shape for model values
             if put_docs is not None:
                 # absent: checked just above, so the store need not look every id up again.
-                put_docs([(m, s) if s is not None else (doc := memory_to_dict(m), dumps(doc)) for m, s in fresh],
-                         absent=True)
+                put_docs(_docs(fresh), absent=True)
             else:
                 models = [(m if isinstance(m, Memory) else imported_memory_from_dict(m), s) for m, s in fresh]
                 if put_stored is not None:
@@ -307,6 +313,17 @@ class Transfer(Part):
                 else:
                     tx.put_memories([m for m, _ in models])
         counts.records += len(fresh)
+
+    def _write_chunk(self, tx, numbered: list, counts: Transferred) -> None:
+        """Write one chunk of parsed lines. What earlier chunks wrote is in the store (the
+        same transaction reads it), so a record or event repeated across chunks is found
+        there as one repeated within a chunk is found in the chunk: the first line stands."""
+        memories = [(value, stored) for _, (kind, value, stored) in numbered if kind == "memory"]
+        relations = [value for _, (kind, value, _) in numbered if kind == "relation"]
+        events = [value for _, (kind, value, _) in numbered if kind == "event"]
+        # Each table in its own order, in bulk: memories, relations and events never
+        # depend on one another here (import restores rows, it checks no links).
+        self._write_memories(tx, memories, counts)
         # One look-up and one batched write per table, not a round trip per line (on
         # PostgreSQL two per relation cost an import of 20,000 relations minutes).
         new_relations = self._fresh(tx, "relations", relations, counts)
