@@ -53,7 +53,17 @@ from ...model import (
 )
 from ...text import index_text
 from ..protocol import SPEAKER_SCAN, EpisodeTurn, Key, RecordFacts, facts_of
-from ..sqlite.backend import _as_stored, _decoded, _Row, _shown, _time_or_none, content_hash, dumps, read_row
+from ..sqlite.backend import (
+    _as_stored,
+    _decoded,
+    _Row,
+    _shown,
+    _time_or_none,
+    content_hash,
+    dumps,
+    event_text,
+    read_row,
+)
 from . import rank
 from .schema import TABLES, WRITE_LOCK, check_version, migrate
 
@@ -1184,6 +1194,13 @@ class PgTx(_Reads):
             self._count(memory.space, terms, names, +1)
 
     def append_event(self, event: Event) -> None:
+        self.append_encoded(event, {})
+
+    def append_encoded(self, event: Event, texts: Mapping[int, str]) -> None:
+        """:meth:`append_event` for an event some of whose snapshots the caller has already
+        encoded (``texts``, as for the SQLite store's method of this name): a bulk write's
+        event repeats every record it wrote, and those records' stored JSON is spliced in
+        rather than encoded a second time. Not part of the store protocol."""
         ids = event.history_ids
         # One statement: the event under the next sequence number (gap-free: taken under
         # the write lock, written back before commit, rolled back with the transaction)
@@ -1195,7 +1212,7 @@ class PgTx(_Reads):
             " INSERT INTO event_records (space, record_id, event_seq)"
             " SELECT %s, r, e.seq FROM e, unnest(%s::text[]) AS r ON CONFLICT DO NOTHING",
             (seq, event.space, event.id, format_time(event.at), event.actor.value, event.reason,
-             dumps(event_to_dict(event)), event.space, ids))
+             event_text(event, texts), event.space, ids))
         self._counters["event"] = seq
 
     def rewrite_event(self, event: Event) -> None:
