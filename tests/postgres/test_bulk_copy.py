@@ -9,6 +9,7 @@ that ``COPY``'s and ``tsvector``'s own syntax would misread if left unescaped.""
 from __future__ import annotations
 
 import io
+import json
 from dataclasses import replace
 
 import psycopg
@@ -183,8 +184,9 @@ def test_a_bulk_event_spliced_from_stored_records_is_stored_as_encoded_whole(pg_
 
     with pytest.MonkeyPatch.context() as patch, Cairn(pg_url, now=Clock()) as c:
         patch.setattr(PgTx, "append_encoded", spy)
-        c.ingest(io.StringIO("".join(f'{{"id": "t{n}", "speaker": "user", "time": "2026-01-0{n % 9 + 1}T10:00:00Z", "text": "Turn {n} about the \\"ledger\\" ☕"}}\n'
-                                     for n in range(12))), origin="chat")
+        turns = [{"id": f"t{n}", "speaker": "user", "time": f"2026-01-0{n % 9 + 1}T10:00:00Z",
+                  "text": f'Turn {n} about the "ledger" \u2615'} for n in range(12)]
+        c.ingest(io.StringIO("".join(json.dumps(turn) + "\n" for turn in turns)), origin="chat")
         (event, texts), = [(e, t) for e, t in seen if t]  # control: the spliced path was taken
         assert len(texts) == 12
         with psycopg.connect(pg_url) as conn:
@@ -192,6 +194,7 @@ def test_a_bulk_event_spliced_from_stored_records_is_stored_as_encoded_whole(pg_
         assert stored == dumps(event_to_dict(event))
         wrong = {key: text.replace("Turn", "Tern") for key, text in texts.items()}  # control: the texts are used
         with c.store.write() as tx:
+            assert isinstance(tx, PgTx)
             real(tx, replace(event, id="other"), wrong)
         with psycopg.connect(pg_url) as conn:
             (other,), = conn.execute("SELECT data FROM events WHERE id = 'other'").fetchall()
