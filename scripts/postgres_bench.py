@@ -15,6 +15,7 @@ scale:  ingest rate and recall latency at each N claims on both backends (see sc
 bulk:   bulk write rates alone on both backends: import_ of N scale-ladder claims (one
         batch) and ingest of conversations (600 turns each). With PYTHONPATH pointing at
         another checkout's src, the same measurement of that code (a before/after pair).
+        scale and bulk also give CPU µs a record: this process's and the server's (/proc).
 --keep: scale leaves its server running in DIR/pg and its SQLite stores in DIR, and
         prints where they are; recall then runs only the queries of scale against those
         stores (attached, not rebuilt), so that two checkouts' code (PYTHONPATH) can be
