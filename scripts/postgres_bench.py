@@ -15,6 +15,7 @@ scale:  ingest rate and recall latency at each N claims on both backends (see sc
 bulk:   bulk write rates alone on both backends: import_ of N scale-ladder claims (one
         batch) and ingest of conversations (600 turns each). With PYTHONPATH pointing at
         another checkout's src, the same measurement of that code (a before/after pair).
+        scale and bulk also give CPU µs a record: this process's and the server's (/proc).
 --keep: scale leaves its server running in DIR/pg and its SQLite stores in DIR, and
         prints where they are; recall then runs only the queries of scale against those
         stores (attached, not rebuilt), so that two checkouts' code (PYTHONPATH) can be
@@ -38,6 +39,29 @@ from testkit import pgdrill, pgserver  # noqa: E402
 
 def say(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
+
+
+def server_cpu(server: pgserver.Server) -> float:
+    """CPU seconds (user and system) the server's processes have used so far: the
+    postmaster with its reaped children, and every live child (backends, autovacuum,
+    writers), read from /proc (Linux)."""
+    import os
+
+    tick = os.sysconf("SC_CLK_TCK")
+    with open(os.path.join(server.folder, "data", "postmaster.pid")) as handle:
+        root = int(handle.readline())
+    total = 0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # gone meanwhile
+        if int(pid) == root:
+            total += sum(int(x) for x in fields[11:15])  # utime, stime, cutime, cstime
+        elif int(fields[1]) == root:
+            total += int(fields[11]) + int(fields[12])
+    return total / tick
 
 
 def drill(server: pgserver.Server, args) -> dict:
@@ -131,7 +155,7 @@ def scale(server: pgserver.Server, args) -> dict:
                 gen = Generator(size, 7)
                 inside["s"] = 0.0
                 row: dict = {"status": "ok"}
-                started = time.perf_counter()
+                started, cpu, server_s = time.perf_counter(), time.process_time(), server_cpu(server)
                 with Cairn(target, now=NOW) as cairn:
                     written, batch = 0, []
                     for line in gen.lines():
@@ -148,7 +172,11 @@ def scale(server: pgserver.Server, args) -> dict:
                             written += cairn.import_(batch).records
                     elapsed = time.perf_counter() - started
                     row.update(records=written, ingest_s=round(elapsed, 1), ingest_per_s=round(written / elapsed),
-                               store_per_s=round(written / inside["s"]) if inside["s"] else None)
+                               store_per_s=round(written / inside["s"]) if inside["s"] else None,
+                               # µs a record: this process's CPU (the ladder's generator included),
+                               # and the server's
+                               cpu_us=round((time.process_time() - cpu) / written * 1e6, 1),
+                               server_cpu_us=round((server_cpu(server) - server_s) / written * 1e6, 1))
                     queries = [q for _, q in gen.needles] + gen.background_queries(200)
                     latencies, hits = [], 0
                     for number, query in enumerate(queries):
@@ -261,15 +289,23 @@ def bulk(server: pgserver.Server, args) -> dict:
             places = [Path(folder) / f"{backend}-{n}.db" for n in (1, 2)] if backend == "sqlite" else \
                 [server.new_database(), server.new_database()]
             with Cairn(places[0], now=NOW) as cairn:
-                start = time.perf_counter()
+                start, cpu, server_s = time.perf_counter(), time.process_time(), server_cpu(server)
                 records = cairn.import_(lines).records
                 import_s = time.perf_counter() - start
+                import_cpu, import_server = time.process_time() - cpu, server_cpu(server) - server_s
             with Cairn(places[1], now=NOW) as cairn:
-                start = time.perf_counter()
+                start, cpu, server_s = time.perf_counter(), time.process_time(), server_cpu(server)
                 turns = sum(cairn.ingest(t, origin=o, progress=False).episodes for o, t in conversations)
                 ingest_s = time.perf_counter() - start
+                ingest_cpu, ingest_server = time.process_time() - cpu, server_cpu(server) - server_s
             out[backend] = {"import_per_s": round(records / import_s), "ingest_turns_per_s": round(turns / ingest_s),
-                            "records": records, "turns": turns}
+                            "records": records, "turns": turns,
+                            # µs a record: this process's CPU, and the server's (PostgreSQL; for SQLite idle)
+                            "import_cpu_us": round(import_cpu / records * 1e6, 1),
+                            "import_server_cpu_us": round(import_server / records * 1e6, 1),
+                            "ingest_cpu_us": round(ingest_cpu / turns * 1e6, 1),
+                            "ingest_server_cpu_us": round(ingest_server / turns * 1e6, 1)}
+    out["load_average"] = __import__("os").getloadavg()
     return out
 
 

@@ -9,6 +9,7 @@ that ``COPY``'s and ``tsvector``'s own syntax would misread if left unescaped.""
 from __future__ import annotations
 
 import io
+import json
 from dataclasses import replace
 
 import psycopg
@@ -147,3 +148,54 @@ def test_an_unescaped_form_does_not_read_back(pg_url):
     with psycopg.connect(pg_url) as conn:
         naive = conn.execute("SELECT %s::tsvector = array_to_tsvector(%s::text[])", ("'back\\slash'", ["back\\slash"]))
         assert naive.fetchone() == (False,)
+
+
+@pytest.mark.parametrize("rows", [
+    [("plain", 1, "default"), ("café", 2, "东京")],  # nothing to escape: written as they are
+    [("plain", 1, "default"), ("car\rriage", 2, "default")],  # one field of one row to escape
+    [("tab\tin", 1, "default"), ("plain", 2, "new\nline")],
+    [("plain", 1, "back\\slash"), ("x", 2, "y")],
+])
+def test_posting_rows_read_back_as_written_whether_or_not_any_needs_escaping(pg_url, rows):
+    with psycopg.connect(pg_url) as conn:
+        conn.execute("CREATE TEMP TABLE t (term text, key bigint, space text)")
+        with conn.cursor().copy("COPY t FROM STDIN") as copy:
+            copy.write(copy_text(rows))
+        assert conn.execute("SELECT term, key, space FROM t ORDER BY key").fetchall() == rows
+    # Control: written unescaped, the rows that need it do not read back.
+    assert ("".join(f"{a}\t{b}\t{c}\n" for a, b, c in rows) == copy_text(rows)) == (rows[0][0] == "plain"
+                                                                                    and rows[1][0] == "café")
+
+
+def test_a_bulk_event_spliced_from_stored_records_is_stored_as_encoded_whole(pg_url):
+    """An ingest's event repeats every turn it wrote; the store splices in each turn's
+    stored JSON (append_encoded) rather than encoding it again: the stored body is byte
+    for byte the event encoded whole."""
+    from cairn.model import event_to_dict
+    from cairn.store.postgres.backend import PgTx
+    from cairn.store.sqlite.backend import dumps
+
+    seen: list = []
+    real = PgTx.append_encoded
+
+    def spy(tx, event, texts):
+        seen.append((event, dict(texts)))
+        real(tx, event, texts)
+
+    with pytest.MonkeyPatch.context() as patch, Cairn(pg_url, now=Clock()) as c:
+        patch.setattr(PgTx, "append_encoded", spy)
+        turns = [{"id": f"t{n}", "speaker": "user", "time": f"2026-01-0{n % 9 + 1}T10:00:00Z",
+                  "text": f'Turn {n} about the "ledger" \u2615'} for n in range(12)]
+        c.ingest(io.StringIO("".join(json.dumps(turn) + "\n" for turn in turns)), origin="chat")
+        (event, texts), = [(e, t) for e, t in seen if t]  # control: the spliced path was taken
+        assert len(texts) == 12
+        with psycopg.connect(pg_url) as conn:
+            (stored,), = conn.execute("SELECT data FROM events WHERE id = %s", (event.id,)).fetchall()
+        assert stored == dumps(event_to_dict(event))
+        wrong = {key: text.replace("Turn", "Tern") for key, text in texts.items()}  # control: the texts are used
+        with c.store.write() as tx:
+            assert isinstance(tx, PgTx)
+            real(tx, replace(event, id="other"), wrong)
+        with psycopg.connect(pg_url) as conn:
+            (other,), = conn.execute("SELECT data FROM events WHERE id = 'other'").fetchall()
+        assert "Tern" in other and other != dumps(event_to_dict(event)).replace(event.id, "other")

@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 import re
 import threading
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -53,12 +53,23 @@ from ...model import (
 )
 from ...text import index_text
 from ..protocol import SPEAKER_SCAN, EpisodeTurn, Key, RecordFacts, facts_of
-from ..sqlite.backend import _as_stored, _decoded, _Row, _shown, _time_or_none, content_hash, dumps, read_row
+from ..sqlite.backend import (
+    _as_stored,
+    _decoded,
+    _Row,
+    _shown,
+    _time_or_none,
+    content_hash,
+    dumps,
+    event_text,
+    read_row,
+)
 from . import rank
 from .schema import TABLES, WRITE_LOCK, check_version, migrate
 
 ALIAS = "_"  # marks an alias lexeme: Cairn terms never contain "_"
 BULK_MIN = 8  # records or events from which a batch is written by COPY, one per table
+POSTINGS_SLICE = 8192  # postings written to COPY's stream at a time
 ANALYZE_MIN = 5000  # records copied in one transaction from which it may refresh the planner's statistics
 KEPT_READS = "postgres index reads"  # the store's own table in state_memo()
 KEPT_READS_WEIGHT = 200_000  # items kept there (keys and terms), all entries together: a few MB
@@ -179,11 +190,16 @@ def tsvector_text(found: list[str]) -> str:
 
 
 _COPY_ESCAPES = str.maketrans({"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"})
+_COPY_SPECIAL = re.compile(r"[\\\r]")  # with a tab or newline beyond the separators': what copy_text escapes
 
 
 def copy_text(rows: Iterable[tuple[str, int, str]]) -> str:
     """``COPY``'s text format of (text, integer, text) rows, written in one piece (a
     row at a time through the driver costs more than the rows' own insert)."""
+    rows = list(rows)
+    plain = "".join(f"{a}\t{b}\t{c}\n" for a, b, c in rows)
+    if plain.count("\t") == 2 * len(rows) and plain.count("\n") == len(rows) and not _COPY_SPECIAL.search(plain):
+        return plain  # nothing to escape (Cairn's terms and spaces hardly ever hold these characters)
     return "".join(f"{a.translate(_COPY_ESCAPES)}\t{b}\t{c.translate(_COPY_ESCAPES)}\n" for a, b, c in rows)
 
 
@@ -866,7 +882,11 @@ class PgTx(_Reads):
         self._thread = thread
         # Counters and statistics this transaction changes, applied by _flush (see .schema).
         self._counters: dict[str, int] = {}
-        self._df: dict[tuple[str, str], list[int]] = {}  # (term, space) -> [anywhere, in_content]
+        # space -> term -> records gained holding it anywhere, and in the content (a
+        # Counter's update counts a record's terms in C: once per term and record here
+        # cost about as much as the rest of the record's index entry).
+        self._anywhere: dict[str, Counter[str]] = {}
+        self._in_content: dict[str, Counter[str]] = {}
         self._sizes: dict[str, list[int]] = {}  # space -> [records, terms]
         self._copied = 0  # records this transaction wrote through COPY
         self._deferred: list[str] = []  # CREATE INDEX statements defer_indexes dropped, run again by _finish
@@ -881,11 +901,15 @@ class PgTx(_Reads):
 
     def _count(self, space: str, content: list[str], aliases: list[str], sign: int) -> None:
         in_content = set(content)
-        for term in in_content | set(aliases):
-            delta = self._df.setdefault((term, space), [0, 0])
-            delta[0] += sign
-            if term in in_content:
-                delta[1] += sign
+        anywhere = in_content | set(aliases) if aliases else in_content
+        if space not in self._anywhere:
+            self._anywhere[space], self._in_content[space] = Counter(), Counter()
+        if sign > 0:
+            self._anywhere[space].update(anywhere)
+            self._in_content[space].update(in_content)
+        else:
+            self._anywhere[space].subtract(anywhere)
+            self._in_content[space].subtract(in_content)
         size = self._sizes.setdefault(space, [0, 0])
         size[0] += sign
         size[1] += sign * (len(content) + len(aliases))
@@ -894,24 +918,35 @@ class PgTx(_Reads):
     # COMMIT: one build over the finished table (a sort; for the GIN index of lexemes, one
     # pass instead of a pending list merged again and again) rather than an update a row.
     # memories_by_turn stays (the import reads it: the next turn of each conversation);
-    # the primary keys and UNIQUE constraints stay (they are what finds a duplicate).
+    # the primary key and UNIQUE constraint of memories and events stay (they are what
+    # finds a duplicate).
     _DEFERRABLE = {"memories": ("memories_by_status", "memories_by_hash", "memories_by_id", "memories_by_created"),
                    "memory_index": ("memory_index_lexemes",),
                    "events": ("events_by_space",)}
+    # Constraints left out the same way, added again after the indexes, in this order:
+    # keys this transaction assigns itself (a record's index entry and its postings, each
+    # term once a record), which no read of the import needs. Added again, each is one
+    # sort of the table (the primary keys) or one join of it (the record an index entry
+    # names: per row, the check read and locked that record, about half the entry's
+    # insert); should one fail, the error rolls the whole import back.
+    _DEFERRABLE_CONSTRAINTS = {"memory_index": ("memory_index_pkey", "memory_index_key_fkey"),
+                               "term_postings": ("term_postings_pkey",)}
+    _CONSTRAINT_ORDER = ("memory_index_pkey", "term_postings_pkey", "memory_index_key_fkey")
 
     def defer_indexes(self) -> bool:
         """Drop the secondary indexes of the records and events tables that are empty now
-        (the whole table: an index spans every space), to be built again by
-        :meth:`_finish` before commit. DDL is part of the transaction: a rollback leaves
-        them as they were. The drop locks those tables until commit, so a reader of the
-        empty store on another connection waits for the import rather than reading
-        nothing. True when any was dropped. Not part of the store protocol (a bulk shape
-        for a one-shot import)."""
+        (the whole table: an index spans every space), and the constraints of
+        :attr:`_DEFERRABLE_CONSTRAINTS` of the index tables when the records table is
+        empty, to be built again by :meth:`_finish` before commit. DDL is part of the
+        transaction: a rollback leaves them as they were. The drop locks those tables
+        until commit, so a reader of the empty store on another connection waits for the
+        import rather than reading nothing. True when any was dropped. Not part of the
+        store protocol (a bulk shape for a one-shot import)."""
         empty = {table for table in ("memories", "events")
                  if self._one(f"SELECT 1 FROM {table} LIMIT 1") is None}
         if "memories" in empty:
-            empty.add("memory_index")  # an entry per record
-        names = [name for table in sorted(empty) for name in self._DEFERRABLE[table]]
+            empty |= {"memory_index", "term_postings"}  # entries per record
+        names = [name for table in sorted(empty) for name in self._DEFERRABLE.get(table, ())]
         if not names:
             return False
         found = self._rows("SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema()"
@@ -919,6 +954,15 @@ class PgTx(_Reads):
         for name, definition in found:
             self._execute(f"DROP INDEX {name}")
             self._deferred.append(str(definition))
+        constraints = [name for table in sorted(empty) for name in self._DEFERRABLE_CONSTRAINTS.get(table, ())]
+        kept = self._rows("SELECT conname, conrelid::regclass::text, pg_get_constraintdef(oid) FROM pg_constraint"
+                          " WHERE connamespace = current_schema()::regnamespace AND conname = ANY(%s)",
+                          (constraints,))
+        order = {name: place for place, name in enumerate(self._CONSTRAINT_ORDER)}
+        for name, table, _ in sorted(kept, key=lambda row: -order[row[0]]):  # the foreign key first
+            self._execute(f"ALTER TABLE {table} DROP CONSTRAINT {name}")
+        for name, table, definition in sorted(kept, key=lambda row: order[row[0]]):
+            self._deferred.append(f"ALTER TABLE {table} ADD CONSTRAINT {name} {definition}")
         return bool(self._deferred)
 
     def _finish(self) -> None:
@@ -937,7 +981,9 @@ class PgTx(_Reads):
         could deadlock, though the write lock already keeps them apart)."""
         for name, value in sorted(self._counters.items()):
             self._execute("UPDATE cairn_counters SET value = %s WHERE name = %s AND value <> %s", (value, name, value))
-        changed = sorted((k, v) for k, v in self._df.items() if v != [0, 0])
+        changed = sorted(((term, space), [n, self._in_content[space][term]])
+                         for space, counts in self._anywhere.items() for term, n in counts.items()
+                         if n or self._in_content[space][term])
         if changed:
             self._execute(
                 "INSERT INTO term_df (space, term, anywhere, in_content)"
@@ -951,7 +997,8 @@ class PgTx(_Reads):
                 self._execute("INSERT INTO index_totals (space, rows, terms) VALUES (%s, %s, %s) ON CONFLICT (space)"
                               " DO UPDATE SET rows = index_totals.rows + excluded.rows,"
                               " terms = index_totals.terms + excluded.terms", (space, records, terms))
-        self._df.clear()
+        self._anywhere.clear()
+        self._in_content.clear()
         self._sizes.clear()
 
     # Reads of the counters and statistics see this transaction's changes.
@@ -1058,33 +1105,39 @@ class PgTx(_Reads):
                             " WHERE space = %s AND origin = %s AND turn IS NOT NULL", (space, origin))
             turns[(space, origin)] = int(row[0]) if row else 0
         first = self._counter("memory") + 1
-        records: list[tuple] = []
         index: list[tuple] = []
         postings: list[tuple[str, int, str]] = []
-        for offset, r in enumerate(rows):
-            key = first + offset
-            turn = None
-            if r.kind == "episode":
-                turn = turns[(r.space, r.origin)] = turns[(r.space, r.origin)] + 1
-            records.append((key, r.space, r.id, r.origin, r.kind, r.status, r.created_at, r.updated_at,
-                            r.digest or content_hash(r.content), r.data, turn))
-            if r.indexed:
-                content = index_text(r.content)
-                aliases = index_text(" ".join(r.aliases)) if r.aliases else ""  # most records have none
-                terms, names = content.split(), aliases.split()
-                found = lexemes(terms, names)
-                index.append((key, r.space, r.kind, content, aliases, len(terms) + len(names), tsvector_text(found)))
-                postings += [(term, key, r.space) for term in posting_terms(found)]
-                self._count(r.space, terms, names, +1)
-        # In key order within each term: every term's new entries land at the right end of
-        # its range of the index, a few pages, not one random page per entry.
-        postings.sort()
         with self.conn.cursor() as cur:
-            self._copy(cur, "memories (key, space, id, origin, kind, status, created_at, updated_at, content_hash,"
-                            " data, turn)", records)
+            # Each record's row goes to the server as soon as it is made, with the Python
+            # work of its index entry done in between: the server inserts the rows (and
+            # updates their indexes) on the other core while the next ones are made, where
+            # making them all first left it idle until the COPY began.
+            with cur.copy("COPY memories (key, space, id, origin, kind, status, created_at, updated_at,"
+                          " content_hash, data, turn) FROM STDIN") as copy:
+                for offset, r in enumerate(rows):
+                    key = first + offset
+                    turn = None
+                    if r.kind == "episode":
+                        turn = turns[(r.space, r.origin)] = turns[(r.space, r.origin)] + 1
+                    copy.write_row((key, r.space, r.id, r.origin, r.kind, r.status, r.created_at, r.updated_at,
+                                    r.digest or content_hash(r.content), r.data, turn))
+                    if r.indexed:
+                        content = index_text(r.content)
+                        aliases = index_text(" ".join(r.aliases)) if r.aliases else ""  # most records have none
+                        terms, names = content.split(), aliases.split()
+                        found = lexemes(terms, names)
+                        index.append((key, r.space, r.kind, content, aliases, len(terms) + len(names),
+                                      tsvector_text(found)))
+                        postings += [(term, key, r.space) for term in posting_terms(found)]
+                        self._count(r.space, terms, names, +1)
             self._copy(cur, "memory_index (key, space, kind, content, aliases, length, lexemes)", index)
+            # In key order within each term: every term's new entries land at the right end of
+            # its range of the index, a few pages, not one random page per entry. Sent a
+            # slice at a time, so the server inserts one slice while the next is written.
+            postings.sort()
             with cur.copy("COPY term_postings (term, key, space) FROM STDIN") as copy:
-                copy.write(copy_text(postings))
+                for start in range(0, len(postings), POSTINGS_SLICE):
+                    copy.write(copy_text(postings[start : start + POSTINGS_SLICE]))
         self._counters["memory"] = first + len(rows) - 1
         self._copied += len(rows)
 
@@ -1141,6 +1194,13 @@ class PgTx(_Reads):
             self._count(memory.space, terms, names, +1)
 
     def append_event(self, event: Event) -> None:
+        self.append_encoded(event, {})
+
+    def append_encoded(self, event: Event, texts: Mapping[int, str]) -> None:
+        """:meth:`append_event` for an event some of whose snapshots the caller has already
+        encoded (``texts``, as for the SQLite store's method of this name): a bulk write's
+        event repeats every record it wrote, and those records' stored JSON is spliced in
+        rather than encoded a second time. Not part of the store protocol."""
         ids = event.history_ids
         # One statement: the event under the next sequence number (gap-free: taken under
         # the write lock, written back before commit, rolled back with the transaction)
@@ -1152,7 +1212,7 @@ class PgTx(_Reads):
             " INSERT INTO event_records (space, record_id, event_seq)"
             " SELECT %s, r, e.seq FROM e, unnest(%s::text[]) AS r ON CONFLICT DO NOTHING",
             (seq, event.space, event.id, format_time(event.at), event.actor.value, event.reason,
-             dumps(event_to_dict(event)), event.space, ids))
+             event_text(event, texts), event.space, ids))
         self._counters["event"] = seq
 
     def rewrite_event(self, event: Event) -> None:
