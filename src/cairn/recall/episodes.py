@@ -89,7 +89,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
 from itertools import pairwise, repeat
-from operator import attrgetter, contains
+from operator import attrgetter, contains, itemgetter
 
 from ..model import format_time
 from ..store import EpisodeTurn, ReadView
@@ -445,7 +445,7 @@ def scored_episodes(view: ReadView, space: str, query: str, *, limit: int, profi
     near = _Neighbours(view, space, order)
     ranked = _score(near, parsed, found, named, profile, asked, as_of, n_docs, known, {})
     if profile.feedback_terms and ranked:
-        best = [s.turn for s in ranked[: profile.feedback_docs]]
+        best = [row[_TURN] for row in ranked[: profile.feedback_docs]]
         related = feedback(stats, parsed, named, best, found, profile)
         if related:
             have = {t.id for t in found}
@@ -453,7 +453,7 @@ def scored_episodes(view: ReadView, space: str, query: str, *, limit: int, profi
             found = order.settled(found + [_Turn.of(row) for row in extra if row.id not in have])
             sources = frozenset(t.id for t in best)
             ranked = _score(near, parsed, found, named, profile, asked, as_of, n_docs, known, related, sources)
-    return ranked[:limit]
+    return [_scored_turn(row) for row in ranked[:limit]]
 
 
 def _speaker_turns(view: ReadView, space: str, word: str, cap: int, skip_retired: bool) -> list[EpisodeTurn]:
@@ -467,21 +467,18 @@ def _speaker_turns(view: ReadView, space: str, word: str, cap: int, skip_retired
 
 def _score(near: _Neighbours, parsed: EpisodeQuery, found: list[_Turn], named: frozenset[str],
            profile: EpisodeProfile, asked: Tense | None, as_of: datetime | None, n_docs: int, known: dict[str, int],
-           related: dict[str, float], sources: frozenset[str] = frozenset()) -> list[ScoredTurn]:
+           related: dict[str, float], sources: frozenset[str] = frozenset()) -> list[tuple]:
+    """One pass (steps 2-7): the scored turns as :func:`_final_rows`' rows, best first."""
     turns = list(found)
     lexical_pass(parsed, turns, named, n_docs, profile, known, related, sources)
     turns += near.around(turns, profile.neighbour_fetch, 2 if profile.second_weight else 1)
-    scored = _final(parsed, turns, named, profile, asked, as_of, matched_only=not profile.hand_out_context)
+    scored = _final_rows(parsed, turns, named, profile, asked, as_of, matched_only=not profile.hand_out_context)
     # Ties go to the earlier turn (insertion order), not to the random id, so that two
     # ingests of the same conversation rank alike: two stable sorts in C, the key first,
     # give the order of (-score, key).
-    scored.sort(key=_turn_key)
-    scored.sort(key=_score_of, reverse=True)
+    scored.sort(key=_row_key)
+    scored.sort(key=_row_score, reverse=True)
     return scored
-
-
-_turn_key = attrgetter("turn.key")
-_score_of = attrgetter("score")
 
 
 def feedback(stats: IndexStats, q: EpisodeQuery, named: frozenset[str], best: list[_Turn],
@@ -572,16 +569,19 @@ class _Neighbours:
         places.difference_update([(t.origin, t.turn) for t in turns])
         if not places:
             return []
-        wanted = sorted(places)
         read = self.read
-        missing = [place for place in wanted if place not in read]
+        missing = [place for place in places if place not in read]
         if missing:
+            missing.sort()
             found: dict[tuple[str, int], list[_Turn]] = {}
             for row in self.view.neighbour_turns(self.space, missing):
                 found.setdefault((row.origin, row.turn), []).append(_Turn.of(row))
             for place in missing:
                 read[place] = tuple(found.get(place, ()))
-        return sorted((t for place in wanted for t in read[place]), key=_key_of)
+        # The places in any order: the turns are returned in key order (each turn has one place).
+        out = [t for place in places for t in read[place]]
+        out.sort(key=_key_of)
+        return out
 
 
 _lexical_of = attrgetter("lexical")
@@ -698,6 +698,24 @@ def _final(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: Episod
            asked: Tense | None = None, as_of: datetime | None = None, matched_only: bool = False) -> list[ScoredTurn]:
     """:func:`final_scores` before naming the factors; ``matched_only``: the turns that
     only lend context are not scored (they are never handed out)."""
+    return [_scored_turn(row) for row in _final_rows(q, turns, named, p, asked, as_of, matched_only)]
+
+
+# A turn's final score as a row, made a ScoredTurn only if it is handed out (a pass scores
+# ~120 turns and the ranker returns 48; the first pass hands out only its best three):
+# (score, key, turn, context, speaker, date, when, matched, updates, by_subject).
+_SCORE, _KEY, _TURN = 0, 1, 2
+_row_score = itemgetter(_SCORE)
+_row_key = itemgetter(_KEY)
+
+
+def _scored_turn(row: tuple) -> ScoredTurn:
+    return ScoredTurn(row[_SCORE], *row[_TURN:])
+
+
+def _final_rows(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: EpisodeProfile,
+                asked: Tense | None = None, as_of: datetime | None = None, matched_only: bool = False) -> list[tuple]:
+    """:func:`_final`'s scores as rows (see :data:`_row_score`), in the order of ``turns``."""
     by_origin: dict[str, dict[int, _Turn]] = {}  # the turn at each place (the last given, if two)
     session_best: dict[tuple[str, str], float] = defaultdict(float)
     for t in turns:
@@ -777,13 +795,13 @@ def _final(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: Episod
             date *= 1 + p.day_boost
         score = (base + context) * speaker * date * when
         if score > 0:
-            out.append(ScoredTurn(score, t, context, speaker, date, when, matched, by_subject=by_subject))
+            out.append((score, t.key, t, context, speaker, date, when, matched, False, by_subject))
     if cue is Tense.PRESENT and p.update_lift:
         _updates_first(out, q, named, cutoff, p.update_lift)
     return out
 
 
-def _updates_first(scored: list[ScoredTurn], q: EpisodeQuery, named: frozenset[str], cutoff: str | None,
+def _updates_first(scored: list[tuple], q: EpisodeQuery, named: frozenset[str], cutoff: str | None,
                    lift: float) -> None:
     """Asked in the present tense, a turn that says something changed (:func:`says_change`:
     "the airline moved our flight, we now leave on the 16th", "the offsite moves to Braga
@@ -791,28 +809,29 @@ def _updates_first(scored: list[ScoredTurn], q: EpisodeQuery, named: frozenset[s
     speaker in the same conversation holds too, takes that turn's place, just above it
     (×(1 + ``lift``)): it updates what the earlier turn said, although it seldom repeats
     the earlier turn's names ("Lisbon"). A turn said after ``cutoff`` (``--as-of``) is
-    never lifted. In place; a lifted turn's ``update`` factor is 1.
+    never lifted. In place, on :func:`_final_rows`' rows; a lifted turn's ``update`` factor is 1.
     """
     wanted = {strong_stem(t) for t in q.terms if t not in named}
-    by_origin: dict[str, list[ScoredTurn]] = defaultdict(list)
-    for s in scored:
-        by_origin[s.turn.origin].append(s)
+    by_origin: dict[str, list[int]] = defaultdict(list)  # each conversation's rows, by index
+    for i, row in enumerate(scored):
+        by_origin[row[_TURN].origin].append(i)
     for group in by_origin.values():
         if len(group) < 2:
             continue
-        group.sort(key=lambda s: s.turn.turn)
-        for i, later in enumerate(group):
-            t = later.turn
+        group.sort(key=lambda i: scored[i][_TURN].turn)
+        for n, i in enumerate(group):
+            later = scored[i]
+            t = later[_TURN]
             if not t.read.changes or (cutoff is not None and t.at > cutoff):
                 continue
             topic = wanted.intersection(t.read.counts)
             if not topic:
                 continue
-            best = max((s.score for s in group[:i]
-                        if s.turn.speaker == t.speaker and not topic.isdisjoint(s.turn.read.counts)), default=0.0)
-            if best > later.score:
-                later.score = best * (1 + lift)
-                later.updates = True
+            # The earlier rows as they stand now: one lifted before this one counts lifted.
+            best = max((scored[j][_SCORE] for j in group[:n] if scored[j][_TURN].speaker == t.speaker
+                        and not topic.isdisjoint(scored[j][_TURN].read.counts)), default=0.0)
+            if best > later[_SCORE]:
+                scored[i] = (best * (1 + lift), *later[1:8], True, later[9])
 
 
 _ASKING = frozenset("what how why which where who".split())
