@@ -88,8 +88,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
-from itertools import pairwise, repeat
-from operator import attrgetter, contains, itemgetter
+from itertools import chain, filterfalse, pairwise, repeat
+from operator import add, attrgetter, contains, itemgetter
 
 from ..model import format_time
 from ..store import EpisodeTurn, ReadView
@@ -329,7 +329,9 @@ class _Turn:
 
     @classmethod
     def of(cls, row: EpisodeTurn) -> _Turn:
-        return cls(row.key, row.id, row.origin, row.turn, row.terms, row.speaker, row.at, _text(row.terms))
+        # The row's fields are the turn's first seven, in order (key, id, origin, turn,
+        # terms, speaker, at): unpacked in C rather than read by name one at a time.
+        return cls(*row, _text(row.terms))
 
     @property
     def terms(self) -> list[str]:
@@ -398,7 +400,7 @@ class _StoreOrder:
     def settled(self, turns: list[_Turn]) -> list[_Turn]:
         """``turns`` as they are, or in the store's order when two of them share a place
         (:func:`_final` keeps the one given last)."""
-        if self.exact or len({(t.origin, t.turn) for t in turns}) == len(turns):
+        if self.exact or len(set(zip(map(_origin_of, turns), map(_place_of, turns), strict=True))) == len(turns):
             return turns
         return self.restore(turns)
 
@@ -497,10 +499,11 @@ def feedback(stats: IndexStats, q: EpisodeQuery, named: frozenset[str], best: li
     top = docs[0].lexical or 1.0
     mass: dict[str, float] = defaultdict(float)
     for doc in docs:
+        share = max(doc.lexical, 0.0) / top  # the same for each of the turn's words
         for term, root in doc.read.related:
             if root in asked:
                 continue
-            mass[term] += max(doc.lexical, 0.0) / top
+            mass[term] += share
     if not mass:
         return {}
     total = max(stats.docs, 1)
@@ -564,13 +567,19 @@ class _Neighbours:
                 and top[best].lexical == top[best - 1].lexical and not order.exact):
             # Equals on both sides of the cut: which are read is the order's to say.
             top = sorted(order.restore(turns), key=_lexical_of, reverse=True)
-        steps = [d for d in range(-reach, reach + 1) if d]
-        places = {(t.origin, t.turn + d) for t in top[:best] if t.lexical > 0 for d in steps}
-        places.difference_update([(t.origin, t.turn) for t in turns])
+        strong = [t for t in top[:best] if t.lexical > 0]
+        origins, numbers = list(map(_origin_of, strong)), list(map(_place_of, strong))
+        # (origin, turn ± d) of each strong turn, and then without the places of turns,
+        # made in C (zip and map) rather than a tuple at a time.
+        places: set[tuple[str, int]] = set()
+        for d in range(-reach, reach + 1):
+            if d:
+                places.update(zip(origins, map(add, numbers, repeat(d)), strict=True))
+        places.difference_update(zip(map(_origin_of, turns), map(_place_of, turns), strict=True))
         if not places:
             return []
         read = self.read
-        missing = [place for place in places if place not in read]
+        missing = list(filterfalse(read.__contains__, places))
         if missing:
             missing.sort()
             found: dict[tuple[str, int], list[_Turn]] = {}
@@ -579,13 +588,19 @@ class _Neighbours:
             for place in missing:
                 read[place] = tuple(found.get(place, ()))
         # The places in any order: the turns are returned in key order (each turn has one place).
-        out = [t for place in places for t in read[place]]
+        out = list(chain.from_iterable(map(read.__getitem__, places)))
         out.sort(key=_key_of)
         return out
 
 
+_read_of = attrgetter("read")
+_counts_of = attrgetter("counts")
+_size_of = attrgetter("size")
 _lexical_of = attrgetter("lexical")
 _key_of = attrgetter("key")
+_origin_of = attrgetter("origin")
+_place_of = attrgetter("turn")
+_at_of = attrgetter("at")
 
 
 def lexical_pass(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], n_docs: int, p: EpisodeProfile,
@@ -597,13 +612,14 @@ def lexical_pass(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], n_d
     wanted = [strong_stem(term) for term in q.terms if term not in named]
     extra = {strong_stem(w): weight for w, weight in (related or {}).items() if strong_stem(w) not in wanted}
     known = known_df or {}
-    held = [t.read.counts for t in turns]
+    reads = list(map(_read_of, turns))
+    held = list(map(_counts_of, reads))
     # Each word's turns counted in C (contains over every turn's counts), not a Python loop a turn.
     df = {w: max(sum(map(contains, held, repeat(w))), known.get(w, 0)) for w in {*wanted, *extra}}
     idf = {w: math.log(1 + (n_docs - df[w] + 0.5) / (df[w] + 0.5)) for w in df}
     unique = list(dict.fromkeys(wanted))
     total_idf = sum(idf[w] for w in unique) or 1.0
-    avg_len = sum(t.read.size for t in turns) / len(turns)
+    avg_len = sum(map(_size_of, reads)) / len(turns)
     pairs = _query_pairs(q, named)
     no_pair = min(0, p.phrase_cap)  # what _phrase gives a turn holding no pair (the int 0)
     # _lexical() for each turn, inlined (the same operations in the same order): a call
@@ -613,9 +629,7 @@ def lexical_pass(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], n_d
     norms: dict[int, float] = {}  # the length norm of each turn length
     words = [(w, idf[w]) for w in unique]
     extras = [(w, weight, idf[w]) for w, weight in extra.items()]
-    for turn in turns:
-        read = turn.read
-        counts = read.counts
+    for turn, read, counts in zip(turns, reads, held, strict=True):
         size = read.size
         norm = norms.get(size)
         if norm is None:
@@ -816,8 +830,8 @@ def _updates_first(scored: list[tuple], q: EpisodeQuery, named: frozenset[str], 
     for i, row in enumerate(scored):
         by_origin[row[_TURN].origin].append(i)
     for group in by_origin.values():
-        if len(group) < 2:
-            continue
+        if len(group) < 2 or not any(scored[i][_TURN].read.changes for i in group):
+            continue  # no turn of it says something changed: none is lifted
         group.sort(key=lambda i: scored[i][_TURN].turn)
         for n, i in enumerate(group):
             later = scored[i]
@@ -841,7 +855,8 @@ def _time_places(turns: list[_Turn], cutoff: str | None) -> dict[str, float]:
     """The place in time of each time said by ``cutoff`` among the candidates (0 =
     earliest, 1 = latest); a time not listed (none, or after the cutoff, or all said at
     once) is at 0.5."""
-    times = sorted({t.at for t in turns if t.at and (cutoff is None or t.at <= cutoff)})
+    said = set(map(_at_of, turns))  # made in C; the filter then runs once per time, not per turn
+    times = sorted(at for at in said if at and (cutoff is None or at <= cutoff))
     return {at: i / (len(times) - 1) for i, at in enumerate(times)} if len(times) > 1 else {}
 
 
