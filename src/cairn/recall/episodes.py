@@ -65,8 +65,9 @@ holds each shortcut to the long way): what scoring reads of a turn's indexed ter
 (strong stems, their counts, whether it asks) is derived once per process per text, in a
 bounded cache keyed by the text itself (:data:`TEXT_CACHE`), so an edited turn is a new
 key; the turns that only lend context are not scored, since they are never handed out;
-factors are named and rounded only for the turns returned; the feedback pass reuses the
-neighbours the first pass read (:class:`_Neighbours`). Candidates are read in bounded
+a pass's scores stay plain rows, made :class:`ScoredTurn` only for the turns handed out
+(tests/speed/test_episode_rows.py), and factors are named and rounded only for the turns
+returned; the feedback pass reuses the neighbours the first pass read (:class:`_Neighbours`). Candidates are read in bounded
 time (:mod:`cairn.recall.episode_candidates`): while the words are held by few turns the
 store ranks every match, as it always did; beyond that, a bounded number of postings per
 word are read and the turns chosen by IDF-weighted overlap, so a question costs about the
