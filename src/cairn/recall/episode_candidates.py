@@ -121,6 +121,14 @@ def load_turns(view: ReadView, space: str, keys: Sequence[Hashable], limit: int,
     known = kept.table(view, ("episode turns", space, skip_retired), KEPT_TURNS) if keeps(view) else None
     if known is None:
         return view.episode_turns(space, keys, limit, skip_retired)
+    if len(keys) <= limit:
+        # One read of them all, as the loop below makes it (its first chunk is every key).
+        missing = [key for key in keys if key not in known]
+        if missing:
+            read = {t.key: t for t in view.episode_turns(space, missing, len(missing), skip_retired)}
+            for key in missing:
+                known[key] = read.get(key)
+        return [turn for turn in map(known.__getitem__, keys) if turn is not None]
     out: list[EpisodeTurn] = []
     start = 0
     while start < len(keys) and len(out) < limit:

@@ -65,8 +65,9 @@ holds each shortcut to the long way): what scoring reads of a turn's indexed ter
 (strong stems, their counts, whether it asks) is derived once per process per text, in a
 bounded cache keyed by the text itself (:data:`TEXT_CACHE`), so an edited turn is a new
 key; the turns that only lend context are not scored, since they are never handed out;
-factors are named and rounded only for the turns returned; the feedback pass reuses the
-neighbours the first pass read (:class:`_Neighbours`). Candidates are read in bounded
+a pass's scores stay plain rows, made :class:`ScoredTurn` only for the turns handed out
+(tests/speed/test_episode_rows.py), and factors are named and rounded only for the turns
+returned; the feedback pass reuses the neighbours the first pass read (:class:`_Neighbours`). Candidates are read in bounded
 time (:mod:`cairn.recall.episode_candidates`): while the words are held by few turns the
 store ranks every match, as it always did; beyond that, a bounded number of postings per
 word are read and the turns chosen by IDF-weighted overlap, so a question costs about the
@@ -88,8 +89,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
-from itertools import pairwise, repeat
-from operator import attrgetter, contains
+from itertools import chain, filterfalse, pairwise, repeat
+from operator import add, attrgetter, contains, itemgetter
 
 from ..model import format_time
 from ..store import EpisodeTurn, ReadView
@@ -333,7 +334,9 @@ class _Turn:
 
     @classmethod
     def of(cls, row: EpisodeTurn) -> _Turn:
-        return cls(row.key, row.id, row.origin, row.turn, row.terms, row.speaker, row.at, _text(row.terms))
+        # The row's fields are the turn's first seven, in order (key, id, origin, turn,
+        # terms, speaker, at): unpacked in C rather than read by name one at a time.
+        return cls(*row, _text(row.terms))
 
     @property
     def terms(self) -> list[str]:
@@ -402,7 +405,7 @@ class _StoreOrder:
     def settled(self, turns: list[_Turn]) -> list[_Turn]:
         """``turns`` as they are, or in the store's order when two of them share a place
         (:func:`_final` keeps the one given last)."""
-        if self.exact or len({(t.origin, t.turn) for t in turns}) == len(turns):
+        if self.exact or len(set(zip(map(_origin_of, turns), map(_place_of, turns), strict=True))) == len(turns):
             return turns
         return self.restore(turns)
 
@@ -449,7 +452,7 @@ def scored_episodes(view: ReadView, space: str, query: str, *, limit: int, profi
     near = _Neighbours(view, space, order)
     ranked = _score(near, parsed, found, named, profile, asked, as_of, n_docs, known, {})
     if profile.feedback_terms and ranked:
-        best = [s.turn for s in ranked[: profile.feedback_docs]]
+        best = [row[_TURN] for row in ranked[: profile.feedback_docs]]
         related = feedback(stats, parsed, named, best, found, profile)
         if related:
             have = {t.id for t in found}
@@ -457,7 +460,7 @@ def scored_episodes(view: ReadView, space: str, query: str, *, limit: int, profi
             found = order.settled(found + [_Turn.of(row) for row in extra if row.id not in have])
             sources = frozenset(t.id for t in best)
             ranked = _score(near, parsed, found, named, profile, asked, as_of, n_docs, known, related, sources)
-    return ranked[:limit]
+    return [_scored_turn(row) for row in ranked[:limit]]
 
 
 def _speaker_turns(view: ReadView, space: str, word: str, cap: int, skip_retired: bool) -> list[EpisodeTurn]:
@@ -471,21 +474,18 @@ def _speaker_turns(view: ReadView, space: str, word: str, cap: int, skip_retired
 
 def _score(near: _Neighbours, parsed: EpisodeQuery, found: list[_Turn], named: frozenset[str],
            profile: EpisodeProfile, asked: Tense | None, as_of: datetime | None, n_docs: int, known: dict[str, int],
-           related: dict[str, float], sources: frozenset[str] = frozenset()) -> list[ScoredTurn]:
+           related: dict[str, float], sources: frozenset[str] = frozenset()) -> list[tuple]:
+    """One pass (steps 2-7): the scored turns as :func:`_final_rows`' rows, best first."""
     turns = list(found)
     lexical_pass(parsed, turns, named, n_docs, profile, known, related, sources)
     turns += near.around(turns, profile.neighbour_fetch, 2 if profile.second_weight else 1)
-    scored = _final(parsed, turns, named, profile, asked, as_of, matched_only=not profile.hand_out_context)
+    scored = _final_rows(parsed, turns, named, profile, asked, as_of, matched_only=not profile.hand_out_context)
     # Ties go to the earlier turn (insertion order), not to the random id, so that two
     # ingests of the same conversation rank alike: two stable sorts in C, the key first,
     # give the order of (-score, key).
-    scored.sort(key=_turn_key)
-    scored.sort(key=_score_of, reverse=True)
+    scored.sort(key=_row_key)
+    scored.sort(key=_row_score, reverse=True)
     return scored
-
-
-_turn_key = attrgetter("turn.key")
-_score_of = attrgetter("score")
 
 
 def feedback(stats: IndexStats, q: EpisodeQuery, named: frozenset[str], best: list[_Turn],
@@ -504,10 +504,11 @@ def feedback(stats: IndexStats, q: EpisodeQuery, named: frozenset[str], best: li
     top = docs[0].lexical or 1.0
     mass: dict[str, float] = defaultdict(float)
     for doc in docs:
+        share = max(doc.lexical, 0.0) / top  # the same for each of the turn's words
         for term, root in doc.read.related:
             if root in asked:
                 continue
-            mass[term] += max(doc.lexical, 0.0) / top
+            mass[term] += share
     if not mass:
         return {}
     total = max(stats.docs, 1)
@@ -571,25 +572,40 @@ class _Neighbours:
                 and top[best].lexical == top[best - 1].lexical and not order.exact):
             # Equals on both sides of the cut: which are read is the order's to say.
             top = sorted(order.restore(turns), key=_lexical_of, reverse=True)
-        steps = [d for d in range(-reach, reach + 1) if d]
-        places = {(t.origin, t.turn + d) for t in top[:best] if t.lexical > 0 for d in steps}
-        places.difference_update([(t.origin, t.turn) for t in turns])
+        strong = [t for t in top[:best] if t.lexical > 0]
+        origins, numbers = list(map(_origin_of, strong)), list(map(_place_of, strong))
+        # (origin, turn ± d) of each strong turn, and then without the places of turns,
+        # made in C (zip and map) rather than a tuple at a time.
+        places: set[tuple[str, int]] = set()
+        for d in range(-reach, reach + 1):
+            if d:
+                places.update(zip(origins, map(add, numbers, repeat(d)), strict=True))
+        places.difference_update(zip(map(_origin_of, turns), map(_place_of, turns), strict=True))
         if not places:
             return []
-        wanted = sorted(places)
         read = self.read
-        missing = [place for place in wanted if place not in read]
+        missing = list(filterfalse(read.__contains__, places))
         if missing:
+            missing.sort()
             found: dict[tuple[str, int], list[_Turn]] = {}
             for row in self.view.neighbour_turns(self.space, missing):
                 found.setdefault((row.origin, row.turn), []).append(_Turn.of(row))
             for place in missing:
                 read[place] = tuple(found.get(place, ()))
-        return sorted((t for place in wanted for t in read[place]), key=_key_of)
+        # The places in any order: the turns are returned in key order (each turn has one place).
+        out = list(chain.from_iterable(map(read.__getitem__, places)))
+        out.sort(key=_key_of)
+        return out
 
 
+_read_of = attrgetter("read")
+_counts_of = attrgetter("counts")
+_size_of = attrgetter("size")
 _lexical_of = attrgetter("lexical")
 _key_of = attrgetter("key")
+_origin_of = attrgetter("origin")
+_place_of = attrgetter("turn")
+_at_of = attrgetter("at")
 
 
 def lexical_pass(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], n_docs: int, p: EpisodeProfile,
@@ -601,13 +617,14 @@ def lexical_pass(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], n_d
     wanted = [strong_stem(term) for term in q.terms if term not in named]
     extra = {strong_stem(w): weight for w, weight in (related or {}).items() if strong_stem(w) not in wanted}
     known = known_df or {}
-    held = [t.read.counts for t in turns]
+    reads = list(map(_read_of, turns))
+    held = list(map(_counts_of, reads))
     # Each word's turns counted in C (contains over every turn's counts), not a Python loop a turn.
     df = {w: max(sum(map(contains, held, repeat(w))), known.get(w, 0)) for w in {*wanted, *extra}}
     idf = {w: math.log(1 + (n_docs - df[w] + 0.5) / (df[w] + 0.5)) for w in df}
     unique = list(dict.fromkeys(wanted))
     total_idf = sum(idf[w] for w in unique) or 1.0
-    avg_len = sum(t.read.size for t in turns) / len(turns)
+    avg_len = sum(map(_size_of, reads)) / len(turns)
     pairs = _query_pairs(q, named)
     no_pair = min(0, p.phrase_cap)  # what _phrase gives a turn holding no pair (the int 0)
     # _lexical() for each turn, inlined (the same operations in the same order): a call
@@ -617,9 +634,7 @@ def lexical_pass(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], n_d
     norms: dict[int, float] = {}  # the length norm of each turn length
     words = [(w, idf[w]) for w in unique]
     extras = [(w, weight, idf[w]) for w, weight in extra.items()]
-    for turn in turns:
-        read = turn.read
-        counts = read.counts
+    for turn, read, counts in zip(turns, reads, held, strict=True):
         size = read.size
         norm = norms.get(size)
         if norm is None:
@@ -702,6 +717,24 @@ def _final(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: Episod
            asked: Tense | None = None, as_of: datetime | None = None, matched_only: bool = False) -> list[ScoredTurn]:
     """:func:`final_scores` before naming the factors; ``matched_only``: the turns that
     only lend context are not scored (they are never handed out)."""
+    return [_scored_turn(row) for row in _final_rows(q, turns, named, p, asked, as_of, matched_only)]
+
+
+# A turn's final score as a row, made a ScoredTurn only if it is handed out (a pass scores
+# ~120 turns and the ranker returns 48; the first pass hands out only its best three):
+# (score, key, turn, context, speaker, date, when, matched, updates, by_subject).
+_SCORE, _KEY, _TURN = 0, 1, 2
+_row_score = itemgetter(_SCORE)
+_row_key = itemgetter(_KEY)
+
+
+def _scored_turn(row: tuple) -> ScoredTurn:
+    return ScoredTurn(row[_SCORE], *row[_TURN:])
+
+
+def _final_rows(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: EpisodeProfile,
+                asked: Tense | None = None, as_of: datetime | None = None, matched_only: bool = False) -> list[tuple]:
+    """:func:`_final`'s scores as rows (see :data:`_row_score`), in the order of ``turns``."""
     by_origin: dict[str, dict[int, _Turn]] = {}  # the turn at each place (the last given, if two)
     session_best: dict[tuple[str, str], float] = defaultdict(float)
     for t in turns:
@@ -781,13 +814,13 @@ def _final(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], p: Episod
             date *= 1 + p.day_boost
         score = (base + context) * speaker * date * when
         if score > 0:
-            out.append(ScoredTurn(score, t, context, speaker, date, when, matched, by_subject=by_subject))
+            out.append((score, t.key, t, context, speaker, date, when, matched, False, by_subject))
     if cue is Tense.PRESENT and p.update_lift:
         _updates_first(out, q, named, cutoff, p.update_lift)
     return out
 
 
-def _updates_first(scored: list[ScoredTurn], q: EpisodeQuery, named: frozenset[str], cutoff: str | None,
+def _updates_first(scored: list[tuple], q: EpisodeQuery, named: frozenset[str], cutoff: str | None,
                    lift: float) -> None:
     """Asked in the present tense, a turn that says something changed (:func:`says_change`:
     "the airline moved our flight, we now leave on the 16th", "the offsite moves to Braga
@@ -795,28 +828,29 @@ def _updates_first(scored: list[ScoredTurn], q: EpisodeQuery, named: frozenset[s
     speaker in the same conversation holds too, takes that turn's place, just above it
     (×(1 + ``lift``)): it updates what the earlier turn said, although it seldom repeats
     the earlier turn's names ("Lisbon"). A turn said after ``cutoff`` (``--as-of``) is
-    never lifted. In place; a lifted turn's ``update`` factor is 1.
+    never lifted. In place, on :func:`_final_rows`' rows; a lifted turn's ``update`` factor is 1.
     """
     wanted = {strong_stem(t) for t in q.terms if t not in named}
-    by_origin: dict[str, list[ScoredTurn]] = defaultdict(list)
-    for s in scored:
-        by_origin[s.turn.origin].append(s)
+    by_origin: dict[str, list[int]] = defaultdict(list)  # each conversation's rows, by index
+    for i, row in enumerate(scored):
+        by_origin[row[_TURN].origin].append(i)
     for group in by_origin.values():
-        if len(group) < 2:
-            continue
-        group.sort(key=lambda s: s.turn.turn)
-        for i, later in enumerate(group):
-            t = later.turn
+        if len(group) < 2 or not any(scored[i][_TURN].read.changes for i in group):
+            continue  # no turn of it says something changed: none is lifted
+        group.sort(key=lambda i: scored[i][_TURN].turn)
+        for n, i in enumerate(group):
+            later = scored[i]
+            t = later[_TURN]
             if not t.read.changes or (cutoff is not None and t.at > cutoff):
                 continue
             topic = wanted.intersection(t.read.counts)
             if not topic:
                 continue
-            best = max((s.score for s in group[:i]
-                        if s.turn.speaker == t.speaker and not topic.isdisjoint(s.turn.read.counts)), default=0.0)
-            if best > later.score:
-                later.score = best * (1 + lift)
-                later.updates = True
+            # The earlier rows as they stand now: one lifted before this one counts lifted.
+            best = max((scored[j][_SCORE] for j in group[:n] if scored[j][_TURN].speaker == t.speaker
+                        and not topic.isdisjoint(scored[j][_TURN].read.counts)), default=0.0)
+            if best > later[_SCORE]:
+                scored[i] = (best * (1 + lift), *later[1:8], True, later[9])
 
 
 _ASKING = frozenset("what how why which where who".split())
@@ -826,7 +860,8 @@ def _time_places(turns: list[_Turn], cutoff: str | None) -> dict[str, float]:
     """The place in time of each time said by ``cutoff`` among the candidates (0 =
     earliest, 1 = latest); a time not listed (none, or after the cutoff, or all said at
     once) is at 0.5."""
-    times = sorted({t.at for t in turns if t.at and (cutoff is None or t.at <= cutoff)})
+    said = set(map(_at_of, turns))  # made in C; the filter then runs once per time, not per turn
+    times = sorted(at for at in said if at and (cutoff is None or at <= cutoff))
     return {at: i / (len(times) - 1) for i, at in enumerate(times)} if len(times) > 1 else {}
 
 
