@@ -133,7 +133,7 @@ CONTACTS = [
 
 
 def test_a_contact_detail_asked_for_needs_its_form(tmp_path, monkeypatch):
-    """A phone number has seven digits or more, an email address an @, a web address its
+    """A phone number has four digits or more, an email address an @, a web address its
     scheme or domain: a note on the clinic that holds a price is no answer to its phone
     number."""
     from cairn.recall import gates
@@ -158,3 +158,6 @@ def test_a_question_about_a_channel_asks_for_no_detail():
     assert parse_query("does Lena's mum prefer email").detail == ""
     assert parse_query("how long is the password reset link valid").detail == ""
     assert parse_query("where is the website deployed").detail == ""
+    # Not a question: a topic that names a URL or a phone number.
+    assert parse_query("API versioning decision URL path").detail == ""
+    assert parse_query("on-call phone number").detail == ""

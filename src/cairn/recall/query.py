@@ -272,7 +272,7 @@ _DETAILS_ASKED: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("url", re.compile(r"\b(?:urls?|web\s+address|website\s+address)\b", re.IGNORECASE)),
 )
 _DETAIL_FORMS: dict[str, re.Pattern[str]] = {
-    "phone": re.compile(r"\+?\d(?:[\s().-]*\d){6,}"),  # seven digits or more
+    "phone": re.compile(r"\d(?:[\s().-]?\d){3,}"),  # four digits or more ("ends in 4411")
     "email": re.compile(r"[\w.+-]+@[\w-]+\.\w"),
     "url": re.compile(r"https?://|www\.|\b[\w-]+\.(?:com|org|net|io|app|dev|co|uk|de|fr|eu|ai|me|info)\b",
                       re.IGNORECASE),
@@ -280,7 +280,11 @@ _DETAIL_FORMS: dict[str, re.Pattern[str]] = {
 
 
 def detail_asked(text: str) -> str:
-    """The contact detail a question asks for ("phone", "email", "url"), or ""."""
+    """The contact detail a question asks for ("phone", "email", "url"), or "". Only a
+    question asks for one: "what's the staging API url" does, while "API versioning
+    decision URL path" names a topic."""
+    if not _WH_START_RE.match(text):
+        return ""
     for name, pattern in _DETAILS_ASKED:
         if pattern.search(text):
             return name
