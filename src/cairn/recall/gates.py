@@ -207,10 +207,10 @@ _DESCRIBING = frozenset(
 def names_another(query: ParsedQuery, content: str, held: frozenset[str]) -> bool:
     """Whether a note holds a noun the question qualifies ("the science department") without
     the question's modifier, and under another one ("the maths department"): it is about
-    another thing of the kind; so does a note that numbers the noun otherwise ("Year 9" for
-    "year 11") and says the question's number nowhere. A modifier the note holds (its word or a variant) anywhere,
-    a describing word (:data:`_DESCRIBING`), a number or a word of the question in the
-    note's modifier place never count."""
+    another thing of the kind; so is a note that numbers the noun otherwise ("Year 9" for
+    "year 11") and says the question's number nowhere. A modifier the note holds anywhere
+    (its word or a variant), a describing word (:data:`_DESCRIBING`), a number or a word
+    of the question in the note's modifier place never count."""
     pairs = word_pairs(content)
     numbered = [(n, k) for n, k in query.qualified if k.isdigit() and n in held]
     if numbered:

@@ -264,6 +264,8 @@ _DIGIT_RE = re.compile(r"\d")
 _VERSION_RE = re.compile(r"\b(?:what|which)(?:['’]s)?(?:\s+[\w-]+){0,3}?\s+versions?\b|\bversions?\s+of\b", re.IGNORECASE)
 
 
+# A question, as opposed to a topic typed as keywords: it opens with a wh-word.
+_WH_START_RE = re.compile(r"\s*(?:who|what|when|where|which|whose|how)\b", re.IGNORECASE)
 # A contact detail asked for, and the form every such detail is written in.
 _DETAILS_ASKED: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("phone", re.compile(r"\b(?:phone|mobile|cell|telephone)\s+(?:number|no\b|#)", re.IGNORECASE)),
@@ -293,7 +295,7 @@ def detail_asked(text: str) -> str:
 
 def states_detail(detail: str, text: str) -> bool:
     """Whether ``text`` holds a contact detail of the form ``detail`` names: a phone number
-    (seven digits or more), an email address, a web address."""
+    (four digits or more: a note may hold only its end), an email address, a web address."""
     return _DETAIL_FORMS[detail].search(text) is not None
 
 
@@ -370,7 +372,6 @@ def _literal(fragment: str) -> Literal:
     return Literal(fragment, terms, strict=not numeric and bool(terms))
 
 
-_WH_START_RE = re.compile(r"\s*(?:who|what|when|where|which|whose|how)\b", re.IGNORECASE)
 # Words that open a noun phrase: a determiner or a preposition before "science department"
 # makes "science" a modifier of the noun, where "do I *send* invoices" makes it a verb.
 _PHRASE_OPENERS = frozenset(
