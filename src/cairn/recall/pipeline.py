@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import NamedTuple
 
 from .. import plugins
@@ -845,6 +846,14 @@ def _pack_item(r: Resolved, c: Candidate, m: Memory, *, with_origin: bool = Fals
 
 def spoken(m: Memory) -> str:
     """Who said an episode and when (UTC, to the minute): ``Ana, 2026-05-02 10:00``."""
-    who = label_text(m.aliases[0]) if m.aliases else "unknown speaker"
-    when = m.evidence.at.astimezone(UTC).strftime("%Y-%m-%d %H:%M") if m.evidence.at else "time unknown"
+    return _spoken(m.aliases[0] if m.aliases else None, m.evidence.at)
+
+
+@lru_cache(maxsize=8192)
+def _spoken(speaker: str | None, at: datetime | None) -> str:
+    """:func:`spoken` of a speaker and a time: every candidate turn of a recall gets its
+    label (the packer may hand it out), and a process that recalls again (a server, a
+    benchmark) meets the same turns over and over; a pure function, kept bounded."""
+    who = label_text(speaker) if speaker is not None else "unknown speaker"
+    when = at.astimezone(UTC).strftime("%Y-%m-%d %H:%M") if at else "time unknown"
     return f"{who}, {when}"
