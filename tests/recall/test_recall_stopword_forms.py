@@ -7,10 +7,10 @@ holds, and took enough of the coverage to drop the note that answers.
 
 from __future__ import annotations
 
-from cairn import Cairn
 from cairn.recall.query import parse_query
 from cairn.text import STOPWORDS, tokenize
-from testkit import NOW
+
+from .test_recall_counts_and_synonyms import _claims
 
 ON_CALL = [
     "Pages go to PagerDuty service infra-primary; the secondary is paged after 10 minutes",
@@ -20,10 +20,7 @@ ON_CALL = [
 
 
 def _recall(tmp_path, question: str) -> list[str]:
-    with Cairn(tmp_path / "cairn.db", now=NOW) as cairn:
-        for text in ON_CALL:
-            cairn.remember(text, kind="fact")
-        return [r.memory.content for r in cairn.recall(question, trace=False, lane="claims").results]
+    return _claims(tmp_path, ON_CALL, question)
 
 
 def test_inflected_forms_of_stopword_verbs_are_stopwords():

@@ -22,20 +22,12 @@ from cairn.errors import InvalidInput
 from cairn.model import Actor, Basis, Change, Event, Evidence, Kind, Memory, Method, Status, memory_to_dict
 from cairn.model.codec import imported_memory_from_dict
 from cairn.store.sqlite import Store
-from testkit.db import query_plans
+from testkit.db import STORE_ROWS, query_plans
 
 NOW = datetime(2026, 5, 1, 12, tzinfo=UTC)
 
-TABLES = {
-    "memories": "SELECT rowid, space, id, origin, kind, status, created_at, updated_at, content_hash, data, turn"
-                " FROM memories ORDER BY rowid",
-    "memories_fts": "SELECT rowid, content, aliases FROM memories_fts ORDER BY rowid",
-    "term_stats": "SELECT space, term, df FROM term_stats ORDER BY space, term",
-    "space_stats": "SELECT space, docs FROM space_stats ORDER BY space",
-    "events": "SELECT seq, space, id, at, actor, reason, data FROM events ORDER BY seq",
-    "event_records": "SELECT space, record_id, event_seq FROM event_records ORDER BY 1, 2, 3",
-    "sequence": "SELECT name, seq FROM sqlite_sequence ORDER BY name",
-}
+TABLES = {**{name: sql for name, sql in STORE_ROWS.items() if name != "relations"},
+          "sequence": "SELECT name, seq FROM sqlite_sequence ORDER BY name"}
 
 
 def _rows(path: Path) -> dict[str, list[tuple]]:

@@ -33,16 +33,9 @@ from cairn.model import Actor, Change, Event, event_to_dict
 from cairn.store.sqlite.backend import dumps, event_text
 from cairn.text import index_text
 from testkit import Clock
+from testkit.db import STORE_ROWS
 
-TABLES = {
-    "memories": "SELECT rowid, space, id, origin, kind, status, created_at, updated_at, content_hash, data, turn"
-                " FROM memories ORDER BY rowid",
-    "memories_fts": "SELECT rowid, content, aliases FROM memories_fts ORDER BY rowid",
-    "term_stats": "SELECT space, term, df FROM term_stats ORDER BY space, term",
-    "space_stats": "SELECT space, docs FROM space_stats ORDER BY space",
-    "events": "SELECT seq, space, id, at, actor, reason, data FROM events ORDER BY seq",
-    "event_records": "SELECT space, record_id, event_seq FROM event_records ORDER BY 1, 2, 3",
-}
+TABLES = {name: sql for name, sql in STORE_ROWS.items() if name != "relations"}
 
 ORIGINS = ["ops", " ops ", "repo-1", "https://bob:hunter2secret@git.example.com/x", "repo-1", "", "ops"]
 CLAIMS: list[dict[str, Any]] = [

@@ -19,17 +19,9 @@ from cairn import Cairn
 from cairn.bench.scale import NOW, Generator
 from cairn.engine import transfer
 from cairn.store.sqlite.backend import Tx
+from testkit.db import STORE_ROWS
 
-TABLES = {
-    "memories": "SELECT rowid, space, id, origin, kind, status, created_at, updated_at, content_hash, data, turn"
-                " FROM memories ORDER BY rowid",
-    "memories_fts": "SELECT rowid, content, aliases FROM memories_fts ORDER BY rowid",
-    "term_stats": "SELECT space, term, df FROM term_stats ORDER BY space, term",
-    "space_stats": "SELECT space, docs FROM space_stats ORDER BY space",
-    "relations": "SELECT rowid, space, id, data FROM relations ORDER BY rowid",
-    "events": "SELECT seq, space, id, at, actor, reason, data FROM events ORDER BY seq",
-    "event_records": "SELECT space, record_id, event_seq FROM event_records ORDER BY 1, 2, 3",
-}
+TABLES = STORE_ROWS
 
 LINES = list(Generator(400).lines())  # claims, then the relations among them
 MEMORY_LINES = [line for line in LINES if line.startswith('{"type":"memory"')]

@@ -19,6 +19,19 @@ from typing import Any
 
 RECORD_TABLES = ("memories", "events", "event_records", "relations", "memories_fts", "feedback_receipts", "sources")
 
+# The rows a write leaves, table by table, each read in a fixed order: two stores written
+# alike read the same (the bulk paths' tests compare a fast path with the plain one).
+STORE_ROWS: dict[str, str] = {
+    "memories": "SELECT rowid, space, id, origin, kind, status, created_at, updated_at, content_hash, data, turn"
+                " FROM memories ORDER BY rowid",
+    "memories_fts": "SELECT rowid, content, aliases FROM memories_fts ORDER BY rowid",
+    "term_stats": "SELECT space, term, df FROM term_stats ORDER BY space, term",
+    "space_stats": "SELECT space, docs FROM space_stats ORDER BY space",
+    "relations": "SELECT rowid, space, id, data FROM relations ORDER BY rowid",
+    "events": "SELECT seq, space, id, at, actor, reason, data FROM events ORDER BY seq",
+    "event_records": "SELECT space, record_id, event_seq FROM event_records ORDER BY 1, 2, 3",
+}
+
 
 def db_fingerprint(path: Path) -> str:
     """A digest of every row of every table: equal before and after means nothing was written."""
