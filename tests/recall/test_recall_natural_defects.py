@@ -260,19 +260,35 @@ def test_a_dormant_neighbour_is_no_answer_in_place_of_silence(cli):
     assert explained["note"] is None or "dormant" not in explained["note"]  # control: not dormant then
 
 
-def test_a_dormant_answer_behind_a_weaker_result_is_named_in_the_note(cli):
-    """Not only silence: a recall that returns a weaker match says when a dormant record
-    matches the question at least as well as what it returned."""
-    remember(cli, "The workshop paper is due on 12 December", "--kind", "project_state", now="2026-02-10T00:00:00Z")
+def test_a_dormant_answer_behind_a_weaker_result_is_shown_beside_it(cli):
+    """Not only silence: a question that a current record answers less well than a dormant
+    one ("when is the paper due" answered by its co-author) gets the dormant answer too,
+    ranked by the same formula and labelled; injected, it is only named in the note."""
+    due = remember(cli, "The workshop paper is due on 12 December", "--kind", "project_state", now="2026-02-10T00:00:00Z")
     kenji = remember(cli, "Kenji is co-author on the workshop paper", "--kind", "fact")
-    assert recall(cli, "when is the workshop paper due") == [kenji]
-    text = note(cli, "when is the workshop paper due")
-    assert "also 1 dormant memory matches as well as these" in text and "--include-dormant" in text
-    shown = cli("--now", NOW, "recall", "when is the workshop paper due", "--no-trace")
-    assert "Kenji" in shown.out and "--include-dormant" in shown.out  # people see it too
+    result = cli("--now", NOW, "--json", "recall", "when is the workshop paper due", "--no-trace").json()
+    shown = {r["id"]: r for r in result["results"]}
+    assert due in shown and "dormant" in shown[due]["markers"] and "shown labelled dormant" in result["note"]
+    assert "12 December" in cli("--now", NOW, "recall", "when is the workshop paper due", "--no-trace").out
+    assert recall(cli, "when is the workshop paper due", "--inject") == [kenji]  # unprompted: left out ...
+    text = note(cli, "when is the workshop paper due", "--inject")
+    assert "dormant" in text  # ... and named
     # Negative control: a dormant record that matches less well than the result is what
     # dormancy is for, and goes unmentioned.
+    assert recall(cli, "who is co-author on the workshop paper") == [kenji]
     assert note(cli, "who is co-author on the workshop paper") == ""
+
+
+def test_two_notes_on_one_matter_are_two_answers_unless_the_later_says_it_changed(cli):
+    """A dormant note that answers alike with a current note of its kind joins it, unless
+    the current one says that something changed (then the dormant one is its old state)."""
+    repo = remember(cli, "Transformations are dbt models in the analytics-dbt repo", "--kind", "fact",
+                    now="2025-08-01T00:00:00Z")
+    tests = remember(cli, "Data quality: dbt tests on every model", "--kind", "fact")
+    assert set(recall(cli, "where do the dbt models live")) == {repo, tests}
+    moved = remember(cli, "The dbt models moved to the data-platform repo", "--kind", "fact")
+    got = recall(cli, "where do the dbt models live")
+    assert moved in got and repo not in got  # control: the old home is the changed fact's old state
 
 
 def test_a_claims_recall_after_ingest_points_to_the_turns(cli, tmp_path):

@@ -63,8 +63,9 @@ def _common(p: argparse.ArgumentParser, *, limit: int, budget: int, dormant: boo
                    help="let a superseded decision follow its successor as historical rationale")
     if dormant:
         p.add_argument("--include-dormant", action="store_true",
-                       help="rank dormant (old, unconfirmed) records beside current ones, labelled dormant; without it"
-                            " they come back only when nothing current answers")
+                       help="rank every dormant (old, unconfirmed) match beside current ones, labelled dormant; without"
+                            " it only those answering as well as the current results come back, or when nothing"
+                            " current answers")
         p.add_argument("--inject", action="store_true",
                        help="recall as a host injecting memories unprompted: dormant records and conversation turns"
                             " never come back in place of claims (the note counts them)")

@@ -449,10 +449,11 @@ class Cairn:
     ) -> Recalled:
         """The few memories that matter for ``query``, packed in a bounded digest.
 
-        Dormant records (old, not confirmed lately) are ranked beside current ones only
+        Dormant records (old, not confirmed lately) are all ranked beside current ones
         with ``include_dormant``; without it they come back, labelled ``dormant``, when
-        nothing current answers (the note says so), and never with ``inject`` — what a
-        host pushes into an agent's context unprompted.
+        nothing current answers or when they answer as well as the current results (the
+        note says so), and never with ``inject`` — what a host pushes into an agent's
+        context unprompted.
         ``origin`` keeps only that origin's records; ``prefer_origin`` (a host passes its
         project) puts that origin's relevant records first without leaving others out.
         Retired records are left out unless ``include_retired``.

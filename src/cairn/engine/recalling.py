@@ -166,10 +166,13 @@ class Recalling(Part):
           labelled as episodes: after ``cairn ingest``, a plain question finds what was
           said. A lane the caller chose (``--lane claims``) is kept to.
 
-        A current answer is never joined by dormant records or turns here (its note names
-        dormant ones instead). Every recall of one call reads the same snapshot."""
+        A current answer is joined by the dormant records that answer as well as it does
+        (:meth:`_with_dormant`), never by turns. Every recall of one call reads the same
+        snapshot."""
         with self.store.snapshot() as view:
             outcome = run(view, request)
+            if outcome.results and outcome.dormant_beside and not inject and not request.include_dormant:
+                return self._with_dormant(view, request, outcome)
             if inject or outcome.results:
                 return outcome
             if not request.include_dormant and outcome.withheld.get(Reason.DORMANT.value):
@@ -179,6 +182,19 @@ class Recalling(Part):
             if default_lane and outcome.turns_found:
                 return self._turns_answer(view, request, outcome)
             return outcome
+
+    def _with_dormant(self, view: ReadView, request: Request, outcome: Outcome) -> Outcome:
+        """The recall again with the dormant records that answer as well as its results
+        (``Outcome.dormant_beside``) ranked beside them by the same formula, labelled
+        ``dormant``; the first recall, with its note naming them, if none of them ranks in."""
+        again = run(view, replace(request, admitted=frozenset(outcome.dormant_beside)))
+        shown = sum(r.dormant for r in again.results)
+        if not shown:
+            return outcome
+        note = (f"{shown} dormant {'memory' if shown == 1 else 'memories'} (not confirmed lately) "
+                f"{'answers' if shown == 1 else 'answer'} as well as the current ones: shown labelled dormant "
+                "(--inject leaves dormant records out)")
+        return replace(again, note=note, withheld=outcome.withheld, dormant_beside=())
 
     def _dormant_answer(self, view: ReadView, request: Request, outcome: Outcome) -> Outcome | None:
         again = run(view, replace(request, include_dormant=True))

@@ -105,6 +105,10 @@ class Request:
     as_of: datetime | None = None
     known_at: datetime | None = None
     include_retired: bool = False  # retired records come back only when asked (search does)
+    # Dormant records ranked beside current ones although dormant records were not asked
+    # for: those that answer the question as well as the current results (the engine's
+    # second pass, :func:`dormant_beside`).
+    admitted: frozenset[str] = frozenset()
     # origin: only records of this origin (a filter, reason `other-origin`);
     # prefer_origin: records of this origin first among the relevant (a preference, not a filter).
     origin: str | None = None
@@ -204,6 +208,9 @@ class Outcome:
     # The episode lane's candidates behind ``turns_found``, as that lane judged them for
     # this request: the engine answers from them instead of asking the lane again.
     turn_candidates: list[Candidate] | None = field(default=None, repr=False, compare=False)
+    # Dormant records that answer as well as the results (ids, best first): a question
+    # asked rather than injected is answered with them too (:func:`dormant_beside`).
+    dormant_beside: tuple[str, ...] = ()
 
 
 # -- validation ------------------------------------------------------------------------
@@ -265,12 +272,15 @@ def run(view: ReadView, request: Request, asked: Mapping[str, list[Candidate]] |
             turns, turn_candidates = _turns_found(view, request, query)
         note = _silence_note(request, withheld, turns, found)
     else:
-        dormant = _dormant_alongside(view, request.space, query, candidates, {r.id for r in results})
-        if dormant:
+        beside = dormant_beside(view, request, query, candidates, results, ranked)
+        if beside:
+            dormant = len(beside)
             withheld = {Reason.DORMANT.value: dormant}
             note = (f"also {dormant} dormant {'memory matches' if dormant == 1 else 'memories match'} as well as "
                     f"these (not confirmed lately): see {'it' if dormant == 1 else 'them'} with --include-dormant "
                     "or `cairn search`")
+        return Outcome(request, query, results, digest, candidates, note, scan, withheld, turns, turn_candidates,
+                       dormant_beside=beside)
     return Outcome(request, query, results, digest, candidates, note, scan, withheld, turns, turn_candidates)
 
 
@@ -280,7 +290,7 @@ READ_AS_IS = frozenset(("claims", "episodes"))
 
 WITHHELD_CHECKED = 6  # excluded candidates judged for the silence note (best overlap first)
 DORMANT_CHECKED = 3  # dormant candidates judged beside a recall that returned something
-FULL_COVERAGE = 0.999  # a result's lexical coverage at which it holds every word of the question
+COVERAGE_TIE = 1e-9  # coverages this close are equal (sums of the same word weights)
 
 # Exclusions that hide a relevant memory a caller can still ask for, and how.
 _WITHHELD_HINTS: dict[Reason, str] = {
@@ -310,31 +320,39 @@ def _withheld(view: ReadView, space: str, query: ParsedQuery, candidates: list[C
     return counts
 
 
-def _dormant_alongside(view: ReadView, space: str, query: ParsedQuery, candidates: list[Candidate],
-                       returned: set[str]) -> int:
-    """How many dormant matches pass the relevance gates and cover the question at least as
-    well as the least covering record returned (only the best few by overlap, and only when
-    some result misses a word of the question): an answer that a recall with results hides
-    ("when is the paper due" answered by the co-author record, the deadline itself being a
-    project state not confirmed for a week). A dormant record matching less well is what
-    dormancy is for, and is not mentioned."""
-    kept = [c.lexical.coverage for c in candidates if c.id in returned and c.lexical is not None]
+def dormant_beside(view: ReadView, request: Request, query: ParsedQuery, candidates: list[Candidate],
+                   results: list[ResultItem], ranked: list[Candidate]) -> tuple[str, ...]:
+    """The dormant matches that answer the question as well as what a recall returned: they
+    pass the relevance gates, cover at least as much of the question as the least covering
+    result, and no result of their kind updates them (answers alike, or says what changed
+    in their matter: :func:`updates`). Only the best few by overlap are judged.
+
+    Old is not false: "who's my GP" answered by a current note that mentions the doctor in
+    passing should not hide the year-old note that says who the GP is, nor "when is the
+    paper due" the deadline behind a note on its co-author. A dormant record that matches
+    less well, or whose matter a current result has updated ("the VPN gateway moved to
+    gw.example.net"), is what dormancy is for."""
+    returned = {r.id for r in results}
+    kept = [c for c in ranked if c.id in returned and c.lexical is not None]
     if not kept:
-        return 0
-    floor = min(kept)
-    if floor >= FULL_COVERAGE:
-        return 0  # every result covers the whole question: a dormant one could only tie
+        return ()
+    floor = min(c.lexical.coverage for c in kept if c.lexical is not None)
     hidden = [c for c in candidates if c.reason is Reason.DORMANT and c.memory is not None][:DORMANT_CHECKED]
     scoring: _Scoring | None = None
-    count = 0
+    found: list[str] = []
     for c in hidden:
         assert c.memory is not None
         if c.lexical is None:
-            scoring = scoring or _Scoring(view, space, query)
+            scoring = scoring or _Scoring(view, request.space, query)
             c.lexical = scoring.lexical(c.memory)
-        if c.lexical.coverage >= floor and relevance_gate(query, c.memory, c.lexical, anchored=_anchored(c)) is None:
-            count += 1
-    return count
+        if c.lexical.coverage < floor - COVERAGE_TIE:
+            continue
+        if relevance_gate(query, c.memory, c.lexical, anchored=_anchored(c)) is not None:
+            continue
+        kind = c.memory.kind
+        if not any(_replaces(later, c) for later in kept if later.memory is not None and later.memory.kind is kind):
+            found.append(c.id)
+    return tuple(found)
 
 
 class _Scoring:
@@ -438,14 +456,32 @@ def newer_first(ranked: list[Candidate], request: Request) -> list[Candidate]:
                 older = out[j]
                 if (older.memory is not None and older.memory.kind is later.memory.kind and older.factors is not None
                         and not older.memory.pinned and _elsewhere(older, request) == _elsewhere(later, request)
-                        and older.factors.anchor < later.factors.anchor
-                        and ((_alike(_held(older), words, older, later) and len(_held(older) & words) >= RESCUE_SHARED)
-                             or _declares_change(later, older))):
+                        and older.factors.anchor < later.factors.anchor and updates(later, older)):
                     out.insert(j, out.pop(i))
                     later.updates = True
                     break
         i += 1
     return out
+
+
+def updates(later: Candidate, older: Candidate) -> bool:
+    """Whether ``later`` reads as the update of ``older`` (taken to be the older, and of
+    its kind): it answers the question alike through at least :data:`RESCUE_SHARED` of
+    the same words, or it says what changed in ``older``'s matter."""
+    words = _held(later)
+    return ((_alike(_held(older), words, older, later) and len(_held(older) & words) >= RESCUE_SHARED)
+            or _declares_change(later, older))
+
+
+def _replaces(later: Candidate, older: Candidate) -> bool:
+    """Whether ``later`` says that it replaces ``older``: it updates it (:func:`updates`) and
+    says that something changed ("the VPN gateway moved to gw.example.net" after "the VPN
+    gateway is vpn.example.org"). Two notes on one matter that say nothing of a change
+    ("dbt models live in the analytics-dbt repo", "dbt tests run on every model") are two
+    answers, however alike."""
+    if later.memory is None or CHANGE_WORDS.isdisjoint(field_terms(later.memory.content)):
+        return False
+    return updates(later, older)
 
 
 ALIKE_COVERAGE = 0.05  # two claims whose coverage of the question differs by no more answer it alike ...
@@ -701,7 +737,7 @@ def exclude(candidates: list[Candidate], request: Request) -> None:
                            temporal=temporal.exclusion, include_retired=request.include_retired)
         if reason is None and not include_dormant:
             c.fresh = freshness(memory, now)
-            if c.fresh.dormant:
+            if c.fresh.dormant and c.id not in request.admitted:
                 reason = Reason.DORMANT
         c.reason = reason
 
