@@ -104,3 +104,21 @@ def test_a_noun_numbered_otherwise_is_another_thing_and_still_sets_the_cutoff(tm
     # The sibling rule broken: Year 9's evening answers for Year 11's.
     monkeypatch.setattr(gates, "names_another", lambda query, content, held: False)
     assert _evenings(tmp_path / "d", "when is parents evening for year 11")[:1] == [EVENINGS[0]]
+
+
+SHIPPING = ["Free shipping on UK orders over 40 pounds"]
+
+
+def _shipping(tmp_path, question: str) -> list[str]:
+    with Cairn(tmp_path / "cairn.db") as cairn:
+        for text in SHIPPING:
+            cairn.remember(text, kind="fact")
+        return [r.memory.content for r in cairn.recall(question, trace=False, lane="claims").results]
+
+
+def test_a_two_letter_modifier_names_another_thing(tmp_path, monkeypatch):
+    """"for EU orders" and a note on "UK orders": a region code is a modifier however short."""
+    assert _shipping(tmp_path / "a", "what's the free shipping threshold for EU orders") == []
+    assert _shipping(tmp_path / "b", "what's the free shipping threshold for UK orders") == [SHIPPING[0]]  # control
+    monkeypatch.setattr(gates, "MODIFIER_LETTERS", 3)  # the rule broken: three letters at least, as before
+    assert _shipping(tmp_path / "d", "what's the free shipping threshold for EU orders") == [SHIPPING[0]]

@@ -204,6 +204,9 @@ _DESCRIBING = frozenset(
 ) | frozenset(stem(w) for w in GENERIC)
 
 
+MODIFIER_LETTERS = 2  # a region or a department code is a modifier: "UK orders" beside "EU orders", "HR team"
+
+
 def names_another(query: ParsedQuery, content: str, held: frozenset[str]) -> bool:
     """Whether a note holds a noun the question qualifies ("the science department") without
     the question's modifier, and under another one ("the maths department"): it is about
@@ -225,7 +228,7 @@ def names_another(query: ParsedQuery, content: str, held: frozenset[str]) -> boo
     asked = {f.term for f in query.features}
     for before, after in pairs:
         for _, noun in wanted:
-            if after == noun and before not in asked and before.isalpha() and len(before) > 2 \
+            if after == noun and before not in asked and before.isalpha() and len(before) >= MODIFIER_LETTERS \
                     and before not in STOPWORDS and before not in _DESCRIBING and before not in QUESTION:
                 return True
     return False
