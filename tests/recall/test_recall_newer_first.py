@@ -36,7 +36,7 @@ def test_the_later_of_two_alike_notes_comes_first(tmp_path, monkeypatch):
     question = "can I still accept homework handed in 2 days late"
     assert _ask(tmp_path / "a", question)[:2] == [NEW, OLD]
     # The rule broken: the shorter, older note scores higher and comes first.
-    monkeypatch.setattr(pipeline, "newer_first", lambda ranked, request: ranked)
+    monkeypatch.setattr(pipeline, "newer_first", lambda ranked, request, query=None: ranked)
     assert _ask(tmp_path / "b", question)[:2] == [OLD, NEW]
 
 
@@ -111,7 +111,7 @@ def test_a_later_note_that_says_what_changed_comes_first(tmp_path, monkeypatch):
     question = "when is my dentist check-up"
     assert _dentist(tmp_path / "a", question, DENTIST_NEW)[:2] == [DENTIST_NEW, DENTIST]
     # The rule broken: the later note falls below the cutoff of the older one's score.
-    monkeypatch.setattr(pipeline, "_declares_change", lambda later, older: False)
+    monkeypatch.setattr(pipeline, "_declares_change", lambda later, older, query=None: False)
     assert _dentist(tmp_path / "b", question, DENTIST_NEW) == [DENTIST]
 
 
@@ -153,3 +153,53 @@ def test_one_shared_word_is_a_topic_and_orders_nothing(tmp_path, monkeypatch):
     assert ask(tmp_path / "a")[:2] == [older, newer]
     monkeypatch.setattr(pipeline, "RESCUE_SHARED", 1)
     assert ask(tmp_path / "b")[:2] == [newer, older]
+
+
+SYNCS = [
+    "Salesforce is loaded nightly at 02:00 UTC",
+    "Orders and payments come from the production Postgres through Fivetran, synced every 15 minutes",
+    "Acme renews its contract on 1 February",
+]
+
+
+def _syncs(tmp_path, question: str, later: str) -> list[str]:
+    clock = Clock(NOW - timedelta(days=160))
+    with Cairn(tmp_path / "cairn.db", now=clock) as cairn:
+        for text in SYNCS:
+            cairn.remember(text, kind="fact")
+        clock.at = NOW - timedelta(days=20)
+        cairn.remember(later, kind="fact")
+        clock.at = NOW
+        return [r.memory.content for r in cairn.recall(question, trace=False, lane="claims").results]
+
+
+def test_a_change_note_in_the_form_asked_updates_the_older_answer(tmp_path, monkeypatch):
+    """"when does salesforce load": the later note says the sync "now runs every 4 hours";
+    it shares only the question's subject with the older note, in other words ("sync" for
+    "load"), but both state a time, the form the question asks for, and the later says it
+    changed: it updates the older one, survives the cutoff and comes first."""
+    later = "Salesforce sync now runs every 4 hours because sales wanted fresher numbers"
+    assert _syncs(tmp_path / "a", "when does salesforce load", later)[:1] == [later]
+    # Negative controls: the older note holds a topic word the later lacks ("orders"): it
+    # is about another sync; a change note that states no time (a count) updates nothing
+    # asked with "when"; without a word of change, the scores keep their order.
+    assert _syncs(tmp_path / "b", "how often does orders data sync", later)[:1] == [SYNCS[1]]
+    assert _syncs(tmp_path / "c", "when does acme renew", "Acme now has 150 seats")[:1] == [SYNCS[2]]
+    plain = "Salesforce sync runs every 4 hours for the sales dashboards"
+    assert _syncs(tmp_path / "d", "when does salesforce load", plain)[:1] == [SYNCS[0]]
+    # The rule broken: forms not compared, the later note falls below the cutoff.
+    monkeypatch.setattr(pipeline, "states_form", lambda query, text: None)
+    assert _syncs(tmp_path / "e", "when does salesforce load", later)[:1] == [SYNCS[0]]
+
+
+def test_what_states_a_time():
+    from cairn.recall.query import closing_verb, parse_query, states_time
+
+    for text in ("loaded nightly at 02:00 UTC", "runs every 4 hours", "standup at 9:30", "on Mondays", "from 3 May",
+                 "call at 7pm", "every other week"):
+        assert states_time(text), text
+    for text in ("Acme now has 150 seats", "we may go", "the junior market team", "version 2.1"):
+        assert not states_time(text), text
+    assert parse_query("when does salesforce load").when and parse_query("how often do we deploy").when
+    assert not parse_query("where does salesforce load").when
+    assert closing_verb("when does salesforce load?") == "load" and closing_verb("what time is standup") == ""

@@ -38,7 +38,7 @@ from .gates import GATES, Reason, below_cutoff, exclusion, names_another, releva
 from .lanes import Lane, lane, lane_names
 from .pack import PACK, PackItem, label_text, pack
 from .phrase import PhraseHit
-from .query import ParsedQuery, parse_query, store_named, validate_query
+from .query import ParsedQuery, closing_verb, parse_query, states_form, store_named, validate_query
 from .rank import RankFactors, order_key, rank_factors
 from .resolve import Resolved, resolve
 from .score import Lexical, common_words, field_terms, lexical
@@ -257,7 +257,7 @@ def run(view: ReadView, request: Request, asked: Mapping[str, list[Candidate]] |
                     for name in names]
         ranked = _interleave([[c for c in found if c.reason is None] for found in per_lane])
         candidates = [c for found in per_lane for c in found]
-    ranked = newer_first(ranked, request)
+    ranked = newer_first(ranked, request, query)
     results, digest = _resolve_and_pack(view, request, ranked, candidates)
     note: str | None = None
     withheld: dict[str, int] = {}
@@ -350,7 +350,7 @@ def dormant_beside(view: ReadView, request: Request, query: ParsedQuery, candida
         if relevance_gate(query, c.memory, c.lexical, anchored=_anchored(c)) is not None:
             continue
         kind = c.memory.kind
-        if not any(_replaces(later, c) for later in kept if later.memory is not None and later.memory.kind is kind):
+        if not any(_replaces(later, c, query) for later in kept if later.memory is not None and later.memory.kind is kind):
             found.append(c.id)
     return tuple(found)
 
@@ -397,7 +397,7 @@ def _retired_matches(view: ReadView, request: Request, query: ParsedQuery) -> li
 RESCUE_SHARED = 2  # words of the question both must hold before the cutoff spares the later one (one, "tea", is a topic)
 
 
-def _updates_of_survivors(live: list[Candidate], low: set[str], request: Request) -> set[str]:
+def _updates_of_survivors(live: list[Candidate], low: set[str], request: Request, query: ParsedQuery) -> set[str]:
     """The candidates below the relative cutoff that a present-tense question keeps: each
     answers alike (:func:`_alike`) a survivor of the same kind that is older. The cutoff
     weighs scores, where a longer note loses to a shorter one holding the same words;
@@ -416,7 +416,7 @@ def _updates_of_survivors(live: list[Candidate], low: set[str], request: Request
         held = _held(c)
         if any(k.memory is not None and k.memory.kind is c.memory.kind and confirmation_anchor(k.memory) < anchor
                and ((_alike(_held(k), held, k, c) and len(_held(k) & held) >= RESCUE_SHARED)
-                    or _declares_change(c, k)) for k in survivors):
+                    or _declares_change(c, k, query)) for k in survivors):
             out.add(c.id)
     return out
 
@@ -430,7 +430,7 @@ def _asks_now(request: Request) -> bool:
     return tense(request.query) is not Tense.PAST
 
 
-def newer_first(ranked: list[Candidate], request: Request) -> list[Candidate]:
+def newer_first(ranked: list[Candidate], request: Request, query: ParsedQuery | None = None) -> list[Candidate]:
     """Asked about the present, a claim placed below an older claim of the same kind that
     answers the question alike (:func:`_alike`, through at least :data:`RESCUE_SHARED` of
     its words: every note on a one-word topic holds that word) takes its place, just above it: when two
@@ -456,7 +456,7 @@ def newer_first(ranked: list[Candidate], request: Request) -> list[Candidate]:
                 older = out[j]
                 if (older.memory is not None and older.memory.kind is later.memory.kind and older.factors is not None
                         and not older.memory.pinned and _elsewhere(older, request) == _elsewhere(later, request)
-                        and older.factors.anchor < later.factors.anchor and updates(later, older)):
+                        and older.factors.anchor < later.factors.anchor and updates(later, older, query)):
                     out.insert(j, out.pop(i))
                     later.updates = True
                     break
@@ -464,16 +464,16 @@ def newer_first(ranked: list[Candidate], request: Request) -> list[Candidate]:
     return out
 
 
-def updates(later: Candidate, older: Candidate) -> bool:
+def updates(later: Candidate, older: Candidate, query: ParsedQuery | None = None) -> bool:
     """Whether ``later`` reads as the update of ``older`` (taken to be the older, and of
     its kind): it answers the question alike through at least :data:`RESCUE_SHARED` of
     the same words, or it says what changed in ``older``'s matter."""
     words = _held(later)
     return ((_alike(_held(older), words, older, later) and len(_held(older) & words) >= RESCUE_SHARED)
-            or _declares_change(later, older))
+            or _declares_change(later, older, query))
 
 
-def _replaces(later: Candidate, older: Candidate) -> bool:
+def _replaces(later: Candidate, older: Candidate, query: ParsedQuery) -> bool:
     """Whether ``later`` says that it replaces ``older``: it updates it (:func:`updates`) and
     says that something changed ("the VPN gateway moved to gw.example.net" after "the VPN
     gateway is vpn.example.org"). Two notes on one matter that say nothing of a change
@@ -481,7 +481,7 @@ def _replaces(later: Candidate, older: Candidate) -> bool:
     answers, however alike."""
     if later.memory is None or CHANGE_WORDS.isdisjoint(field_terms(later.memory.content)):
         return False
-    return updates(later, older)
+    return updates(later, older, query)
 
 
 ALIKE_COVERAGE = 0.05  # two claims whose coverage of the question differs by no more answer it alike ...
@@ -509,13 +509,15 @@ CHANGE_WORDS = frozenset(stem(w) for w in """moved switched instead rescheduled 
 _PLAIN = frozenset(stem(w) for w in "every each per both either neither because".split())
 
 
-def _declares_change(later: Candidate, older: Candidate) -> bool:
+def _declares_change(later: Candidate, older: Candidate, query: ParsedQuery | None = None) -> bool:
     """Whether ``later`` updates ``older`` although it does not answer alike: it says that
     something changed, holds a word of the question that ``older`` holds too, and shares
     with it a word the question did not bring — the thing changed ("target finish time for
-    the Seville Marathon: 3 hours 45" and, later, "moved my Seville target to 3:30"). Words
-    of the question alone make two notes on one topic ("Acme renews on 1 February" and
-    "Acme now has 150 seats"), not one note and its update."""
+    the Seville Marathon: 3 hours 45" and, later, "moved my Seville target to 3:30") — or
+    both state what the question asks for in its form ("when does salesforce load":
+    "Salesforce is loaded nightly at 02:00" and, later, "Salesforce sync now runs every 4
+    hours"). Words of the question alone make two notes on one topic ("Acme renews on 1
+    February" and "Acme now has 150 seats"), not one note and its update."""
     if later.memory is None or older.memory is None:
         return False
     asked = _held(later) | _held(older)
@@ -524,6 +526,12 @@ def _declares_change(later: Candidate, older: Candidate) -> bool:
     words = set(field_terms(later.memory.content))
     if CHANGE_WORDS.isdisjoint(words):
         return False
+    if (query is not None and states_form(query, later.memory.content) and states_form(query, older.memory.content)
+            and _held(older) - _held(later) <= {closing_verb(query.text)}):
+        # Both answer in the form asked, and the later holds every word of the question the
+        # older holds but the verb: "Salesforce ... loaded nightly" then "Salesforce sync
+        # now runs every 4 hours"; not "Orders ... synced every 15 minutes" then it.
+        return True
     own = words & set(field_terms(older.memory.content))
     return any(w.isalpha() and w not in asked and w not in STOPWORDS and w not in _PLAIN and w not in common_words()
                for w in own)
@@ -668,7 +676,7 @@ def _apply_gates(live: list[Candidate], query: ParsedQuery, request: Request) ->
         assert c.memory is not None and c.lexical is not None  # live: excluded and scored above
         c.reason = relevance_gate(query, c.memory, c.lexical, anchored=_anchored(c))
     low = below_cutoff({c.id: c.raw for c in live if c.reason is None or _about_another(c, query)})
-    low -= _updates_of_survivors(live, low, request)
+    low -= _updates_of_survivors(live, low, request, query)
     for c in live:
         if c.reason is None:
             assert c.memory is not None

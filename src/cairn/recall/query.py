@@ -136,6 +136,9 @@ class ParsedQuery:
     # "what is Kenji's phone number", "Mia's email address", "the staging API url": the
     # answer is a contact detail of that form ("phone", "email", "url"; "" for none)
     detail: str = ""
+    # "when does the Salesforce sync run", "what time is standup", "how often": the answer
+    # is a time, a day or a frequency
+    when: bool = False
 
     @property
     def context_free(self) -> bool:
@@ -244,7 +247,8 @@ def parse_query(text: str) -> ParsedQuery:
     counted = stem(found.group(1).casefold()) if found and found.group(1) else ""
     runs = _runs(text)
     return ParsedQuery(text, feats, lits, runs, subject, attributes, kinds, known, found is not None, counted,
-                       _VERSION_RE.search(text) is not None, qualified_nouns(text, runs, feats), detail_asked(text))
+                       _VERSION_RE.search(text) is not None, qualified_nouns(text, runs, feats), detail_asked(text),
+                       _WHEN_ASKED_RE.search(text) is not None)
 
 
 # "how much does the storage box cost", "how many seats": a question for a quantity, and
@@ -309,6 +313,60 @@ def states_quantity(text: str) -> bool:
     if _DIGIT_RE.search(text):
         return True
     return any(word.casefold() in _NUMBER_WORDS for word in _WORD_RE.findall(text))
+
+
+# A question for a time: "when ...", "what time", "what day", "how often".
+_WHEN_ASKED_RE = re.compile(r"^\s*when\b|\b(?:what|which)\s+(?:time|day|date)\b|\bhow\s+often\b", re.IGNORECASE)
+# What states a time in a record: a clock time ("02:00", "7pm"), a frequency ("nightly",
+# "every 4 hours"), a weekday, a month, a relative day.
+_TIME_RE = re.compile(
+    r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(?:am|pm)\b|\b(?:nightly|daily|weekly|fortnightly|monthly|hourly|yearly|annually)\b"
+    r"|\bevery\s+(?:\d+\s+|other\s+)?(?:minute|hour|day|night|morning|evening|week|month|quarter|year)s?\b"
+    r"|\b(?:today|tonight|tomorrow|yesterday|mon|tues|wednes|thurs|fri|satur|sun)(?:day)?s?\b"
+    r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b",
+    re.IGNORECASE,
+)
+_MONTH_NAMES = frozenset("""jan january feb february mar march apr april may jun june jul july aug august sep sept
+    september oct october nov november dec december""".split())
+_MONTH_STEMS = frozenset(name[:3] for name in _MONTH_NAMES)
+
+
+def states_time(text: str) -> bool:
+    """Whether ``text`` states a time, a day or a frequency."""
+    for match in _TIME_RE.finditer(text):
+        word = match.group(0).casefold()
+        if word[0].isalpha() and word[:3] in _MONTH_STEMS and word not in _MONTH_NAMES:
+            continue  # "market", "junior": not a month
+        if word == "may" and not match.group(0).startswith("M"):
+            continue  # the verb
+        return True
+    return False
+
+
+# "when does salesforce *load*", "how often does the orders data *sync*": the question's
+# last word after an auxiliary is its verb, how the asker says what happens.
+_LAST_VERB_RE = re.compile(r"\b(?:do|does|did|will|would|should|can)\s+\S.*?\s([^\W\d_]+)\W*$", re.IGNORECASE)
+
+
+def closing_verb(text: str) -> str:
+    """The term of the verb that closes a question after an auxiliary and its subject
+    ("when does salesforce *load*"), or ""."""
+    found = _LAST_VERB_RE.search(text)
+    return stem(found.group(1).casefold()) if found else ""
+
+
+def states_form(query: ParsedQuery, text: str) -> bool | None:
+    """Whether ``text`` states what the question asks for in the form that answer takes —
+    a time, a quantity, a version, a contact detail —, or None when it asks for no form."""
+    if query.detail:
+        return states_detail(query.detail, text)
+    if query.version:
+        return states_version(text)
+    if query.quantity:
+        return counts(text, query.counted) if query.counted else states_quantity(text)
+    if query.when:
+        return states_time(text)
+    return None
 
 
 def counts(text: str, counted: str) -> bool:
