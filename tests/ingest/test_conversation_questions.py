@@ -37,6 +37,16 @@ questions, before any of it ran: 0.667 in the answer / 0.333 first, 3 of its 5
 nothing-questions empty ("what brand is the fridge" gets the rota-on-the-fridge and
 sourdough-in-the-fridge turns, Chloe's pottery class time gets the turn that mentions it);
 the rent, the trip's final dates and the washing machine bought are not in the answer.
+
+``club.jsonl`` (three organisers of an amateur running club over nine weeks: fees and who
+collects them, training moved from a track being resurfaced to a school field, a vest order,
+a 10k moved by two weeks, a new coach, a café as sponsor, small talk) was written on
+2026-12-03 the same way, with its questions, before any of it ran: 0.867 in the answer /
+0.667 first, 2 of its 5 nothing-questions empty. Missed: "who collects the fees" (the turns
+where Grace gives it up and where she first said she would, not Owen's taking over) and
+"when is the riverside 10k" (the turn about the lost first date, not the new one); the club
+championship's date, a vest size and the 10k's entry fee come back with turns that mention
+the championship, vests and entries.
 """
 
 from __future__ import annotations
@@ -72,6 +82,12 @@ COLLEAGUES_NOISY = pytest.mark.xfail(
 )
 
 
+CLUB_NOISY = pytest.mark.xfail(
+    reason="measured as written at 0.867 / 0.667 with 3 of 5 nothing-questions answered by a turn that mentions the "
+           "thing asked about", strict=False
+)
+
+
 HOUSEHOLD_NOISY = pytest.mark.xfail(
     reason="measured as written at 0.667 / 0.333 with 2 of 5 nothing-questions answered by a turn that mentions the "
            "thing asked about", strict=False
@@ -81,7 +97,8 @@ HOUSEHOLD_NOISY = pytest.mark.xfail(
 @pytest.mark.parametrize(("name", "answered", "first"), [
     ("friends.jsonl", 0.6, 0.6), ("assistant.jsonl", 1.0, 0.9),
     pytest.param("colleagues.jsonl", 0.7, 0.7, marks=COLLEAGUES_NOISY),
-    pytest.param("household.jsonl", 0.6, 0.3, marks=HOUSEHOLD_NOISY)])
+    pytest.param("household.jsonl", 0.6, 0.3, marks=HOUSEHOLD_NOISY),
+    pytest.param("club.jsonl", 0.8, 0.6, marks=CLUB_NOISY)])
 def test_questions_about_a_conversation_are_answered_from_its_turns(tmp_path, name, answered, first):
     found, empty = _answers(tmp_path, name)
     in_answer = sum(bool(set(expect) & set(got)) for _, expect, got in found) / len(found)

@@ -173,6 +173,30 @@ back with a sibling: another attribute of a stored thing (the clinic's phone num
 pool at the gym, shoe size, the backfill warehouse's size, the dbt version) or the same
 attribute of another (an eye test for the blood test, the marketing dashboard's SLA for
 the revenue one, how long Stripe data is kept, the naming convention for snapshots).
+
+``fresh12.json`` (a freelance illustrator's business assistant: clients and their contacts,
+rates and invoices, payment terms, deadlines, the file formats each client wants, an art
+director who left and her successor, an agent, tax and accountant, a studio move, an hourly
+rate renegotiated to a fixed fee) and ``fresh13.json`` (a small mobile-app team's release
+and support memory: store accounts, release schedule and versions, crash reporting and
+analytics, beta testers, support inbox rules, known bugs and their workarounds, owners,
+finAPI replaced by Tink, Crashlytics by Sentry, a fortnightly release made monthly) are the
+thirteenth and fourteenth held-out parts, written on 2026-12-03 by someone new to Cairn who
+had not read the recall code, and run once as written. Claims lane: fresh12 0.733 / 0.633 /
+0.917, fresh13 0.759 / 0.759 / 0.417; hybrid: fresh12 0.733 / 0.667 / 0.833, fresh13 0.759
+/ 0.759 / 0.417. The newer art director, the fixed fee and the new studio's address come
+first when asked, but two changed facts do not: "how often do we release" gets the older fortnightly record and
+"what do we use for crash reports" only Crashlytics; "which bank data provider do we use"
+gets nothing. The rest are vocabulary ("representative" and "cut" for the agent's
+commission, "ring" for phone calls, "taxes" for the accountant, "framework" for Flutter,
+"backend stuff", "play store listing"), general questions answered by a near record ("when
+do clients have to pay" gets the no-calls rule, "where do i work from" Bloom's rates) and
+task prompts ("export the packaging art for bloom", a refund request for an App Store
+subscription). Seven of fresh13's twelve nothing-questions come back with a sibling (the
+Sentry record for its project name, the widget bug for the number of Android users, the
+Sparkasse bug for a Face ID bug, the pricing record for a lifetime plan), one of fresh12's
+(the winter book's deadline for the summer book's; in hybrid also the spread rate for book
+covers).
 """
 
 from __future__ import annotations
@@ -189,7 +213,8 @@ from testkit import Clock
 
 NATURAL = Path(__file__).parent / "natural"
 PARTS = ("questions.json", "heldout.json", "fresh.json", "fresh2.json", "fresh3.json", "fresh4.json", "fresh5.json",
-         "fresh6.json", "fresh7.json", "fresh8.json", "fresh9.json", "fresh10.json", "fresh11.json")
+         "fresh6.json", "fresh7.json", "fresh8.json", "fresh9.json", "fresh10.json", "fresh11.json",
+         "fresh12.json", "fresh13.json")
 
 
 def load(name: str) -> dict:
@@ -288,12 +313,26 @@ FRESH11_SHORT = pytest.mark.xfail(
 )
 
 
+FRESH12_SHORT = pytest.mark.xfail(
+    reason="thirteenth part measured at 0.733 / 0.633 / 0.917 as written (hybrid 0.733 / 0.667 / 0.833): "
+           "vocabulary, general questions answered by a near record, task prompts", strict=False
+)
+
+
+FRESH13_SHORT = pytest.mark.xfail(
+    reason="fourteenth part measured at 0.759 / 0.759 / 0.417 as written (hybrid 0.759 / 0.759 / 0.417): "
+           "older records of changed facts, a replaced vendor not found, vocabulary, siblings answer "
+           "nothing-questions", strict=False
+)
+
+
 @pytest.mark.parametrize(
     "part", [PARTS[0], pytest.param(PARTS[1], marks=HELDOUT_SHORT), pytest.param(PARTS[2], marks=FRESH_SHORT),
              PARTS[3], PARTS[4], PARTS[5], PARTS[6], pytest.param(PARTS[7], marks=FRESH6_SHORT),
              pytest.param(PARTS[8], marks=FRESH7_SHORT), pytest.param(PARTS[9], marks=FRESH8_SHORT),
              pytest.param(PARTS[10], marks=FRESH9_SHORT), pytest.param(PARTS[11], marks=FRESH10_SHORT),
-             pytest.param(PARTS[12], marks=FRESH11_SHORT)]
+             pytest.param(PARTS[12], marks=FRESH11_SHORT),
+             pytest.param(PARTS[13], marks=FRESH12_SHORT), pytest.param(PARTS[14], marks=FRESH13_SHORT)]
 )
 def test_natural_questions_are_answered(tmp_path, part):
     found, empty = answers(tmp_path, part)
