@@ -333,3 +333,29 @@ def test_retired_and_future_matches_are_counted_apart(cairn, clock):
     assert outcome.ids == []
     assert "1 matching memory is retired" in (outcome.note or "") and "1 matching memory is not valid yet" in (outcome.note or "")
     assert cairn.recall("which printer", trace=False).note == "nothing matched the query"  # negative control
+
+
+def test_a_dormant_record_joins_a_current_answer_and_never_pushes_it_out(cli):
+    """The year-old fact "crash reporting is done with Crashlytics" matches "what do we use
+    for crash reports" better than the decision that moved it to Sentry (a shorter note,
+    the same words); let in beside the current answer, it sets no cutoff, so the current
+    decision stays, and comes first by freshness."""
+    old = remember(cli, "Crash reporting is done with Firebase Crashlytics", "--kind", "fact", now="2025-04-01T00:00:00Z")
+    new = remember(cli, "We moved crash reporting from Crashlytics to Sentry in September; the Crashlytics SDK was "
+                   "removed in 3.7", "--kind", "decision", now="2025-12-15T00:00:00Z")
+    got = recall(cli, "what do we use for crash reports")
+    assert got[:1] == [new] and old in got
+
+
+def test_candidates_left_out_keep_the_order_the_lane_found_them_in():
+    """The silence note and the dormant answers judge the first few candidates left out;
+    those must be the best overlaps the lane found, not the first ids."""
+    from datetime import datetime, timezone
+
+    from cairn.recall.gates import Reason
+    from cairn.recall.pipeline import Candidate, Request, _order
+
+    request = Request(query="q", space="default", now=datetime(2026, 3, 1, tzinfo=timezone.utc))
+    found = [Candidate(id=i, lane="claims", reason=Reason.DORMANT) for i in ("z9", "m5", "a1")]
+    _order(found, request)
+    assert [c.id for c in found] == ["z9", "m5", "a1"]

@@ -231,7 +231,7 @@ def semantic_gate(live: list[Candidate], query: ParsedQuery, request: Request, *
     relative cutoff on the cosine among those that passed; rank the survivors. With
     ``report_only`` the verdicts go to ``gate`` and decide nothing."""
     verdicts = {c.id: semantic_verdict(query, c, c.lane_score) for c in live}
-    low = below_cutoff({c.id: c.raw for c in live if verdicts[c.id] is None})
+    low = below_cutoff({c.id: c.raw for c in live if verdicts[c.id] is None and c.id not in request.admitted})
     for c in live:
         assert c.memory is not None
         verdict = verdicts[c.id] or (Reason.BELOW_CUTOFF if c.id in low else None)

@@ -349,8 +349,7 @@ def dormant_beside(view: ReadView, request: Request, query: ParsedQuery, candida
             continue
         if relevance_gate(query, c.memory, c.lexical, anchored=_anchored(c)) is not None:
             continue
-        kind = c.memory.kind
-        if not any(_replaces(later, c, query) for later in kept if later.memory is not None and later.memory.kind is kind):
+        if not any(_replaces(later, c, query) for later in kept):
             found.append(c.id)
     return tuple(found)
 
@@ -474,14 +473,15 @@ def updates(later: Candidate, older: Candidate, query: ParsedQuery | None = None
 
 
 def _replaces(later: Candidate, older: Candidate, query: ParsedQuery) -> bool:
-    """Whether ``later`` says that it replaces ``older``: it updates it (:func:`updates`) and
-    says that something changed ("the VPN gateway moved to gw.example.net" after "the VPN
-    gateway is vpn.example.org"). Two notes on one matter that say nothing of a change
-    ("dbt models live in the analytics-dbt repo", "dbt tests run on every model") are two
-    answers, however alike."""
-    if later.memory is None or CHANGE_WORDS.isdisjoint(field_terms(later.memory.content)):
+    """Whether ``later`` says that it replaces ``older``: a note of its kind that says
+    something changed and updates it (:func:`updates`: "the VPN gateway moved to
+    gw.example.net" after "the VPN gateway is vpn.example.org"). Two notes that say nothing
+    of a change ("dbt models live in the analytics-dbt repo", "dbt tests run on every
+    model") are two answers, however alike; so are notes of two kinds ("Dr. Patel changed
+    the iron tablet" is no new GP)."""
+    if later.memory is None or older.memory is None or later.memory.kind is not older.memory.kind:
         return False
-    return updates(later, older, query)
+    return not CHANGE_WORDS.isdisjoint(field_terms(later.memory.content)) and updates(later, older, query)
 
 
 ALIKE_COVERAGE = 0.05  # two claims whose coverage of the question differs by no more answer it alike ...
@@ -644,15 +644,23 @@ def _lane_candidates(source: Lane, view: ReadView, request: Request, query: Pars
     if own_gate is not None:
         own_gate(live, query, request)  # a lane with its own relevance gate (the semantic lanes)
         if source.applies_gates:
-            candidates.sort(key=lambda c: (c.reason is not None, _elsewhere(c, request),
-                                           order_key(c.id, c.factors) if c.factors else (0,), c.id))
+            _order(candidates, request)
     elif source.applies_gates:
         _apply_gates(live, query, request)
-        candidates.sort(key=lambda c: (c.reason is not None, _elsewhere(c, request),
-                                       order_key(c.id, c.factors) if c.factors else (0,), c.id))
+        _order(candidates, request)
     else:
         _report_gates(live, query, request)
     return candidates
+
+
+def _order(candidates: list[Candidate], request: Request) -> None:
+    """Ranked candidates first, in rank order; then the rest in the order the lane found
+    them (best overlap first): the silence note and the dormant answers judge the first
+    few of those, which must be the likeliest, not the first few ids."""
+    found = {c.id: i for i, c in enumerate(candidates)}
+    candidates.sort(key=lambda c: (c.reason is not None, _elsewhere(c, request),
+                                   order_key(c.id, c.factors) if c.factors else (0,),
+                                   0 if c.factors else found[c.id], c.id))
 
 
 def _fused(view: ReadView, request: Request, query: ParsedQuery, scan: dict) -> tuple[list[Candidate], list[Candidate]]:
@@ -675,7 +683,10 @@ def _apply_gates(live: list[Candidate], query: ParsedQuery, request: Request) ->
     for c in live:
         assert c.memory is not None and c.lexical is not None  # live: excluded and scored above
         c.reason = relevance_gate(query, c.memory, c.lexical, anchored=_anchored(c))
-    low = below_cutoff({c.id: c.raw for c in live if c.reason is None or _about_another(c, query)})
+    # A dormant record let in beside the current results (``Request.admitted``) joins
+    # them; it sets no cutoff, so it never pushes a current answer out.
+    low = below_cutoff({c.id: c.raw for c in live
+                        if (c.reason is None or _about_another(c, query)) and c.id not in request.admitted})
     low -= _updates_of_survivors(live, low, request, query)
     for c in live:
         if c.reason is None:
