@@ -65,6 +65,8 @@ class Vocab:
         ("form", {"format", "formation", "former"}, ()),  # a tail with a vowel is another word
         ("custom", {"customer"}, ()),  # -mer / -ner nouns are not agents
         ("port", {"portion", "portal"}, ()),
+        ("weekend", {"week"}, ()),  # "nd" ends a word: cut, it leaves the stem of another ...
+        ("nodejs", {"node"}, ("node",)),  # ... "js" is an identifier's suffix
     ],
 )
 def test_variants_are_confirmed_by_the_vocabulary(term, vocab, expected):

@@ -350,12 +350,12 @@ def test_a_dormant_record_joins_a_current_answer_and_never_pushes_it_out(cli):
 def test_candidates_left_out_keep_the_order_the_lane_found_them_in():
     """The silence note and the dormant answers judge the first few candidates left out;
     those must be the best overlaps the lane found, not the first ids."""
-    from datetime import datetime, timezone
+    from datetime import UTC, datetime
 
     from cairn.recall.gates import Reason
     from cairn.recall.pipeline import Candidate, Request, _order
 
-    request = Request(query="q", space="default", now=datetime(2026, 3, 1, tzinfo=timezone.utc))
+    request = Request(query="q", space="default", now=datetime(2026, 3, 1, tzinfo=UTC))
     found = [Candidate(id=i, lane="claims", reason=Reason.DORMANT) for i in ("z9", "m5", "a1")]
     _order(found, request)
     assert [c.id for c in found] == ["z9", "m5", "a1"]

@@ -161,3 +161,17 @@ def test_a_question_about_a_channel_asks_for_no_detail():
     # Not a question: a topic that names a URL or a phone number.
     assert parse_query("API versioning decision URL path").detail == ""
     assert parse_query("on-call phone number").detail == ""
+
+
+def test_a_dotted_number_is_a_demand_and_a_plain_one_a_hint(tmp_path):
+    """"when is 4.0 coming out" names one version: a note without it (whose ".com" meets
+    "coming") is no answer, while "3.9" meets the note that names it. A plain number only
+    weighs more: "a 20% discount" is answered by the note on discounts."""
+    notes = ["Refunds go through the reportaproblem.apple.com page",
+             "3.9 adds shared budgets; feature freeze is 12 December",
+             "Sales may give up to 15% discount without approval"]
+    assert parse_query("when is 4.0 coming out").literals[0].strict
+    assert _recall(tmp_path / "a", notes, "when is 4.0 coming out") == []
+    assert _recall(tmp_path / "b", notes, "what is going into 3.9")[:1] == [notes[1]]
+    assert not parse_query("can I give a 20% discount").literals[0].strict
+    assert _recall(tmp_path / "c", notes, "can I give a 20% discount")[:1] == [notes[2]]

@@ -208,7 +208,8 @@ def prompt_query(prompt: str) -> str:
 
 def parse_query(text: str) -> ParsedQuery:
     """Parse an already validated query. Pure and deterministic."""
-    lits = tuple(_literal(fragment) for fragment in literals(text))
+    question = _WH_START_RE.match(text) is not None
+    lits = tuple(_literal(fragment, question) for fragment in literals(text))
     # A tracker key (INC-2291) is a demand like a quoted string: a record that lacks it is
     # about another ticket, however well the rest of the question matches.
     keys = tuple(_literal(m.group(0)) for m in _IDENTIFIER_RE.finditer(unicodedata.normalize("NFKC", text)))
@@ -424,10 +425,17 @@ def _copula_end(tokens: list[Token], start: int) -> int:
     return 0
 
 
-def _literal(fragment: str) -> Literal:
+def _literal(fragment: str, question: bool = False) -> Literal:
     terms = tuple(t.term for t in tokenize(fragment) if not t.stop)
-    numeric = bool(_NUMERIC_RE.match(fragment.strip().casefold()))
+    text = fragment.strip().casefold()
+    # A number only weighs more ("a 20% discount", "on 28 December", "upgrade to 3.11": the
+    # value to move to, the notes may name the one in use); a dotted one that a question
+    # asks about names one version ("when is 4.0 coming out", "what's going into 3.9").
+    numeric = bool(_NUMERIC_RE.match(text)) and not (question and _DOTTED_RE.match(text))
     return Literal(fragment, terms, strict=not numeric and bool(terms))
+
+
+_DOTTED_RE = re.compile(r"^v?\d+(?:\.\d+)+$")
 
 
 # Words that open a noun phrase: a determiner or a preposition before "science department"

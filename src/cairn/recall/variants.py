@@ -221,6 +221,12 @@ def variants(term: str, vocabulary: Vocabulary) -> tuple[str, ...]:
     return tuple(dict.fromkeys(v for v in found if v != term))[:MAX_VARIANTS]
 
 
+# Consonant clusters that end English words ("weekend", "forest", "report"): cut from a
+# word, they leave a stem of another word, not an identifier's root.
+_WORD_ENDINGS = frozenset("""nd st rt ng ck ll ss th ch sh ct ft lt mp nt pt rd rk rm rn sk sp wn ld lk nk rst
+    nst rch nch rth ght""".split())
+
+
 @lru_cache(maxsize=4096)
 def _shorter(term: str) -> tuple[str, ...]:
     """The shorter forms of ``term`` that are variants when the index holds them (a pure
@@ -232,7 +238,11 @@ def _shorter(term: str) -> tuple[str, ...]:
     for cut in range(1, MAX_TAIL + 1):
         root = term[:-cut]
         if len(root) >= MIN_ROOT and _tail_ok(term[-cut:]):
-            shorter += [root, stem(root)]  # the stored word is in index form: postgresql -> postgres -> postgr
+            shorter.append(root)
+            if cut > 1 and term[-cut:] not in _WORD_ENDINGS:
+                # the stored word is in index form: postgresql -> postgres -> postgr; but a
+                # word's own ending is no suffix ("weekend" is no "week", stemmed "weeke")
+                shorter.append(stem(root))
     for tail in DERIVED:
         root = term[: -len(tail)]
         if term.endswith(tail) and len(root) >= MIN_DERIVED_ROOT and (root, term) not in NOT_DERIVED:
