@@ -122,3 +122,25 @@ def test_a_two_letter_modifier_names_another_thing(tmp_path, monkeypatch):
     assert _shipping(tmp_path / "b", "what's the free shipping threshold for UK orders") == [SHIPPING[0]]  # control
     monkeypatch.setattr(gates, "MODIFIER_LETTERS", 3)  # the rule broken: three letters at least, as before
     assert _shipping(tmp_path / "d", "what's the free shipping threshold for EU orders") == [SHIPPING[0]]
+
+
+TAXES = ["Quarterly tax prepayments of 1,100 euros go out on the 10th of March, June, September and December",
+         "Business rates are paid to the council in ten instalments"]
+
+
+def _taxes(tmp_path, question: str) -> list[str]:
+    with Cairn(tmp_path / "cairn.db") as cairn:
+        for text in TAXES:
+            cairn.remember(text, kind="fact")
+        return [r.memory.content for r in cairn.recall(question, trace=False, lane="claims").results]
+
+
+def test_a_describing_word_names_no_other_thing_in_the_question_or_the_note(tmp_path, monkeypatch):
+    """"the next tax prepayment" is one of the "quarterly tax prepayments": "next" selects
+    by time and "quarterly" describes, neither tells one prepayment from another kind."""
+    assert _taxes(tmp_path / "a", "when is the next tax prepayment")[:1] == [TAXES[0]]
+    assert _taxes(tmp_path / "b", "when is the income tax prepayment")[:1] == [TAXES[0]]
+    assert _taxes(tmp_path / "c", "when is the VAT prepayment") == []  # control: "tax" does tell them apart
+    monkeypatch.setattr(gates, "_DESCRIBING", frozenset())  # the rule broken
+    assert _taxes(tmp_path / "d", "when is the next tax prepayment") == []
+    assert _taxes(tmp_path / "e", "when is the income tax prepayment") == []

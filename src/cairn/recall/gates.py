@@ -197,10 +197,12 @@ def relevance_gate(
 
 
 # Modifiers that describe the thing a note names rather than tell it from another
-# ("the *daily* standup" is the team standup, "the *new* pricing" the pricing).
+# ("the *daily* standup" is the team standup, "the *new* pricing" the pricing, "the *next*
+# tax prepayment" one of the "quarterly tax prepayments"), in a note or in the question.
 _DESCRIBING = frozenset(
     stem(w) for w in "every each other another new old current same different next last first daily weekly monthly "
-    "yearly annual nightly hourly main usual regular big small large little quick short long full whole only own".split()
+    "yearly annual nightly hourly quarterly fortnightly biweekly main usual regular big small large little quick "
+    "short long full whole only own upcoming previous".split()
 ) | frozenset(stem(w) for w in GENERIC)
 
 
@@ -222,7 +224,8 @@ def names_another(query: ParsedQuery, content: str, held: frozenset[str]) -> boo
             # "year 11" and a note on "Year 9" that says 11 nowhere
             if number not in said and any(a == noun and b.isdigit() and b != number for a, b in pairs):
                 return True
-    wanted = [(m, n) for m, n in query.qualified if not n.isdigit() and m not in held and n in held]
+    wanted = [(m, n) for m, n in query.qualified
+              if not n.isdigit() and m not in held and n in held and m not in _DESCRIBING]
     if not wanted:
         return False
     asked = {f.term for f in query.features}
