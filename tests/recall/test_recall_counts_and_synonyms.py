@@ -164,3 +164,14 @@ def test_a_dormant_record_is_judged_with_the_spellings_a_current_one_gets(tmp_pa
     monkeypatch.setattr(pipeline._Scoring, "query_as_asked", property(lambda self: parse_query(self.query.text)), raising=False)
     got, note, injected = ask("c", "when was the EMNLP trip")
     assert got == [] and "dormant" not in injected
+
+
+def test_ringing_is_calling_and_a_representative_an_agent_one_way(tmp_path):
+    """"can clients ring me" meets "no phone calls", and "who is my representative" the
+    agent; an agent is not asked for as a representative the other way round."""
+    notes = ["No phone calls before 10 am, clients should email first",
+             "My agent is Clara Mendes at Inkwell Artists"]
+    assert _claims(tmp_path / "a", notes, "can clients ring me in the morning")[:1] == [notes[0]]
+    assert _claims(tmp_path / "b", notes, "who is my representative")[:1] == [notes[1]]
+    assert stem("representative") not in SYNONYMS.get(stem("agent"), ())
+    assert _claims(tmp_path / "c", ["Ines is our sales representative for Spain"], "who is our agent in Spain") == []

@@ -126,7 +126,8 @@ price cost; fee charge; job work; boss manager; deadline due; holiday vacation; 
 buy purchase; begin start; kid child; kids children; laptop notebook; doctor physician;
 email mail; allergy allergic; home house; trip travel; customer client; employee staff;
 pay payment; salary > pay wage; leave > churn; wage > salary pay; spouse > husband wife partner; phone > mobile cell;
-apartment > flat; contact > manager representative rep liaison coordinator
+apartment > flat; contact > manager representative rep liaison coordinator; ring > call phone;
+representative > agent
 """
 
 
