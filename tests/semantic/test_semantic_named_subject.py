@@ -75,3 +75,28 @@ def test_meaning_needs_the_attribute_bar_when_coverage_failed_first(cairn, monke
     assert cairn.recall("who is Sophie mentored by", lane="hybrid", trace=False).ids != []  # positive control
     monkeypatch.setattr(fusion, "named_verdict", lambda query, lex: None)
     assert cairn.recall("who is Sophie's university tutor", lane="hybrid", trace=False).ids != []
+
+
+SHIPPING = [
+    "Free shipping on UK orders over 40 pounds",
+    "The free UK shipping threshold goes up to 50 pounds from 1 December",
+    "International orders go with DHL Express; we don't ship to the US or Canada for now",
+    "Orders placed before 1pm ship the same day; orders from Friday afternoon go out on Monday",
+    "Tom packs orders Monday to Thursday; on Fridays I do the packing myself",
+    "Discount codes never stack: one code per order",
+]
+
+
+@needs_extra
+def test_meaning_does_not_make_another_thing_of_the_kind_this_one(cairn, monkeypatch):
+    """"for EU orders" and the note on UK orders: close in meaning (0.68), and about
+    another thing of the kind (the sibling rule, :func:`cairn.recall.gates.names_another`),
+    whichever lexical gate failed first (here coverage: the store's other notes make
+    "threshold" and "orders" count)."""
+    assert SHIPPING[0] not in _hybrid(cairn, SHIPPING, "what's the free shipping threshold for EU orders")
+    # Positive control: the orders the note is about.
+    assert SHIPPING[0] in [r.memory.content for r in cairn.recall("what's the free shipping threshold for UK orders",
+                                                                 lane="hybrid", trace=False).results]
+    monkeypatch.setattr(fusion, "names_another", lambda query, content, held: False)  # the rule broken
+    assert SHIPPING[0] in [r.memory.content for r in cairn.recall("what's the free shipping threshold for EU orders",
+                                                                 lane="hybrid", trace=False).results]

@@ -43,7 +43,7 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .gates import GATES, Reason, below_cutoff, lacks_form, named_verdict, relevance_gate
+from .gates import GATES, Reason, below_cutoff, lacks_form, named_verdict, names_another, relevance_gate
 from .kinds import instances
 from .query import asking_verbs
 from .rank import order_key, rank_factors
@@ -167,6 +167,10 @@ def semantic_verdict(query: ParsedQuery, c: Candidate, cosine: float | None,
         # it ("what is my rate for *French*", "who is Sophie's *university tutor*"); for
         # meaning, the named rule's verdict decides the bar (never overridden for the subject).
         lexical = named_verdict(query, c.lexical) or lexical
+        if query.qualified and names_another(query, c.memory.content, anywhere):
+            # the note names another thing of the kind ("UK orders" for "EU orders"),
+            # however little of the question it holds: meaning does not make it this one
+            lexical = Reason.MISSING_SUBJECT
     if lexical in IDENTITY:
         # Meaning bridges vocabulary, not identity: "RabbitMQ topic retention" is close in
         # meaning to a note on Kafka topic retention (0.56), and still not about it.
