@@ -47,6 +47,18 @@ where Grace gives it up and where she first said she would, not Owen's taking ov
 "when is the riverside 10k" (the turn about the lost first date, not the new one); the club
 championship's date, a vest size and the 10k's entry fee come back with turns that mention
 the championship, vests and entries.
+
+``family.jsonl`` (three siblings over twelve weeks organising care for their father: his GP
+and hospital appointments, medication stopped and started, who visits on which day and a
+swap of days, a carer agency replaced by another, a fall and a cracked wrist, a care home
+chosen and then given up, who pays and how much, small talk) was written on 2026-12-03 the
+same way, with its questions, before any of it ran: 0.667 in the answer / 0.267 first, 4 of
+its 5 nothing-questions empty ("what is dad's blood pressure reading" gets the turn listing
+his blood-pressure tablet). Not in the answer: which agency looks after him and who his
+carer is (the first agency's turns and the care-home turns, not the switch to Brightwater),
+his medication now, which day Claire visits (not her swap to Sundays) and what each of them
+pays towards the carers; most of the rest have the answering turn second or third, behind a
+neighbouring turn of the same thread.
 """
 
 from __future__ import annotations
@@ -94,11 +106,18 @@ HOUSEHOLD_NOISY = pytest.mark.xfail(
 )
 
 
+FAMILY_NOISY = pytest.mark.xfail(
+    reason="measured as written at 0.667 / 0.267 with 1 of 5 nothing-questions answered by a turn that mentions the "
+           "thing asked about", strict=False
+)
+
+
 @pytest.mark.parametrize(("name", "answered", "first"), [
     ("friends.jsonl", 0.6, 0.6), ("assistant.jsonl", 1.0, 0.9),
     pytest.param("colleagues.jsonl", 0.7, 0.7, marks=COLLEAGUES_NOISY),
     pytest.param("household.jsonl", 0.6, 0.3, marks=HOUSEHOLD_NOISY),
-    pytest.param("club.jsonl", 0.8, 0.6, marks=CLUB_NOISY)])
+    pytest.param("club.jsonl", 0.8, 0.6, marks=CLUB_NOISY),
+    pytest.param("family.jsonl", 0.6, 0.2, marks=FAMILY_NOISY)])
 def test_questions_about_a_conversation_are_answered_from_its_turns(tmp_path, name, answered, first):
     found, empty = _answers(tmp_path, name)
     in_answer = sum(bool(set(expect) & set(got)) for _, expect, got in found) / len(found)

@@ -197,6 +197,32 @@ Sentry record for its project name, the widget bug for the number of Android use
 Sparkasse bug for a Face ID bug, the pricing record for a lifetime plan), one of fresh12's
 (the winter book's deadline for the summer book's; in hybrid also the spread rate for book
 covers).
+
+``fresh14.json`` (a private landlord's assistant for three flats: tenants and their
+contacts, rents and due dates, deposits, repairs and the tradespeople used, gas safety and
+electrical certificates, a letting agent being dropped, insurance and a claim, a tenant who
+moved out and a new one, a rent rise) and ``fresh15.json`` (a household's admin and
+finances: bank and savings accounts, car, home, travel and pet insurance, subscriptions,
+pensions, utilities, the car's MOT and service, tax, energy switched from British Gas to
+Octopus, home insurance moved from Aviva to LV, Netflix cancelled; its nothing-questions
+are mostly close siblings, such as life insurance, or a dog where only the cat is insured)
+are the fifteenth and sixteenth held-out parts, written on 2026-12-03 by someone new to
+Cairn who had not read the recall code, and run once as written. Claims lane: fresh14 0.667
+/ 0.519 / 0.750, fresh15 0.593 / 0.593 / 0.917; hybrid: fresh14 0.667 / 0.519 / 0.667,
+fresh15 0.630 / 0.630 / 0.917. The raised rent, Flat B's new rent day, the agent being
+dropped, the new energy direct debit, the cancelled Netflix and the home insurance's new
+renewal come first, but "who is our energy supplier" gets nothing and "which company covers
+our house and contents" gets the older Aviva record. Most misses find nothing at all:
+vocabulary ("energy rating" for EPC, "spare keys kept" for a key box, "reg" for
+registration, "skiing" for winter sports, "water company" for a water supplier; "how much
+is the cat's insurance" although the record says "the cat is insured"), a place named by
+its street ("harbour street", "mill lane") where the record says Flat C or Flat B, and task
+prompts ("book the gas safety checks", "finish sam's tax return"). Questions about the new
+tenant get a sibling record of his (rent, deposit) before the one that answers; "who do we
+insure the car with" gets the cat's policy. The noise is siblings: the flats' gas
+certificate for a garage's, Flat B's mortgage for Flat A's, the Whitfields' record for
+their daughter's school, the home insurance for its excess (in hybrid also the
+alarm-testing rule for Flat A's next inspection).
 """
 
 from __future__ import annotations
@@ -214,7 +240,7 @@ from testkit import Clock
 NATURAL = Path(__file__).parent / "natural"
 PARTS = ("questions.json", "heldout.json", "fresh.json", "fresh2.json", "fresh3.json", "fresh4.json", "fresh5.json",
          "fresh6.json", "fresh7.json", "fresh8.json", "fresh9.json", "fresh10.json", "fresh11.json",
-         "fresh12.json", "fresh13.json")
+         "fresh12.json", "fresh13.json", "fresh14.json", "fresh15.json")
 
 
 def load(name: str) -> dict:
@@ -326,13 +352,27 @@ FRESH13_SHORT = pytest.mark.xfail(
 )
 
 
+FRESH14_SHORT = pytest.mark.xfail(
+    reason="fifteenth part measured at 0.667 / 0.519 / 0.750 as written (hybrid 0.667 / 0.519 / 0.667): "
+           "vocabulary, places named by street, task prompts, a new tenant's sibling records first, siblings "
+           "answer nothing-questions", strict=False
+)
+
+
+FRESH15_SHORT = pytest.mark.xfail(
+    reason="sixteenth part measured at 0.593 / 0.593 / 0.917 as written (hybrid 0.630 / 0.630 / 0.917): "
+           "a switched supplier not found, an older insurer first, vocabulary, task prompts", strict=False
+)
+
+
 @pytest.mark.parametrize(
     "part", [PARTS[0], pytest.param(PARTS[1], marks=HELDOUT_SHORT), pytest.param(PARTS[2], marks=FRESH_SHORT),
              PARTS[3], PARTS[4], PARTS[5], PARTS[6], pytest.param(PARTS[7], marks=FRESH6_SHORT),
              pytest.param(PARTS[8], marks=FRESH7_SHORT), pytest.param(PARTS[9], marks=FRESH8_SHORT),
              pytest.param(PARTS[10], marks=FRESH9_SHORT), pytest.param(PARTS[11], marks=FRESH10_SHORT),
              pytest.param(PARTS[12], marks=FRESH11_SHORT),
-             pytest.param(PARTS[13], marks=FRESH12_SHORT), pytest.param(PARTS[14], marks=FRESH13_SHORT)]
+             pytest.param(PARTS[13], marks=FRESH12_SHORT), pytest.param(PARTS[14], marks=FRESH13_SHORT),
+             pytest.param(PARTS[15], marks=FRESH14_SHORT), pytest.param(PARTS[16], marks=FRESH15_SHORT)]
 )
 def test_natural_questions_are_answered(tmp_path, part):
     found, empty = answers(tmp_path, part)
