@@ -61,11 +61,6 @@ class Recalled(NamedTuple):
         return recall_doc(self.outcome, self.trace, self.confidence)
 
 
-# An old record answers in place of silence only when it holds most of the question: at
-# least two thirds of its weighted topic words (a current record needs 0.4, the coverage
-# gate). One that shares a word or two ("the wifi password for the main network" and the
-# guest wifi's name, about half) is a neighbour, and its age makes it no better.
-DORMANT_ANSWER_COVERAGE = 2 / 3
 
 
 class Recalling(Part):
@@ -158,9 +153,9 @@ class Recalling(Part):
         """The recall of ``request`` or, when nothing current answers and the caller is
         asking rather than injecting, what does answer it:
 
-        * dormant records that were left out, if every one returned covers most of the
-          question (:data:`DORMANT_ANSWER_COVERAGE`): a question whose only answer is old
-          gets that answer, labelled ``dormant``, rather than a pointer to it;
+        * the dormant records that pass the gates a current record passes: old is not
+          false, and a question whose only answer is old gets that answer, labelled
+          ``dormant``, rather than a pointer to it;
         * else, when the caller left the lane to its default, the conversation turns that
           pass the relevance gates (``Outcome.turns_found``), from the episode lane and
           labelled as episodes: after ``cairn ingest``, a plain question finds what was
@@ -199,8 +194,7 @@ class Recalling(Part):
     def _dormant_answer(self, view: ReadView, request: Request, outcome: Outcome) -> Outcome | None:
         again = run(view, replace(request, include_dormant=True))
         dormant = {r.id for r in again.results if r.dormant}
-        coverage = {c.id: c.lexical.coverage for c in again.candidates if c.id in dormant and c.lexical is not None}
-        if not dormant or any(coverage.get(i, 0.0) < DORMANT_ANSWER_COVERAGE for i in dormant):
+        if not dormant:
             return None
         n = len(dormant)
         shown = f"{'it is' if n == 1 else 'they are'} shown labelled dormant"
