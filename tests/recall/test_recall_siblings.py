@@ -144,3 +144,26 @@ def test_a_describing_word_names_no_other_thing_in_the_question_or_the_note(tmp_
     monkeypatch.setattr(gates, "_DESCRIBING", frozenset())  # the rule broken
     assert _taxes(tmp_path / "d", "when is the next tax prepayment") == []
     assert _taxes(tmp_path / "e", "when is the income tax prepayment") == []
+
+
+FLATS = ["Flat B mortgage is with Nationwide, fixed at 4.2 percent until August 2027",
+         "Flat A has an EPC rating of D; loft insulation is planned for spring"]
+
+
+def _flats(tmp_path, question: str) -> list[str]:
+    with Cairn(tmp_path / "cairn.db") as cairn:
+        for text in FLATS:
+            cairn.remember(text, kind="fact")
+        return [r.memory.content for r in cairn.recall(question, trace=False, lane="claims").results]
+
+
+def test_a_noun_labelled_by_another_letter_is_another_thing(tmp_path, monkeypatch):
+    """"the mortgage rate on flat A" and the note on Flat B's mortgage: a capital letter
+    after a noun names which one, as "year 11" does. The pronoun "I" labels nothing."""
+    assert parse_query("what's the mortgage rate on flat A").qualified[-1] == ("flat", "a")
+    assert parse_query("what did I say about the mortgage").qualified == ()
+    assert _flats(tmp_path / "a", "what's the mortgage rate on flat A") == []
+    assert _flats(tmp_path / "b", "what's the mortgage rate on flat B")[:1] == [FLATS[0]]  # control
+    assert _flats(tmp_path / "c", "what's the EPC rating of flat A")[:1] == [FLATS[1]]  # control
+    monkeypatch.setattr(gates, "labels", lambda content: [])  # the rule broken: Flat B's answers for A
+    assert _flats(tmp_path / "d", "what's the mortgage rate on flat A")[:1] == [FLATS[0]]

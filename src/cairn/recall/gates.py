@@ -25,7 +25,18 @@ from enum import StrEnum
 
 from ..model import Memory, Status, Verdict
 from ..text import STOPWORDS, stem
-from .query import GENERIC, QUESTION, ParsedQuery, counts, states_detail, states_quantity, states_version, word_pairs
+from .query import (
+    GENERIC,
+    QUESTION,
+    ParsedQuery,
+    counts,
+    is_label,
+    labels,
+    states_detail,
+    states_quantity,
+    states_version,
+    word_pairs,
+)
 from .score import Lexical
 
 
@@ -224,8 +235,15 @@ def names_another(query: ParsedQuery, content: str, held: frozenset[str]) -> boo
             # "year 11" and a note on "Year 9" that says 11 nowhere
             if number not in said and any(a == noun and b.isdigit() and b != number for a, b in pairs):
                 return True
+    lettered = [(n, k) for n, k in query.qualified if is_label(k) and not k.isdigit() and n in held]
+    if lettered:
+        named = labels(content)
+        for noun, letter in lettered:
+            # "flat A" and a note on "Flat B" that labels no flat A
+            if (noun, letter) not in named and any(a == noun and b != letter for a, b in named):
+                return True
     wanted = [(m, n) for m, n in query.qualified
-              if not n.isdigit() and m not in held and n in held and m not in _DESCRIBING]
+              if not is_label(n) and m not in held and n in held and m not in _DESCRIBING]
     if not wanted:
         return False
     asked = {f.term for f in query.features}

@@ -468,7 +468,24 @@ def qualified_nouns(text: str, runs: tuple[tuple[str, ...], ...], features: tupl
             pair = (stem(first), stem(second))
             if second.isalpha() and pair[0] in topic and pair[1] in topic and pair[0] != pair[1]:
                 out.append(pair)
+    # "on flat A", "plan B": a capital letter after a noun names which one, as a number does
+    out += [(noun, letter) for noun, letter in labels(text) if noun in topic]
     return tuple(dict.fromkeys(out))
+
+
+# A noun and a capital letter that labels it ("Flat B", "plan C", "Building A"); not the
+# pronoun "I", and not a letter that opens a word ("A-level") or a possessive ("B's").
+_LABEL_RE = re.compile(r"\b([^\W\d_]{3,})\s+([A-HJ-Z])\b(?![\w'’-])")
+
+
+def labels(text: str) -> list[tuple[str, str]]:
+    """(noun term, letter) of each noun labelled by a capital letter in ``text``."""
+    return [(stem(noun.casefold()), letter.casefold()) for noun, letter in _LABEL_RE.findall(text)]
+
+
+def is_label(term: str) -> bool:
+    """Whether a qualified pair's second item names which one: a number or a letter."""
+    return term.isdigit() or (len(term) == 1 and term.isalpha())
 
 
 _NUMBER_RE = re.compile(r"^\d{1,4}$")
