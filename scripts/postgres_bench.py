@@ -4,7 +4,7 @@ stopped here, as the test suite does: tests/testkit/pgserver.py).
     .venv/bin/python scripts/postgres_bench.py drill [--writers 16] [--per-writer 500]
     .venv/bin/python scripts/postgres_bench.py locomo [--split heldout]
     .venv/bin/python scripts/postgres_bench.py scale [--claims 100000 1000000] [--backends sqlite postgres]
-    .venv/bin/python scripts/postgres_bench.py bulk [--claims 20000] [--turns 6000]
+    .venv/bin/python scripts/postgres_bench.py bulk [--claims 20000] [--turns 6000] [--prefill 0]
     .venv/bin/python scripts/postgres_bench.py scale --claims 1000000 --keep DIR
     .venv/bin/python scripts/postgres_bench.py recall --claims 1000000 --keep DIR [--pg URL] [--sqlite PATH]
 
@@ -13,7 +13,8 @@ locomo: LoCoMo evidence retrieval on both backends (Cairn's own harness, one fre
         per conversation); prints both results and the largest difference.
 scale:  ingest rate and recall latency at each N claims on both backends (see scale()).
 bulk:   bulk write rates alone on both backends: import_ of N scale-ladder claims (one
-        batch) and ingest of conversations (600 turns each). With PYTHONPATH pointing at
+        batch) and ingest of conversations (600 turns each); with --prefill P, also the
+        same N claims imported into a store already holding P others. With PYTHONPATH pointing at
         another checkout's src, the same measurement of that code (a before/after pair).
         scale and bulk also give CPU µs a record: this process's and the server's (/proc).
 --keep: scale leaves its server running in DIR/pg and its SQLite stores in DIR, and
@@ -280,7 +281,9 @@ def bulk(server: pgserver.Server, args) -> dict:
     from cairn import Cairn
     from cairn.bench.scale import NOW, Conversations, Generator
 
-    lines = [line for line in Generator(args.claims).lines() if line.startswith('{"type":"memory"')][: args.claims]
+    every = [line for line in Generator(args.claims + args.prefill).lines() if line.startswith('{"type":"memory"')]
+    lines, prefill = every[: args.claims], every[args.claims : args.claims + args.prefill]
+    del every
     conversations = list(Conversations(args.turns).conversations())
     out: dict[str, dict] = {}
     with tempfile.TemporaryDirectory(prefix="cairn-pgbulk-") as folder:
@@ -298,13 +301,28 @@ def bulk(server: pgserver.Server, args) -> dict:
                 turns = sum(cairn.ingest(t, origin=o, progress=False).episodes for o, t in conversations)
                 ingest_s = time.perf_counter() - start
                 ingest_cpu, ingest_server = time.process_time() - cpu, server_cpu(server) - server_s
-            out[backend] = {"import_per_s": round(records / import_s), "ingest_turns_per_s": round(turns / ingest_s),
-                            "records": records, "turns": turns,
-                            # µs a record: this process's CPU, and the server's (PostgreSQL; for SQLite idle)
-                            "import_cpu_us": round(import_cpu / records * 1e6, 1),
-                            "import_server_cpu_us": round(import_server / records * 1e6, 1),
-                            "ingest_cpu_us": round(ingest_cpu / turns * 1e6, 1),
-                            "ingest_server_cpu_us": round(ingest_server / turns * 1e6, 1)}
+            out[backend] = {}
+            if prefill:
+                # The same claims imported into a store already holding --prefill others
+                # (imported first, unmeasured): no index is deferred there.
+                with Cairn(Path(folder) / f"{backend}-3.db" if backend == "sqlite" else server.new_database(),
+                           now=NOW) as cairn:
+                    cairn.import_(prefill)
+                    start, cpu, server_s = time.perf_counter(), time.process_time(), server_cpu(server)
+                    again = cairn.import_(lines).records
+                    wall = time.perf_counter() - start
+                    out[backend].update(nonempty_import_per_s=round(again / wall),
+                                        nonempty_import_cpu_us=round((time.process_time() - cpu) / again * 1e6, 1),
+                                        nonempty_import_server_cpu_us=round((server_cpu(server) - server_s) / again * 1e6, 1))
+            out[backend].update({
+                "import_per_s": round(records / import_s), "ingest_turns_per_s": round(turns / ingest_s),
+                "records": records, "turns": turns,
+                # µs a record: this process's CPU, and the server's (PostgreSQL; for SQLite idle)
+                "import_cpu_us": round(import_cpu / records * 1e6, 1),
+                "import_server_cpu_us": round(import_server / records * 1e6, 1),
+                "ingest_cpu_us": round(ingest_cpu / turns * 1e6, 1),
+                "ingest_server_cpu_us": round(ingest_server / turns * 1e6, 1)})
+            say(f"  {json.dumps(out[backend])}")
     out["load_average"] = __import__("os").getloadavg()
     return out
 
@@ -334,6 +352,8 @@ def main() -> int:
     bu = sub.add_parser("bulk", help="bulk write rates (import_, ingest) on both backends")
     bu.add_argument("--claims", type=int, default=20_000)
     bu.add_argument("--turns", type=int, default=6_000)
+    bu.add_argument("--prefill", type=int, default=0,
+                    help="also import the same claims into a store already holding this many others")
     args = parser.parse_args()
     keep = getattr(args, "keep", None)
     if args.what == "recall":

@@ -16,7 +16,7 @@ import psycopg
 import pytest
 
 from cairn import Cairn
-from cairn.store.postgres.backend import copy_text, tsvector_text
+from cairn.store.postgres.backend import copy_field, posting_slices, tsvector_text
 from cairn.text import index_text
 from testkit import Clock
 
@@ -126,6 +126,14 @@ def test_the_comparison_sees_a_lost_posting_and_a_wrong_frequency(tmp_path, pg_u
     assert pg["export"] == lite["export"]  # what the tampering did not touch still agrees
 
 
+def _posting_text(rows: list[tuple[str, int, str]], size: int = 8192) -> list[str]:
+    """posting_slices of ``rows`` (term, key, space), grouped as the bulk write groups them."""
+    grouped: dict[str, list[str]] = {}
+    for term, key, space in rows:
+        grouped.setdefault(term, []).append(f"\t{key}\t{copy_field(space)}\n")
+    return list(posting_slices(grouped, size))
+
+
 @pytest.mark.parametrize("found", [[], ["plain"], ["plain", "_alias"], ["it's", "o''brien"], ["back\\slash", "_c:\\tmp"],
                                    ["東京", "café", "_ünï"]])
 def test_the_copy_forms_read_back_as_the_server_builds_them(pg_url, found):
@@ -136,7 +144,8 @@ def test_the_copy_forms_read_back_as_the_server_builds_them(pg_url, found):
         same = conn.execute("SELECT %s::tsvector = array_to_tsvector(%s::text[])", (tsvector_text(found), found)).fetchone()
         conn.execute("CREATE TEMP TABLE t (term text, key bigint, space text)")
         with conn.cursor().copy("COPY t FROM STDIN") as copy:
-            copy.write(copy_text(rows))
+            for text in _posting_text(rows):
+                copy.write(text)
         back = conn.execute("SELECT term, key, space FROM t ORDER BY key").fetchall()
     assert same == (True,)
     assert back == rows
@@ -160,11 +169,22 @@ def test_posting_rows_read_back_as_written_whether_or_not_any_needs_escaping(pg_
     with psycopg.connect(pg_url) as conn:
         conn.execute("CREATE TEMP TABLE t (term text, key bigint, space text)")
         with conn.cursor().copy("COPY t FROM STDIN") as copy:
-            copy.write(copy_text(rows))
+            for text in _posting_text(rows):
+                copy.write(text)
         assert conn.execute("SELECT term, key, space FROM t ORDER BY key").fetchall() == rows
     # Control: written unescaped, the rows that need it do not read back.
-    assert ("".join(f"{a}\t{b}\t{c}\n" for a, b, c in rows) == copy_text(rows)) == (rows[0][0] == "plain"
-                                                                                    and rows[1][0] == "café")
+    plain = "".join(f"{a}\t{b}\t{c}\n" for a, b, c in sorted(rows))
+    assert (plain == "".join(_posting_text(rows))) == (rows[0][0] == "plain" and rows[1][0] == "café")
+
+
+def test_posting_rows_come_in_term_then_key_order_a_slice_at_a_time():
+    """The bulk write's postings reach the server sorted by term, each term's rows in the
+    order they were added (key order), cut into pieces of about ``size`` rows between terms."""
+    rows = [("b", 1, "s"), ("a", 1, "s"), ("b", 2, "s"), ("c", 2, "s"), ("a", 3, "s"), ("b", 3, "s")]
+    pieces = _posting_text(rows, size=2)
+    assert "".join(pieces) == "a\t1\ts\na\t3\ts\nb\t1\ts\nb\t2\ts\nb\t3\ts\nc\t2\ts\n"
+    assert pieces == ["a\t1\ts\na\t3\ts\n", "b\t1\ts\nb\t2\ts\nb\t3\ts\n", "c\t2\ts\n"]
+    assert len(_posting_text(rows)) == 1  # control: one piece when all fit
 
 
 def test_a_bulk_event_spliced_from_stored_records_is_stored_as_encoded_whole(pg_url):

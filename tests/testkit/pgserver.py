@@ -81,9 +81,11 @@ def attach(folder: str) -> Server:
     return server
 
 
-def start(folder: str | None = None) -> Server:
+def start(folder: str | None = None, settings: dict[str, str] | None = None) -> Server:
     """A new server in a new temporary folder, or in ``folder`` (which must not exist yet:
-    for a server kept between processes, see :func:`attach`)."""
+    for a server kept between processes, see :func:`attach`). ``settings``: server
+    settings beyond the suite's (``-c name=value``), for a benchmark's server only; the
+    suite's correctness never depends on them."""
     try:
         import psycopg  # noqa: F401
     except ImportError:
@@ -112,6 +114,7 @@ def start(folder: str | None = None) -> Server:
         shutil.rmtree(folder, ignore_errors=True)
         raise Unavailable(f"initdb failed: {done.stderr.strip()[-300:]}")
     options = f"-k {folder} -c listen_addresses='' -c fsync=off -c max_connections=100 -c shared_buffers=128MB"
+    options += "".join(f" -c {name}={value}" for name, value in (settings or {}).items())
     done = server._run(os.path.join(bindir, "pg_ctl"), "-D", data, "-o", options, "-l",
                        os.path.join(folder, "log"), "-w", "start")
     if done.returncode:

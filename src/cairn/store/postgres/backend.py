@@ -75,6 +75,7 @@ KEPT_READS = "postgres index reads"  # the store's own table in state_memo()
 KEPT_READS_WEIGHT = 200_000  # items kept there (keys and terms), all entries together: a few MB
 PHRASE_BATCH = 4096  # records a phrase check reads at most in one statement
 MAX_LEXEME = 2046  # bytes: PostgreSQL refuses longer lexemes (the term stays in the text columns)
+SURELY_SHORT = MAX_LEXEME // 4  # characters: a term no longer is within MAX_LEXEME (UTF-8: 4 bytes a character at most)
 ACTIVE = ("provisional", "confirmed")
 DEFAULT_BUSY_TIMEOUT = 30.0
 
@@ -115,11 +116,19 @@ def _check_thread(self) -> None:
         raise StoreUnavailable(self.path, "this store was opened in another thread; open one engine per thread")
 
 
+def _settled(self) -> None:
+    """Wait for a write transaction's statements still running behind the caller (see
+    :meth:`PgTx._copy_fresh`): whatever runs next on the connection comes after them."""
+    if getattr(self, "_behind", None) is not None:
+        self._settle()
+
+
 def _guard(fn):
     @wraps(fn)
     def call(self, *args, **kwargs):
         _check_thread(self)
         try:
+            _settled(self)
             return fn(self, *args, **kwargs)
         except psycopg.Error as err:
             raise _translate(self.path, err) from None
@@ -132,6 +141,7 @@ def _guard_generator(fn):
     def call(self, *args, **kwargs):
         _check_thread(self)
         try:
+            _settled(self)
             yield from fn(self, *args, **kwargs)
         except psycopg.Error as err:
             raise _translate(self.path, err) from None
@@ -175,6 +185,8 @@ def q_same_column(words: Sequence[str]) -> str:
 
 
 def lexemes(content: list[str], aliases: list[str]) -> list[str]:
+    if not aliases and (not content or max(map(len, content)) <= SURELY_SHORT):
+        return list(dict.fromkeys(content))  # every term short enough, none marked: the terms, each once
     found = dict.fromkeys(t for t in content if t and len(t.encode("utf-8")) <= MAX_LEXEME)
     found.update(dict.fromkeys(ALIAS + t for t in aliases if t and len(t.encode("utf-8")) <= MAX_LEXEME - 1))
     return list(found)
@@ -190,22 +202,40 @@ def tsvector_text(found: list[str]) -> str:
 
 
 _COPY_ESCAPES = str.maketrans({"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"})
-_COPY_SPECIAL = re.compile(r"[\\\r]")  # with a tab or newline beyond the separators': what copy_text escapes
+_COPY_FIELD_SPECIAL = re.compile(r"[\\\r\n\t]")
 
 
-def copy_text(rows: Iterable[tuple[str, int, str]]) -> str:
-    """``COPY``'s text format of (text, integer, text) rows, written in one piece (a
-    row at a time through the driver costs more than the rows' own insert)."""
-    rows = list(rows)
-    plain = "".join(f"{a}\t{b}\t{c}\n" for a, b, c in rows)
-    if plain.count("\t") == 2 * len(rows) and plain.count("\n") == len(rows) and not _COPY_SPECIAL.search(plain):
-        return plain  # nothing to escape (Cairn's terms and spaces hardly ever hold these characters)
-    return "".join(f"{a.translate(_COPY_ESCAPES)}\t{b}\t{c.translate(_COPY_ESCAPES)}\n" for a, b, c in rows)
+def posting_slices(postings: Mapping[str, list[str]], size: int = POSTINGS_SLICE) -> Iterator[str]:
+    """``COPY``'s text of ``term_postings`` rows in (term, key) order, about ``size`` rows
+    a piece. ``postings`` maps each term to the rest of its rows in key order (``"\\t"
+    + key + "\\t" + space as copy_field writes it + "\\n"``): one join a term, where
+    formatting and sorting a tuple a row cost as much as making them."""
+    pieces: list[str] = []
+    held = 0
+    for term in sorted(postings):
+        rests = postings[term]
+        lead = copy_field(term)
+        pieces.append(lead + lead.join(rests))
+        held += len(rests)
+        if held >= size:
+            yield "".join(pieces)
+            pieces, held = [], 0
+    if pieces:
+        yield "".join(pieces)
 
 
-def posting_terms(found: list[str]) -> list[str]:
-    """The terms of ``term_postings`` for a record's lexemes: each once, alias mark dropped."""
+def posting_terms(found: list[str], aliased: bool = True) -> list[str]:
+    """The terms of ``term_postings`` for a record's lexemes: each once, alias mark dropped.
+    ``aliased`` False: the record has no aliases, so no lexeme is marked and ``found`` (each
+    once already) is its own answer."""
+    if not aliased:
+        return found
     return list(dict.fromkeys(lexeme[1:] if lexeme.startswith(ALIAS) else lexeme for lexeme in found))
+
+
+def copy_field(text: str) -> str:
+    """One text field in ``COPY``'s text format."""
+    return text.translate(_COPY_ESCAPES) if _COPY_FIELD_SPECIAL.search(text) else text
 
 
 def _holds_phrase(terms: list[str], words: Sequence[str]) -> bool:
@@ -890,6 +920,18 @@ class PgTx(_Reads):
         self._sizes: dict[str, list[int]] = {}  # space -> [records, terms]
         self._copied = 0  # records this transaction wrote through COPY
         self._deferred: list[str] = []  # CREATE INDEX statements defer_indexes dropped, run again by _finish
+        self._behind: threading.Thread | None = None  # a bulk write's last COPY statements, still running
+        self._behind_error: BaseException | None = None  # how they failed, raised by _settle
+
+    def _settle(self, *, quiet: bool = False) -> None:
+        """Wait for the statements :meth:`_copy_fresh` left running, and raise their error
+        (``quiet``: not, when the transaction is being rolled back anyway)."""
+        behind, self._behind = self._behind, None
+        if behind is not None:
+            behind.join()
+        error, self._behind_error = self._behind_error, None
+        if error is not None and not quiet:
+            raise error
 
     def _counter(self, name: str) -> int:
         """The counter's current value in this transaction (read once: the write lock
@@ -970,6 +1012,7 @@ class PgTx(_Reads):
         grew the store by a tenth or more. Autovacuum would gather them within a minute or
         so; until then a store filled by one import is planned as an empty one (recall
         right after a 40,000-record import: p95 308 ms before ANALYZE, 92 ms after)."""
+        self._settle()
         while self._deferred:
             self._execute(self._deferred.pop(0))
         self._flush()
@@ -1097,6 +1140,7 @@ class PgTx(_Reads):
         from the counter as :meth:`put_memory` takes them (one after the other, in order),
         an episode's turn continues its origin's, and the term statistics are counted
         here and applied by :meth:`_flush`, all inside the write transaction."""
+        self._settle()  # a previous call's COPY statements come first
         if not rows:
             return
         turns: dict[tuple[str, str], int] = {}
@@ -1106,7 +1150,11 @@ class PgTx(_Reads):
             turns[(space, origin)] = int(row[0]) if row else 0
         first = self._counter("memory") + 1
         index: list[tuple] = []
-        postings: list[tuple[str, int, str]] = []
+        # term -> the rest of each of its posting rows ("key\tspace\n"), in key order as
+        # the records come: sorting the distinct terms then gives the rows in (term, key)
+        # order, where sorting every row's tuple cost as much as making them.
+        postings: dict[str, list[str]] = {}
+        spaces: dict[str, str] = {}  # a space as COPY writes it
         with self.conn.cursor() as cur:
             # Each record's row goes to the server as soon as it is made, with the Python
             # work of its index entry done in between: the server inserts the rows (and
@@ -1128,18 +1176,40 @@ class PgTx(_Reads):
                         found = lexemes(terms, names)
                         index.append((key, r.space, r.kind, content, aliases, len(terms) + len(names),
                                       tsvector_text(found)))
-                        postings += [(term, key, r.space) for term in posting_terms(found)]
+                        if r.space not in spaces:
+                            spaces[r.space] = copy_field(r.space)
+                        rest = f"\t{key}\t{spaces[r.space]}\n"  # a posting row after its term
+                        for term in posting_terms(found, bool(names)):
+                            if term in postings:
+                                postings[term].append(rest)
+                            else:
+                                postings[term] = [rest]
                         self._count(r.space, terms, names, +1)
-            self._copy(cur, "memory_index (key, space, kind, content, aliases, length, lexemes)", index)
-            # In key order within each term: every term's new entries land at the right end of
-            # its range of the index, a few pages, not one random page per entry. Sent a
-            # slice at a time, so the server inserts one slice while the next is written.
-            postings.sort()
-            with cur.copy("COPY term_postings (term, key, space) FROM STDIN") as copy:
-                for start in range(0, len(postings), POSTINGS_SLICE):
-                    copy.write(copy_text(postings[start : start + POSTINGS_SLICE]))
+        # The index entries and postings go in behind the caller: a thread sends their COPY
+        # statements and waits for the server while the caller goes on (an import parses
+        # its next chunk meanwhile, where it sat idle until the server had inserted them).
+        # Every use of the transaction waits for them first (_settle, called by each public
+        # method, by the next _copy_fresh and before commit or rollback), so the statements
+        # run in the order they were asked for and their error, if any, fails the write.
+        self._behind = threading.Thread(target=self._copy_entries, args=(index, postings), daemon=True)
+        self._behind.start()
         self._counters["memory"] = first + len(rows) - 1
         self._copied += len(rows)
+
+    def _copy_entries(self, index: list[tuple], postings: dict[str, list[str]]) -> None:
+        """The index entries and postings of :meth:`_copy_fresh`, on its thread."""
+        try:
+            with self.conn.cursor() as cur:
+                self._copy(cur, "memory_index (key, space, kind, content, aliases, length, lexemes)", index)
+                # In key order within each term: every term's new entries land at the right end
+                # of its range of the index, a few pages, not one random page per entry. Sent
+                # about POSTINGS_SLICE rows at a time, so the server inserts one slice while the
+                # next is written.
+                with cur.copy("COPY term_postings (term, key, space) FROM STDIN") as copy:
+                    for text in posting_slices(postings):
+                        copy.write(text)
+        except BaseException as err:  # raised in the caller's thread by _settle
+            self._behind_error = err
 
     @staticmethod
     def _copy(cur: psycopg.Cursor, target: str, rows: Iterable[tuple]) -> None:
@@ -1346,6 +1416,7 @@ class PgStore(_Reads):
         ``durable=False`` commits without waiting for the WAL flush (diagnostics only)."""
         if self.read_only:
             raise StoreUnavailable(self.path, "the database was opened read-only")
+        handle: PgTx | None = None
         try:
             tx = self.conn.transaction()
             tx.__enter__()
@@ -1360,6 +1431,8 @@ class PgStore(_Reads):
             yield handle
             handle._finish()
         except BaseException as err:
+            if handle is not None:
+                handle._settle(quiet=True)  # nothing left running on the connection before the rollback
             try:
                 tx.__exit__(type(err), err, err.__traceback__)
             except psycopg.Error:
