@@ -116,19 +116,11 @@ def _check_thread(self) -> None:
         raise StoreUnavailable(self.path, "this store was opened in another thread; open one engine per thread")
 
 
-def _settled(self) -> None:
-    """Wait for a write transaction's statements still running behind the caller (see
-    :meth:`PgTx._copy_fresh`): whatever runs next on the connection comes after them."""
-    if getattr(self, "_behind", None) is not None:
-        self._settle()
-
-
 def _guard(fn):
     @wraps(fn)
     def call(self, *args, **kwargs):
         _check_thread(self)
         try:
-            _settled(self)
             return fn(self, *args, **kwargs)
         except psycopg.Error as err:
             raise _translate(self.path, err) from None
@@ -141,7 +133,6 @@ def _guard_generator(fn):
     def call(self, *args, **kwargs):
         _check_thread(self)
         try:
-            _settled(self)
             yield from fn(self, *args, **kwargs)
         except psycopg.Error as err:
             raise _translate(self.path, err) from None
@@ -920,18 +911,6 @@ class PgTx(_Reads):
         self._sizes: dict[str, list[int]] = {}  # space -> [records, terms]
         self._copied = 0  # records this transaction wrote through COPY
         self._deferred: list[str] = []  # CREATE INDEX statements defer_indexes dropped, run again by _finish
-        self._behind: threading.Thread | None = None  # a bulk write's last COPY statements, still running
-        self._behind_error: BaseException | None = None  # how they failed, raised by _settle
-
-    def _settle(self, *, quiet: bool = False) -> None:
-        """Wait for the statements :meth:`_copy_fresh` left running, and raise their error
-        (``quiet``: not, when the transaction is being rolled back anyway)."""
-        behind, self._behind = self._behind, None
-        if behind is not None:
-            behind.join()
-        error, self._behind_error = self._behind_error, None
-        if error is not None and not quiet:
-            raise error
 
     def _counter(self, name: str) -> int:
         """The counter's current value in this transaction (read once: the write lock
@@ -1012,7 +991,6 @@ class PgTx(_Reads):
         grew the store by a tenth or more. Autovacuum would gather them within a minute or
         so; until then a store filled by one import is planned as an empty one (recall
         right after a 40,000-record import: p95 308 ms before ANALYZE, 92 ms after)."""
-        self._settle()
         while self._deferred:
             self._execute(self._deferred.pop(0))
         self._flush()
@@ -1140,7 +1118,6 @@ class PgTx(_Reads):
         from the counter as :meth:`put_memory` takes them (one after the other, in order),
         an episode's turn continues its origin's, and the term statistics are counted
         here and applied by :meth:`_flush`, all inside the write transaction."""
-        self._settle()  # a previous call's COPY statements come first
         if not rows:
             return
         turns: dict[tuple[str, str], int] = {}
@@ -1185,31 +1162,16 @@ class PgTx(_Reads):
                             else:
                                 postings[term] = [rest]
                         self._count(r.space, terms, names, +1)
-        # The index entries and postings go in behind the caller: a thread sends their COPY
-        # statements and waits for the server while the caller goes on (an import parses
-        # its next chunk meanwhile, where it sat idle until the server had inserted them).
-        # Every use of the transaction waits for them first (_settle, called by each public
-        # method, by the next _copy_fresh and before commit or rollback), so the statements
-        # run in the order they were asked for and their error, if any, fails the write.
-        self._behind = threading.Thread(target=self._copy_entries, args=(index, postings), daemon=True)
-        self._behind.start()
+            self._copy(cur, "memory_index (key, space, kind, content, aliases, length, lexemes)", index)
+            # In key order within each term: every term's new entries land at the right end of
+            # its range of the index, a few pages, not one random page per entry. Sent about
+            # POSTINGS_SLICE rows at a time, so the server inserts one slice while the next is
+            # written.
+            with cur.copy("COPY term_postings (term, key, space) FROM STDIN") as copy:
+                for text in posting_slices(postings):
+                    copy.write(text)
         self._counters["memory"] = first + len(rows) - 1
         self._copied += len(rows)
-
-    def _copy_entries(self, index: list[tuple], postings: dict[str, list[str]]) -> None:
-        """The index entries and postings of :meth:`_copy_fresh`, on its thread."""
-        try:
-            with self.conn.cursor() as cur:
-                self._copy(cur, "memory_index (key, space, kind, content, aliases, length, lexemes)", index)
-                # In key order within each term: every term's new entries land at the right end
-                # of its range of the index, a few pages, not one random page per entry. Sent
-                # about POSTINGS_SLICE rows at a time, so the server inserts one slice while the
-                # next is written.
-                with cur.copy("COPY term_postings (term, key, space) FROM STDIN") as copy:
-                    for text in posting_slices(postings):
-                        copy.write(text)
-        except BaseException as err:  # raised in the caller's thread by _settle
-            self._behind_error = err
 
     @staticmethod
     def _copy(cur: psycopg.Cursor, target: str, rows: Iterable[tuple]) -> None:
@@ -1416,7 +1378,6 @@ class PgStore(_Reads):
         ``durable=False`` commits without waiting for the WAL flush (diagnostics only)."""
         if self.read_only:
             raise StoreUnavailable(self.path, "the database was opened read-only")
-        handle: PgTx | None = None
         try:
             tx = self.conn.transaction()
             tx.__enter__()
@@ -1431,8 +1392,6 @@ class PgStore(_Reads):
             yield handle
             handle._finish()
         except BaseException as err:
-            if handle is not None:
-                handle._settle(quiet=True)  # nothing left running on the connection before the rollback
             try:
                 tx.__exit__(type(err), err, err.__traceback__)
             except psycopg.Error:
