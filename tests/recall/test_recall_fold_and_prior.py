@@ -65,6 +65,9 @@ class Vocab:
         ("form", {"format", "formation", "former"}, ()),  # a tail with a vowel is another word
         ("custom", {"customer"}, ()),  # -mer / -ner nouns are not agents
         ("port", {"portion", "portal"}, ()),
+        ("insur", {"insuranc"}, ("insuranc",)),  # insure / insurance: -ance derives a noun ...
+        ("insuranc", {"insur"}, ("insur",)),
+        ("confer", {"conferenc"}, ()),  # ... but a conference is no conferring
         ("weekend", {"week"}, ()),  # "nd" ends a word: cut, it leaves the stem of another ...
         ("nodejs", {"node"}, ("node",)),  # ... "js" is an identifier's suffix
     ],

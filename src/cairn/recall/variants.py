@@ -59,7 +59,9 @@ MAX_VARIANTS = 4
 MAX_INSTANCES = 12  # instances of an asked-for kind kept as its variants (those the store holds)
 EXTENSIONS_READ = 64  # longer indexed forms read per term (one prefix read)
 MIN_DERIVED_ROOT = 5  # port/portion, form/formation: four-letter roots derive other words
-DERIVED = ("al", "ion", "ation", "ment")  # approve/approval, delete/deletion, deploy/deployment
+# approve/approval, delete/deletion, deploy/deployment, insure/insurance, refer/reference
+# (index form: "insurance" is the term ``insuranc``)
+DERIVED = ("al", "ion", "ation", "ment", "anc", "enc")
 _VOWELS = frozenset("aeiouy")
 # English words that look like a root plus -al/-ion/-ment but are not derived from it
 # (production comes from produce, not product); general English, not any store's words.
@@ -68,6 +70,7 @@ NOT_DERIVED: frozenset[tuple[str, str]] = frozenset(
         ("product", "production"), ("process", "procession"), ("quest", "question"), ("champ", "champion"),
         ("convent", "convention"), ("profess", "profession"), ("person", "personal"), ("apart", "apartment"),
         ("depart", "department"), ("object", "objection"), ("increment", "incremental"),
+        ("confer", "conference"), ("inherit", "inheritance"),
     )
 )
 
