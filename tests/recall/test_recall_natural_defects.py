@@ -340,14 +340,21 @@ def test_retired_and_future_matches_are_counted_apart(cairn, clock):
 
 def test_a_dormant_record_joins_a_current_answer_and_never_pushes_it_out(cli):
     """The year-old fact "crash reporting is done with Crashlytics" matches "what do we use
-    for crash reports" better than the decision that moved it to Sentry (a shorter note,
-    the same words); let in beside the current answer, it sets no cutoff, so the current
-    decision stays, and comes first by freshness."""
+    for crash reports" better than a later decision on crash reports (a shorter note, the
+    same words); let in beside the current answer, it sets no cutoff, so the current
+    decision stays, and comes first by freshness. Once a note says it replaced Crashlytics,
+    the old fact is that note's old state and stays out."""
     old = remember(cli, "Crash reporting is done with Firebase Crashlytics", "--kind", "fact", now="2025-04-01T00:00:00Z")
-    new = remember(cli, "We moved crash reporting from Crashlytics to Sentry in September; the Crashlytics SDK was "
-                   "removed in 3.7", "--kind", "decision", now="2025-12-15T00:00:00Z")
+    new = remember(cli, "Crash reports from the mobile app are triaged every Monday morning by whoever is on call "
+                   "that week, and the critical ones go to the team channel", "--kind", "decision",
+                   now="2025-12-15T00:00:00Z")
     got = recall(cli, "what do we use for crash reports")
     assert got[:1] == [new] and old in got
+    assert recall(cli, "what do we use for crash reports", "--include-dormant") == [old]  # asked: the cutoff holds
+    moved = remember(cli, "We moved crash reporting from Crashlytics to Sentry in September", "--kind", "decision",
+                     now="2025-12-20T00:00:00Z")
+    got = recall(cli, "what do we use for crash reports")
+    assert moved in got and old not in got
 
 
 def test_candidates_left_out_keep_the_order_the_lane_found_them_in():

@@ -203,3 +203,33 @@ def test_what_states_a_time():
     assert parse_query("when does salesforce load").when and parse_query("how often do we deploy").when
     assert not parse_query("where does salesforce load").when
     assert closing_verb("when does salesforce load?") == "load" and closing_verb("what time is standup") == ""
+
+
+def _insured(tmp_path, question: str, later: str, older: str = "Buildings and contents insurance is with Aviva, "
+             "418 pounds a year") -> list[str]:
+    clock = Clock(NOW - timedelta(days=155))
+    with Cairn(tmp_path / "cairn.db", now=clock) as cairn:
+        cairn.remember(older, kind="fact")
+        cairn.remember("Car insurance is with Admiral, 612 pounds a year", kind="fact")
+        clock.at = NOW - timedelta(days=150)
+        cairn.remember(later, kind="decision")
+        clock.at = NOW
+        return [r.memory.content for r in cairn.recall(question, trace=False, lane="claims").results]
+
+
+def test_a_note_naming_what_it_replaced_updates_a_note_of_another_kind(tmp_path, monkeypatch):
+    """"we moved the home insurance from Aviva to LV" (a decision) names the insurer of the
+    older fact as what it replaced: it answers "which company covers our house and
+    contents" first, though it holds less of the question and was filed as another kind."""
+    moved = "We moved the home insurance from Aviva to LV at renewal in June"
+    question = "which company covers our house and contents"
+    assert _insured(tmp_path / "a", question, moved)[:1] == [moved]
+    # Negative controls: a later note without a change, and one that shares a name
+    # without saying it replaced anything of the older note.
+    quotes = "We compared the Aviva and LV quotes at renewal in June"
+    assert _insured(tmp_path / "b", question, quotes)[:1] != [quotes]
+    gp = "My GP is Dr. Patel at Elm Road Surgery"
+    iron = "Dr. Patel changed the iron tablet to every other day"
+    assert _insured(tmp_path / "c", "who is my GP", iron, older=gp)[:1] == [gp]
+    monkeypatch.setattr(pipeline, "names_replaced", lambda later, older: False)  # the rule broken
+    assert moved not in _insured(tmp_path / "d", question, moved)

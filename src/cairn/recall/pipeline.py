@@ -17,6 +17,7 @@ module that needs it) and re-exported here.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -413,9 +414,11 @@ def _updates_of_survivors(live: list[Candidate], low: set[str], request: Request
             continue
         anchor = confirmation_anchor(c.memory)
         held = _held(c)
-        if any(k.memory is not None and k.memory.kind is c.memory.kind and confirmation_anchor(k.memory) < anchor
-               and ((_alike(_held(k), held, k, c) and len(_held(k) & held) >= RESCUE_SHARED)
-                    or _declares_change(c, k, query)) for k in survivors):
+        if any(k.memory is not None and confirmation_anchor(k.memory) < anchor
+               and ((k.memory.kind is c.memory.kind
+                     and ((_alike(_held(k), held, k, c) and len(_held(k) & held) >= RESCUE_SHARED)
+                          or _declares_change(c, k, query)))
+                    or names_replaced(c, k)) for k in survivors):
             out.add(c.id)
     return out
 
@@ -453,9 +456,11 @@ def newer_first(ranked: list[Candidate], request: Request, query: ParsedQuery | 
         if words and later.factors is not None and later.memory is not None and later.memory.kind is not Kind.EPISODE:
             for j in range(i):
                 older = out[j]
-                if (older.memory is not None and older.memory.kind is later.memory.kind and older.factors is not None
+                if (older.memory is not None and older.factors is not None
                         and not older.memory.pinned and _elsewhere(older, request) == _elsewhere(later, request)
-                        and older.factors.anchor < later.factors.anchor and updates(later, older, query)):
+                        and older.factors.anchor < later.factors.anchor
+                        and ((older.memory.kind is later.memory.kind and updates(later, older, query))
+                             or names_replaced(later, older))):
                     out.insert(j, out.pop(i))
                     later.updates = True
                     break
@@ -479,9 +484,37 @@ def _replaces(later: Candidate, older: Candidate, query: ParsedQuery) -> bool:
     of a change ("dbt models live in the analytics-dbt repo", "dbt tests run on every
     model") are two answers, however alike; so are notes of two kinds ("Dr. Patel changed
     the iron tablet" is no new GP)."""
-    if later.memory is None or older.memory is None or later.memory.kind is not older.memory.kind:
+    if later.memory is None or older.memory is None:
         return False
+    if later.memory.kind is not older.memory.kind:
+        return names_replaced(later, older)
     return not CHANGE_WORDS.isdisjoint(field_terms(later.memory.content)) and updates(later, older, query)
+
+
+# "moved crash reporting *from Crashlytics* to Sentry", "*replaced finAPI* with Tink",
+# "Salesforce *instead of* HubSpot": the words right after these name what was replaced.
+_REPLACED_RE = re.compile(r"\b(?:from|replaced|replacing|replace|instead\s+of|no\s+longer|dropped|dropping)\s+"
+                          r"(?:the\s+|our\s+|my\s+|a\s+|an\s+)?([^\W_][\w.-]*)", re.IGNORECASE)
+
+
+def names_replaced(later: Candidate, older: Candidate) -> bool:
+    """Whether ``later`` says it changed something and names, as what was replaced, a word
+    the older note holds that is no common word ("we moved the home insurance from *Aviva*
+    to LV" after "buildings and contents insurance is with Aviva"): it updates that note
+    whatever kind each was filed as — a decision often records the change of a fact.
+    Sharing a name is not enough ("Dr. Patel changed the iron tablet" changes nothing of
+    "my GP is Dr. Patel")."""
+    if later.memory is None or older.memory is None or later.memory.kind is Kind.EPISODE:
+        return False
+    text = later.memory.content
+    if CHANGE_WORDS.isdisjoint(field_terms(text)):
+        return False
+    held = set(field_terms(older.memory.content))
+    for match in _REPLACED_RE.finditer(text):
+        for term in field_terms(match.group(1)):
+            if term in held and term.isalpha() and term not in STOPWORDS and term not in common_words():
+                return True
+    return False
 
 
 ALIKE_COVERAGE = 0.05  # two claims whose coverage of the question differs by no more answer it alike ...
@@ -683,6 +716,7 @@ def _apply_gates(live: list[Candidate], query: ParsedQuery, request: Request) ->
     for c in live:
         assert c.memory is not None and c.lexical is not None  # live: excluded and scored above
         c.reason = relevance_gate(query, c.memory, c.lexical, anchored=_anchored(c))
+    _replacements_pass(live, request)
     # A dormant record let in beside the current results (``Request.admitted``) joins
     # them; it sets no cutoff, so it never pushes a current answer out.
     low = below_cutoff({c.id: c.raw for c in live
@@ -693,6 +727,22 @@ def _apply_gates(live: list[Candidate], query: ParsedQuery, request: Request) ->
             assert c.memory is not None
             c.factors = rank_factors(c.memory, c.raw, request.now, fresh=c.fresh)
             c.reason = Reason.BELOW_CUTOFF if c.id in low else None
+
+
+def _replacements_pass(live: list[Candidate], request: Request) -> None:
+    """Asked about the present, a later note that names what a passing note says as the
+    thing it replaced (:func:`names_replaced`) answers too, though it holds less of the
+    question: "which company covers our house and contents" finds "buildings and contents
+    insurance is with Aviva", and the later "we moved the home insurance from Aviva to LV"
+    says what holds now in other words."""
+    if not _asks_now(request):
+        return
+    passed = [c for c in live if c.reason is None and c.memory is not None]
+    for c in live:
+        if c.reason is Reason.BELOW_COVERAGE and c.memory is not None and any(
+                k.memory is not None and confirmation_anchor(k.memory) < confirmation_anchor(c.memory)
+                and names_replaced(c, k) for k in passed):
+            c.reason = None
 
 
 def _about_another(c: Candidate, query: ParsedQuery, reason: Reason | None = None) -> bool:
