@@ -13,9 +13,10 @@ from datetime import UTC, datetime
 from cairn import Cairn
 from cairn.recall import pipeline
 from cairn.recall.explain import explain_doc
-from cairn.recall.gates import Reason
+from cairn.recall.gates import Reason, below_cutoff, relevance_gate
 from cairn.recall.pack import HISTORICAL, PACK, PackItem, Pending, pack
 from cairn.recall.pipeline import Candidate
+from cairn.recall.query import parse_query
 from cairn.recall.rank import rank_factors
 from cairn.recall.resolve import Resolved
 from cairn.recall.traces import trace_doc
@@ -130,8 +131,18 @@ def test_a_search_answers_and_explains_as_with_everything_made_at_once(cairn, mo
         owing(self, now)
         assert self.factors is not None  # made here
 
-    with monkeypatch.context() as m:  # the way before: every factor and pack item made where it is due
+    reporting = pipeline._report_gates
+
+    def judged_at_once(live, query, request) -> None:
+        reporting(live, query, request)
+        assert all(c._report is not None for c in live)  # owed ...
+        if live:
+            _ = live[-1].gate
+        assert all(c._report is None for c in live)  # ... and all judged with the first read
+
+    with monkeypatch.context() as m:  # the way before: every verdict, factor and pack item made where it is due
         m.setattr(Candidate, "rank_later", at_once)
+        m.setattr(pipeline, "_report_gates", judged_at_once)
         m.setattr(pipeline, "_pending", pipeline._pack_item)
         eager = _asked(cairn)
     assert lazy == eager
@@ -170,3 +181,54 @@ def test_a_pending_item_carries_the_markers_its_reason_reads(cairn):
         pending = pipeline._pending(r, c, memory)
         assert (HISTORICAL in pending.markers) == (HISTORICAL in made.markers) == (HISTORICAL in markers)
         assert (pending.id, pending.superseded_by) == (made.id, made.superseded_by) and pending.make() == made
+
+
+def _eager_gates(live: list[Candidate], query) -> dict:
+    """The reported verdicts as they were made before: every one at once."""
+    verdict = {}
+    for c in live:
+        assert c.memory is not None and c.lexical is not None
+        verdict[c.id] = relevance_gate(query, c.memory, c.lexical, anchored=pipeline._anchored(c))
+    low = below_cutoff({c.id: c.raw for c in live
+                        if verdict[c.id] is None or pipeline._about_another(c, query, verdict[c.id])})
+    return {c.id: Reason.BELOW_CUTOFF if c.id in low else verdict[c.id] for c in live}
+
+
+def test_a_search_judges_no_reported_gate_until_one_is_read(cairn, monkeypatch):
+    cairn.ingest(_lines(), origin="chat", progress=False)
+    judged: list[str] = []
+    real = pipeline.relevance_gate
+
+    def counted(query, memory, *args, **kwargs):
+        judged.append(memory.id)
+        return real(query, memory, *args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "relevance_gate", counted)
+    question = "what did Ana say about the quince tree"
+    found = cairn.search(question, lane="episodes", limit=3, trace=True)
+    assert found.results and judged == []
+    live = [c for c in found.outcome.candidates if c._report is not None]
+    assert len(live) > 10
+    expected = _eager_gates(live, parse_query(question))
+    assert [c.gate for c in live] == [expected[c.id] for c in live]  # read: the whole pool judged, as before
+    assert sorted(judged) == sorted(c.id for c in live)
+    assert set(expected.values()) - {None}  # control: some verdicts are not a pass
+
+
+def test_reported_gates_take_the_relevance_of_their_report(cairn):
+    cairn.ingest(_lines(), origin="chat", progress=False)
+    question = "the quince tree by the south wall"
+    found = cairn.search(question, lane="episodes", limit=3, trace=False)
+    live = [c for c in found.outcome.candidates if c._report is not None]
+    query = parse_query(question)
+    expected = _eager_gates(live, query)
+    best = max(live, key=lambda c: c.raw)
+    best.raw *= 10  # after the report: the cutoff was due before
+    assert {c.id: c.gate for c in live} == expected
+    # Control: judged at the new relevance, the cutoff would leave others out.
+    assert _eager_gates(live, query) != expected
+    # A verdict set over a report replaces that one candidate's only.
+    again = [c for c in cairn.search(question, lane="episodes", limit=3, trace=False).outcome.candidates
+             if c._report is not None]
+    again[0].gate = Reason.NO_MATCH
+    assert [c.gate for c in again] == [Reason.NO_MATCH] + [expected[c.id] for c in again[1:]]

@@ -128,7 +128,7 @@ class Candidate:
     raw: float = 0.0
     _factors: RankFactors | None = field(default=None, repr=False)  # read as ``factors``
     reason: Reason | None = None
-    gate: Reason | None = None  # episodes: the gate verdict, reported not applied
+    _gate: Reason | None = field(default=None, repr=False)  # read as ``gate``
     turn_coverage: float | None = None  # episodes: the share of the question the turn holds, as the episode lane reads it
     updates: bool = False  # placed above an earlier turn it says changed (recall.episodes), or an older claim (newer_first)
     by_subject: bool = False  # episodes: spoken by the speaker the question is about
@@ -138,6 +138,21 @@ class Candidate:
     fresh: Freshness | None = None  # freshness at the request's now, when exclude() needed it (ranking reuses it)
     # (now, raw, fresh) of rank factors owed but not yet made (:meth:`rank_later`)
     _owed: tuple[datetime, float, Freshness | None] | None = field(default=None, repr=False)
+    _report: _GateReport | None = field(default=None, repr=False, compare=False)  # gates owed (:class:`_GateReport`)
+
+    @property
+    def gate(self) -> Reason | None:
+        """Episodes: the gate verdict, reported not applied; a pool's verdicts are judged
+        together when the first of them is read (:class:`_GateReport`)."""
+        if self._report is not None:
+            self._report.judge()
+        return self._gate
+
+    @gate.setter
+    def gate(self, value: Reason | None) -> None:
+        if self._report is not None:
+            self._report.judge()  # the reported verdict first, as it was due: this one replaces it
+        self._gate = value
 
     @property
     def factors(self) -> RankFactors | None:
@@ -729,15 +744,39 @@ def _elsewhere(c: Candidate, request: Request) -> bool:
 
 
 def _report_gates(live: list[Candidate], query: ParsedQuery, request: Request) -> None:
-    """Judge every candidate as :func:`_apply_gates` would, but only record the verdict."""
+    """Judge every candidate as :func:`_apply_gates` would, but only record the verdict
+    (judged when first read: :class:`_GateReport`)."""
+    report = _GateReport(live, query)
     for c in live:
-        assert c.memory is not None and c.lexical is not None  # live: excluded and scored above
-        c.gate = relevance_gate(query, c.memory, c.lexical, anchored=_anchored(c))
+        c._report = report
         c.rank_later(request.now)
-    low = below_cutoff({c.id: c.raw for c in live if c.gate is None or _about_another(c, query, c.gate)})
-    for c in live:
-        if c.id in low:
-            c.gate = Reason.BELOW_CUTOFF
+
+
+class _GateReport:
+    """The reported gate verdicts of one lane's pool, judged when the first is read: by
+    explain, or by a claims recall asking whether turns answer it. A search reads none of
+    them (they decide nothing), and the pool is 48 turns. The cutoff is taken among the
+    relevances the candidates had when the report was due."""
+
+    __slots__ = ("pool", "query")
+
+    def __init__(self, live: list[Candidate], query: ParsedQuery) -> None:
+        self.pool = [(c, c.raw) for c in live]
+        self.query = query
+
+    def judge(self) -> None:
+        pool, query = self.pool, self.query
+        self.pool = []
+        verdicts: dict[str, Reason | None] = {}
+        for c, _ in pool:
+            assert c.memory is not None and c.lexical is not None  # live: excluded and scored above
+            verdicts[c.id] = relevance_gate(query, c.memory, c.lexical, anchored=_anchored(c))
+        low = below_cutoff({c.id: raw for c, raw in pool
+                            if (v := verdicts[c.id]) is None or _about_another(c, query, v)})
+        for c, _ in pool:
+            if c._report is self:  # not reported again since (the later report holds its verdict)
+                c._report = None
+                c._gate = Reason.BELOW_CUTOFF if c.id in low else verdicts[c.id]
 
 
 def exclude(candidates: list[Candidate], request: Request) -> None:
