@@ -21,6 +21,7 @@ Pure: items in, :class:`Packed` out.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -50,6 +51,17 @@ class PackItem(NamedTuple):
     markers: tuple[str, ...] = ()
     superseded_by: str | None = None
     turn: str | None = None  # an episode's turn id, named after the record id
+
+
+class Pending(NamedTuple):
+    """An item made only if the packer reaches it with room to emit it. A ranked list is
+    often longer than ``limit`` (a search hands 48 conversation turns to pack 10), and an
+    item past the limit is rejected on its id, its markers and its successor alone."""
+
+    id: str
+    markers: tuple[str, ...]  # at least the item's historical-rationale marker, when it has one
+    superseded_by: str | None
+    make: Callable[[], PackItem]  # the item, with this id
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,24 +108,28 @@ def line(item: PackItem, text: str) -> str:
     return f'- [{" | ".join(item.labels)}] "{text}" (id {item.id[:10]}{turn})'
 
 
-def pack(items: list[PackItem], *, limit: int = PACK.limit, budget: int = PACK.budget, profile: PackProfile = PACK) -> Packed:
-    """Greedy packing in the given (ranked, resolved) order."""
+def pack(items: Sequence[PackItem | Pending], *, limit: int = PACK.limit, budget: int = PACK.budget,
+         profile: PackProfile = PACK) -> Packed:
+    """Greedy packing in the given (ranked, resolved) order; a :class:`Pending` item is
+    made when it is reached with room to emit it."""
     if not items:
         return Packed("")
     used = utf8_len(HEADER)
     lines: list[str] = [HEADER]
     emitted: list[tuple[PackItem, str, bool]] = []
+    emitted_ids: set[str] = set()
     rejected: list[tuple[str, Reason]] = []
-    for item in items:
-        if item.id in {e.id for e, _, _ in emitted}:
-            rejected.append((item.id, Reason.DUPLICATE))
+    for entry in items:
+        if entry.id in emitted_ids:
+            rejected.append((entry.id, Reason.DUPLICATE))
             continue
-        if HISTORICAL in item.markers and (not emitted or emitted[-1][0].id != item.superseded_by):
-            rejected.append((item.id, Reason.SUCCESSOR_NOT_SELECTED))
+        if HISTORICAL in entry.markers and (not emitted or emitted[-1][0].id != entry.superseded_by):
+            rejected.append((entry.id, Reason.SUCCESSOR_NOT_SELECTED))
             continue
         if len(emitted) >= limit:
-            rejected.append((item.id, Reason.RANK_CUT))
+            rejected.append((entry.id, Reason.RANK_CUT))
             continue
+        item = entry.make() if isinstance(entry, Pending) else entry
         fitted = _fit(item, budget - used - 1, profile)  # 1: the newline before the line
         if fitted is None:
             rejected.append((item.id, Reason.OVER_BUDGET))
@@ -123,6 +139,7 @@ def pack(items: list[PackItem], *, limit: int = PACK.limit, budget: int = PACK.b
         used += 1 + utf8_len(rendered)
         lines.append(rendered)
         emitted.append((item, text, truncated))
+        emitted_ids.add(item.id)
     if not emitted:
         return Packed("", [], rejected)
     return Packed("\n".join(lines), emitted, rejected)

@@ -21,7 +21,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import NamedTuple
 
 from .. import plugins
@@ -37,7 +37,7 @@ from .candidates import KEPT_SPACES, IndexStats
 from .fusion import FUSIONS, matched
 from .gates import GATES, Reason, below_cutoff, exclusion, names_another, relevance_gate
 from .lanes import Lane, lane, lane_names
-from .pack import PACK, PackItem, label_text, pack
+from .pack import PACK, PackItem, Pending, label_text, pack
 from .phrase import PhraseHit
 from .query import ParsedQuery, closing_verb, parse_query, states_form, store_named, validate_query
 from .rank import RankFactors, order_key, rank_factors
@@ -127,9 +127,9 @@ class Candidate:
     lexical: Lexical | None = None
     phrase: PhraseHit | None = None
     raw: float = 0.0
-    factors: RankFactors | None = None
+    _factors: RankFactors | None = field(default=None, repr=False)  # read as ``factors``
     reason: Reason | None = None
-    gate: Reason | None = None  # episodes: the gate verdict, reported not applied
+    _gate: Reason | None = field(default=None, repr=False)  # read as ``gate``
     turn_coverage: float | None = None  # episodes: the share of the question the turn holds, as the episode lane reads it
     updates: bool = False  # placed above an earlier turn it says changed (recall.episodes), or an older claim (newer_first)
     by_subject: bool = False  # episodes: spoken by the speaker the question is about
@@ -137,6 +137,48 @@ class Candidate:
     fusion: dict | None = None  # hybrid lanes: each lane's rank and share, the cosine (cairn.recall.fusion)
     judged: bool = False  # exclude() has looked at it (lanes exclude early; the pipeline checks what they did not)
     fresh: Freshness | None = None  # freshness at the request's now, when exclude() needed it (ranking reuses it)
+    # (now, raw, fresh) of rank factors owed but not yet made (:meth:`rank_later`)
+    _owed: tuple[datetime, float, Freshness | None] | None = field(default=None, repr=False)
+    _report: _GateReport | None = field(default=None, repr=False, compare=False)  # gates owed (:class:`_GateReport`)
+
+    @property
+    def gate(self) -> Reason | None:
+        """Episodes: the gate verdict, reported not applied; a pool's verdicts are judged
+        together when the first of them is read (:class:`_GateReport`)."""
+        if self._report is not None:
+            self._report.judge()
+        return self._gate
+
+    @gate.setter
+    def gate(self, value: Reason | None) -> None:
+        if self._report is not None:
+            self._report.judge()  # the reported verdict first, as it was due: this one replaces it
+        self._gate = value
+
+    @property
+    def factors(self) -> RankFactors | None:
+        """The rank factors (:func:`cairn.recall.rank.rank_factors`), made on first read
+        when they are owed."""
+        if self._owed is not None:
+            now, raw, fresh = self._owed
+            assert self.memory is not None  # only a candidate with its record is ranked
+            self._factors, self._owed = rank_factors(self.memory, raw, now, fresh=fresh), None
+        return self._factors
+
+    @factors.setter
+    def factors(self, value: RankFactors | None) -> None:
+        self._factors, self._owed = value, None
+
+    def rank_later(self, now: datetime) -> None:
+        """Owe the rank factors at the relevance the candidate has now (``raw``): made when
+        first read, by the packer, explain or a trace, with the same arguments as if made
+        here. A search's episode pool is 48 turns for 10 results; most are never packed,
+        and their factors are read only when a caller asks for them. Factors already made
+        or owed at this relevance are kept."""
+        owed = self._owed
+        held = owed[1] if owed is not None else None if self._factors is None else self._factors.relevance
+        if held != self.raw:
+            self._factors, self._owed = None, (now, self.raw, self.fresh)
 
     def explain(self) -> dict:
         """Numbers only, never the memory body."""
@@ -763,15 +805,39 @@ def _elsewhere(c: Candidate, request: Request) -> bool:
 
 
 def _report_gates(live: list[Candidate], query: ParsedQuery, request: Request) -> None:
-    """Judge every candidate as :func:`_apply_gates` would, but only record the verdict."""
+    """Judge every candidate as :func:`_apply_gates` would, but only record the verdict
+    (judged when first read: :class:`_GateReport`)."""
+    report = _GateReport(live, query)
     for c in live:
-        assert c.memory is not None and c.lexical is not None  # live: excluded and scored above
-        c.gate = relevance_gate(query, c.memory, c.lexical, anchored=_anchored(c))
-        c.factors = rank_factors(c.memory, c.raw, request.now, fresh=c.fresh)
-    low = below_cutoff({c.id: c.raw for c in live if c.gate is None or _about_another(c, query, c.gate)})
-    for c in live:
-        if c.id in low:
-            c.gate = Reason.BELOW_CUTOFF
+        c._report = report
+        c.rank_later(request.now)
+
+
+class _GateReport:
+    """The reported gate verdicts of one lane's pool, judged when the first is read: by
+    explain, or by a claims recall asking whether turns answer it. A search reads none of
+    them (they decide nothing), and the pool is 48 turns. The cutoff is taken among the
+    relevances the candidates had when the report was due."""
+
+    __slots__ = ("pool", "query")
+
+    def __init__(self, live: list[Candidate], query: ParsedQuery) -> None:
+        self.pool = [(c, c.raw) for c in live]
+        self.query = query
+
+    def judge(self) -> None:
+        pool, query = self.pool, self.query
+        self.pool = []
+        verdicts: dict[str, Reason | None] = {}
+        for c, _ in pool:
+            assert c.memory is not None and c.lexical is not None  # live: excluded and scored above
+            verdicts[c.id] = relevance_gate(query, c.memory, c.lexical, anchored=_anchored(c))
+        low = below_cutoff({c.id: raw for c, raw in pool
+                            if (v := verdicts[c.id]) is None or _about_another(c, query, v)})
+        for c, _ in pool:
+            if c._report is self:  # not reported again since (the later report holds its verdict)
+                c._report = None
+                c._gate = Reason.BELOW_CUTOFF if c.id in low else verdicts[c.id]
 
 
 def exclude(candidates: list[Candidate], request: Request) -> None:
@@ -851,12 +917,12 @@ def _resolve_and_pack(view: ReadView, request: Request, ranked: list[Candidate],
             # replaced by a head already placed for a better-ranked hit (and, for a decision,
             # was not the one predecessor allowed to follow as history).
             c.reason = Reason.REPLACED
-    packed = pack([_pack_item(r, c, m) for r, c, m in items], limit=request.limit, budget=request.budget)
+    packed = pack([_pending(r, c, m) for r, c, m in items], limit=request.limit, budget=request.budget)
     emitted_ids = set(packed.ids)
     if len({m.origin for r, _, m in items if r.id in emitted_ids}) > 1:
         # Results from several origins: label each line with its origin, so that two
         # projects' memories never mix unlabelled.
-        packed = pack([_pack_item(r, c, m, with_origin=True) for r, c, m in items], limit=request.limit,
+        packed = pack([_pending(r, c, m, with_origin=True) for r, c, m in items], limit=request.limit,
                       budget=request.budget)
     emitted = {item.id: (text, cut) for item, text, cut in packed.emitted}
     for item_id, reason in packed.rejected:
@@ -915,8 +981,7 @@ def _gather(view: ReadView, request: Request, resolved: list[Resolved], by_id: d
         if c.reason in GATES:
             c.reason = None  # brought back by resolution, see above
             c.raw = max(c.raw, source.raw if source else 0.0)
-        if c.factors is None or c.factors.relevance != c.raw:
-            c.factors = rank_factors(c.memory, c.raw, request.now, fresh=c.fresh)
+        c.rank_later(request.now)  # at its relevance now; only what is packed or asked for is made
         if r.matched and r.matched != r.id and r.matched in by_id and r.matched not in emitted_ids:
             # Only a hit that does not itself come back (e.g. as one side of a contradiction
             # pair) was replaced by its successor.
@@ -936,6 +1001,13 @@ def _markers(r: Resolved, c: Candidate, f: RankFactors) -> tuple[str, ...]:
         found.add(Marker.DORMANT.value)
     # Only markers of the closed set reach a result.
     return tuple(m for m in _MARKER_ORDER if m in found)
+
+
+def _pending(r: Resolved, c: Candidate, m: Memory, *, with_origin: bool = False) -> Pending:
+    """The pack item of ``r``, made only if the packer reaches it with room left (its
+    labels need the rank factors); the markers its reason depends on are those of the
+    resolution and the candidate (historical-rationale is never a factor's)."""
+    return Pending(r.id, (*r.markers, *c.markers), r.superseded_by, partial(_pack_item, r, c, m, with_origin=with_origin))
 
 
 def _pack_item(r: Resolved, c: Candidate, m: Memory, *, with_origin: bool = False) -> PackItem:
