@@ -777,13 +777,15 @@ def _replacements_pass(live: list[Candidate], request: Request) -> None:
     question: "which company covers our house and contents" finds "buildings and contents
     insurance is with Aviva", and the later "we moved the home insurance from Aviva to LV"
     says what holds now in other words."""
-    if not _asks_now(request):
-        return
     passed = [c for c in live if c.reason is None and c.memory is not None]
-    for c in live:
-        if c.reason is Reason.BELOW_COVERAGE and c.memory is not None and any(
-                k.memory is not None and confirmation_anchor(k.memory) < confirmation_anchor(c.memory)
-                and names_replaced(c, k) for k in passed):
+    if not passed:
+        return
+    found = [c for c in live if c.reason is Reason.BELOW_COVERAGE and c.memory is not None
+             and not CHANGE_WORDS.isdisjoint(field_terms(c.memory.content)) and any(
+        k.memory is not None and confirmation_anchor(k.memory) < confirmation_anchor(c.memory)
+        and names_replaced(c, k) for k in passed)]
+    if found and _asks_now(request):  # the tense is read only when something could pass
+        for c in found:
             c.reason = None
 
 
