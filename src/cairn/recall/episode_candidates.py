@@ -43,7 +43,7 @@ from .candidates import IndexStats
 EXACT = 2000  # records holding the words (summed) up to which the store ranks every match
 SCAN = 2000  # postings read per word; a word held by more records of the space is common
 PREFIX_TERMS = 256  # indexed terms a prefix word reaches, read at most (more: the word is common)
-KEPT_TURNS = 2048  # turns kept read per space and filter (about 1 MB; a few conversations)
+KEPT_TURNS = 1024  # turns kept read per space and filter (about 0.6 MB; a LoCoMo conversation fits)
 KEPT_POSTINGS = 16384  # postings kept, all words together (a common word's SCAN each)
 
 

@@ -252,8 +252,10 @@ def match_words(query: str | EpisodeQuery, prefix_min: int = PROFILE.prefix_min,
 
 
 KEPT_WORDS = 4096  # words kept per space as naming a speaker or not (cairn.recall.kept)
-KEPT_PLACES = 2048  # turn positions kept read per space, with the turns found there (about 1 MB)
-KEPT_SPEAKER_READS = 64  # a named speaker's turns (up to a list's length each) kept per space
+# Turn positions kept read per space, with the turns found there (about 1.4 kB a place,
+# its text's counts included): a LoCoMo conversation (up to ~700 turns) fits.
+KEPT_PLACES = 1024
+KEPT_SPEAKER_ROWS = 1024  # a named speaker's turns kept per space, all lists together (weighed by rows)
 
 
 def speaker_terms(view: ReadView, space: str, terms) -> frozenset[str]:
@@ -266,7 +268,11 @@ def speaker_terms(view: ReadView, space: str, terms) -> frozenset[str]:
     return frozenset(term for term in terms if known[term])
 
 
-TEXT_CACHE = 4096  # turn texts kept read (stems, counts) per process: bounded, keyed by the text itself
+# Turn texts kept read (stems, counts) per process, keyed by the text itself: a LoCoMo
+# conversation (up to ~700 turns) fits. In a large store most candidates are new to each
+# question (at a million turns 4,096 texts served 4 % of the reads), so more entries only
+# hold more memory (about 1 kB a text).
+TEXT_CACHE = 1024
 
 
 class _Text:
@@ -465,10 +471,11 @@ def scored_episodes(view: ReadView, space: str, query: str, *, limit: int, profi
 
 def _speaker_turns(view: ReadView, space: str, word: str, cap: int, skip_retired: bool) -> list[EpisodeTurn]:
     """:meth:`ReadView.speaker_turns`, kept while the data is unchanged."""
-    known = kept.table(view, ("speaker turns", space, skip_retired), KEPT_SPEAKER_READS)
+    known, weight = kept.weighed(view, ("speaker turns", space, skip_retired), KEPT_SPEAKER_ROWS)
     found = known.get((word, cap))
     if found is None:
         found = known[(word, cap)] = view.speaker_turns(space, word, cap, skip_retired=skip_retired)
+        weight[0] += len(found) + 1  # a list weighs its rows (an empty one still takes an entry)
     return found
 
 

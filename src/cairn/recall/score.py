@@ -32,6 +32,7 @@ A query feature may carry **variants** (:mod:`cairn.recall.variants`: ``postgres
 from __future__ import annotations
 
 import math
+import sys
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -128,8 +129,10 @@ def _field_counts(text: str) -> tuple[Counter[str], int]:
     """(term counts, length) of one field, read-only. Tokenising is most of a candidate's
     scoring cost and a record's text never changes, so a process that recalls again
     (a server, a benchmark) tokenises each recently seen text once; bounded, so memory
-    stays flat whatever the store's size."""
-    counts = Counter(field_terms(text))
+    stays flat whatever the store's size. The terms are interned: the same few thousand
+    words recur across texts, and each kept count would otherwise hold its own copy of
+    every word it counts (most of the cache's weight)."""
+    counts = Counter(map(sys.intern, field_terms(text)))
     return counts, sum(counts.values())
 
 

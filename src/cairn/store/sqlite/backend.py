@@ -44,6 +44,7 @@ from datetime import datetime
 from functools import wraps
 from inspect import isgeneratorfunction
 from pathlib import Path
+from sys import intern
 from typing import Any, NamedTuple, TypeVar
 
 from ...errors import InvalidInput, NoSuchDatabase, StoreError, StoreUnavailable
@@ -386,12 +387,14 @@ def _aliases(value: object) -> list[str]:
 
 
 def _episode_turn(row) -> EpisodeTurn:
-    # _str inlined: the episode lane builds a few hundred of these per question.
+    # _str inlined: the episode lane builds a few hundred of these per question. The
+    # origin and the speaker are interned: the lane keeps thousands of turns read, and
+    # a conversation's hundreds of turns name the same origin and the same two speakers.
     key, memory_id, origin, turn, content, aliases, at = row
     return EpisodeTurn(
-        key, memory_id if isinstance(memory_id, str) else "", origin if isinstance(origin, str) else "",
+        key, memory_id if isinstance(memory_id, str) else "", intern(origin) if isinstance(origin, str) else "",
         turn if isinstance(turn, int) else 0, content if isinstance(content, str) else "",
-        aliases if isinstance(aliases, str) else "", at if isinstance(at, str) else "")
+        intern(aliases) if isinstance(aliases, str) else "", at if isinstance(at, str) else "")
 
 
 @_guarded
