@@ -175,3 +175,11 @@ def test_ringing_is_calling_and_a_representative_an_agent_one_way(tmp_path):
     assert _claims(tmp_path / "b", notes, "who is my representative")[:1] == [notes[1]]
     assert stem("representative") not in SYNONYMS.get(stem("agent"), ())
     assert _claims(tmp_path / "c", ["Ines is our sales representative for Spain"], "who is our agent in Spain") == []
+
+
+def test_an_everyday_abbreviation_meets_its_long_form(tmp_path):
+    """"what's the reg of our car": "reg" is how people write "registration"."""
+    notes = ["Our car is a 2019 Skoda Octavia estate, registration KX19 HFD", "The car is serviced at Hillside Motors"]
+    assert _claims(tmp_path / "a", notes, "what's the reg of our car")[:1] == [notes[0]]
+    assert stem("registration") in [t for v in variants(stem("reg"), _Vocabulary(notes[0])) for t in v.split()]
+    assert variants(stem("reg"), _Vocabulary(notes[1])) == ()  # control: only a form the store holds

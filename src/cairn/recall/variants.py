@@ -98,6 +98,8 @@ _ABBREVIATED: dict[str, tuple[str, ...]] = {
     "pto": ("paid time off",), "eod": ("end of day",), "eta": ("estimated time of arrival",),
     "roi": ("return on investment",), "gdpr": ("general data protection regulation",),
     "csat": ("customer satisfaction",), "nps": ("net promoter score",), "hq": ("headquarters",),
+    "reg": ("registration",), "ref": ("reference",), "acct": ("account",), "pb": ("personal best",),
+    "amt": ("amount",), "qty": ("quantity",), "yr": ("year",), "yrs": ("years",),
 }
 
 
