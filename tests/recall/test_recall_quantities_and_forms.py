@@ -175,3 +175,17 @@ def test_a_dotted_number_is_a_demand_and_a_plain_one_a_hint(tmp_path):
     assert _recall(tmp_path / "b", notes, "what is going into 3.9")[:1] == [notes[1]]
     assert not parse_query("can I give a 20% discount").literals[0].strict
     assert _recall(tmp_path / "c", notes, "can I give a 20% discount")[:1] == [notes[2]]
+
+
+def test_what_is_asked_of_a_thing_named_after_of_must_be_held(tmp_path):
+    """"the policy number of the travel insurance": the travel insurance is the subject, and
+    a note on it that holds no policy number is about the thing, not what is asked of it.
+    "what's the reg of our car" is answered by the note that holds the registration."""
+    notes = ["Annual multi-trip travel insurance with Staysure covers Europe including winter sports",
+             "Our car is a 2019 Skoda Octavia estate, registration KX19 HFD"]
+    asked = parse_query("what's the policy number of the travel insurance")
+    assert (asked.subject, asked.attributes) == ("travel", ("polici",))
+    assert parse_query("what's the name of the plumber").subject is None  # "name" is phrasing
+    assert _recall(tmp_path / "a", notes, "what's the policy number of the travel insurance") == []
+    assert _recall(tmp_path / "b", notes, "what's the reg of our car")[:1] == [notes[1]]
+    assert _recall(tmp_path / "c", notes, "who is the travel insurance with")[:1] == [notes[0]]  # control

@@ -549,6 +549,10 @@ def _named(text: str, features: tuple[Feature, ...], asked: set[str]) -> tuple[s
     if len(named) > 1:
         return None, ()
     owner = _possessor(text, eligible)
+    if not named and owner is None and (of := _of_owner(text, eligible)) is not None:
+        # "the policy number of the travel insurance": the thing it is asked of is the
+        # subject, and only what is asked of it must be held with it
+        return of
     if not named and owner is not None:
         # "what is Omar's shoe size": the possessive names the subject and what of it is
         # asked, whatever the sentence around them.
@@ -699,6 +703,28 @@ _POSSESSIVE_RE = re.compile(r"(?:([^\W_]+)\s+)?([^\W_]+)['’]s\s+(?=([^\W_]+(?:
 # other topic words ("can I log the user's email in analytics") it is a role, not the
 # subject; alone with what it owns ("who is the cat's vet") it still tells whose.
 _DETERMINERS = frozenset("the a an this that these those our my your their his her its each every any some".split())
+
+
+# "the policy number of the travel insurance", "the reg of our car": what is asked, "of",
+# and the thing it is asked of, each after a determiner.
+_OF_RE = re.compile(
+    r"\b(?:the|a|an|our|my|your)\s+((?:[^\W\d_]+\s+){0,2}?[^\W\d_]+)\s+of\s+"
+    r"(?:the|our|my|your|their|his|her|this|that)\s+((?:[^\W\d_]+\s*){1,3})",
+    re.IGNORECASE,
+)
+
+
+def _of_owner(text: str, eligible: list[str]) -> tuple[str, tuple[str, ...]] | None:
+    """The subject and attributes of a wh-question that asks "the Y of the X": the first
+    topic word of X, and the topic words of Y (what is asked of it); else None."""
+    if not _WH_START_RE.match(text):
+        return None
+    found = _OF_RE.search(unicodedata.normalize("NFKC", text))
+    if found is None:
+        return None
+    asked = [t.term for t in tokenize(found.group(1)) if t.term in eligible]
+    owner = [t.term for t in tokenize(found.group(2)) if t.term in eligible]
+    return (owner[0], tuple(asked)) if asked and owner and not set(asked) & set(owner) else None
 
 
 def _possessor(text: str, eligible: list[str]) -> str | None:
