@@ -47,8 +47,11 @@ RECALL_SINGLE = {"cairn", "cairn.errors", "cairn.text", "cairn.wire", "cairn.plu
 NEVER = ("cairn.store.postgres", "cairn.recall.lanes.semantic", "cairn.embed.model", "cairn.embed.onnx",
          "cairn.policy.retention", "cairn.policy.authority")
 # Standard-library parts that cost a fresh process noticeably and that a recall has no use for.
+# (shutil, with bz2 and lzma, is what argparse's stock help formatter imports to read the
+# terminal's width: the CLI's formatter reads it only to print help.)
 HEAVY_STDLIB = ("importlib.metadata", "email", "zipfile", "tomllib", "asyncio", "concurrent", "ssl", "http",
-                "xml", "logging", "subprocess", "multiprocessing", "ctypes", "decimal", "zoneinfo", "uuid")
+                "xml", "logging", "subprocess", "multiprocessing", "ctypes", "decimal", "zoneinfo", "uuid",
+                "shutil", "bz2", "lzma")
 
 # Exactly what a claims recall process imports of Cairn: the rules above say what it may
 # import, this says what it does, so that a new import on the path (a module, or a part
