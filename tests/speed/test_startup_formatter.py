@@ -73,3 +73,32 @@ def test_building_and_parsing_never_ask_the_terminal_and_help_does():
                           env=dict(os.environ, CAIRN_SEMANTIC="off"))
     # Negative control in the same run: laying out help does read the width (shutil).
     assert done.stdout.split() == ["False", "True"]
+
+
+# -- a routed command's parser alone ------------------------------------------------------
+
+
+def _commands(parser: argparse.ArgumentParser) -> list[str]:
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return list(sub.choices)
+
+
+@pytest.mark.parametrize("command", ["recall", "search", "explain"])
+def test_a_recall_group_command_builds_its_own_parser_only(command):
+    assert _commands(cli.build_parser(command)) == [command]
+
+
+def test_control_help_and_other_groups_commands_build_every_parser_of_the_group():
+    every = _commands(cli.build_parser(None))
+    assert every[every.index("recall"):every.index("recall") + 3] == ["recall", "search", "explain"]
+    # A group without register_one (records) registers all its commands, as before.
+    assert {"remember", "show", "list"} <= set(_commands(cli.build_parser("show")))
+
+
+@pytest.mark.parametrize("command", ["recall", "search", "explain"])
+def test_the_command_alone_parses_as_with_every_command(command):
+    argv = ["--db", "x.db", command, "what runs billing", "--limit", "2"]
+    alone = vars(cli.build_parser(command).parse_args(argv))
+    whole = cli.build_parser(None)
+    assert {"recall", "search", "explain"} <= set(_commands(whole))  # the control: every parser is there
+    assert alone == vars(whole.parse_args(argv))

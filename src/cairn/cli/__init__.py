@@ -168,7 +168,13 @@ def build_parser(command: str | None = None, parser_class: type[_Parser] | None 
     # terminal's width for that ("cairn": no positional argument comes before the command).
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, prog=parser.prog)
     for name in _groups_for(command):
-        group(name).register(sub)
+        module = group(name)
+        if command is not None and ROUTES.get(command) == name and hasattr(module, "register_one"):
+            # The command's own parser only: its siblings' would be built and never used
+            # (a third of a recall's parser building, and argparse lists no choices here).
+            module.register_one(sub, command)
+        else:
+            module.register(sub)
     return parser
 
 
