@@ -137,3 +137,57 @@ def test_what_start_up_built_is_frozen_before_the_collector_resumes(store_with_o
     done = subprocess.run([sys.executable, "-c", direct, *argv], capture_output=True, text=True, timeout=120)
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     assert seen["frozen"] == 0
+
+
+_MAIN_MODULE = """
+import gc, json, runpy, sys
+
+seen = {}
+
+
+class Watch:
+    # Records whether the collector runs when the command line's module is imported.
+    def find_spec(self, name, path=None, target=None):
+        if name == "cairn.cli":
+            seen["importing cairn.cli"] = gc.isenabled()
+        return None
+
+
+sys.meta_path.insert(0, Watch())
+if sys.argv[1] == "library":
+    import cairn.cli
+    print(json.dumps(seen))
+    raise SystemExit
+sys.argv = ["cairn", *sys.argv[1:]]
+try:
+    runpy.run_module("cairn", run_name="__main__", alter_sys=True)
+except SystemExit:
+    pass
+print(json.dumps(seen))
+"""
+
+
+def test_python_m_cairn_pauses_the_collector_for_the_command_lines_imports(store_with_one_claim: Path):
+    done = subprocess.run([sys.executable, "-c", _MAIN_MODULE, "--db", str(store_with_one_claim), "status"],
+                          capture_output=True, text=True, timeout=120)
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["importing cairn.cli"] is False
+    # Control: importing the command line as a library pauses nothing.
+    done = subprocess.run([sys.executable, "-c", _MAIN_MODULE, "library"], capture_output=True, text=True, timeout=120)
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == {"importing cairn.cli": True}
+
+
+def test_python_m_cairn_runs_the_command_with_the_collector_on(store_with_one_claim: Path):
+    probe = ("import gc, json, sys\nsys.argv = ['cairn', *sys.argv[1:]]\nimport cairn.cli as cli\nseen = {}\n"
+             "real = cli.execute\n"
+             "def execute(args):\n    seen['on'] = gc.isenabled()\n    return real(args)\n"
+             "cli.execute = execute\n"
+             "try:\n    import cairn.__main__\nexcept SystemExit:\n    pass\nprint(json.dumps(seen))\n")
+    done = subprocess.run([sys.executable, "-c", probe, "--db", str(store_with_one_claim), "status"],
+                          capture_output=True, text=True, timeout=120)
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == {"on": True}
+    # Control: a caller that says it paused nothing leaves a paused collector paused.
+    control = probe.replace("import cairn.__main__", "gc.disable(); cli.run(paused=False)")
+    done = subprocess.run([sys.executable, "-c", control, "--db", str(store_with_one_claim), "status"],
+                          capture_output=True, text=True, timeout=120)
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == {"on": False}

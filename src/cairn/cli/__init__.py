@@ -408,9 +408,12 @@ def _quiet_pipe() -> int:
 _collecting_after_start = False
 
 
-def run() -> None:
-    """The ``cairn`` executable (and ``python -m cairn``)."""
+def run(*, paused: bool = False) -> None:
+    """The ``cairn`` executable (and ``python -m cairn``). ``paused``: the caller paused
+    the garbage collector for its own imports (``cairn.__main__``), to be resumed here as
+    if this function had paused it."""
     global _collecting_after_start
+    _collecting_after_start = paused
     # Importing a command's modules allocates tens of thousands of objects that live as
     # long as the process (classes, functions, constants), and the collector would walk
     # them several times over for nothing: about a twentieth of a short command's time
