@@ -80,17 +80,18 @@ RECALL_PINNED = {
 # of what a dataclass adds (replace(), default factories, mutation) is a NamedTuple. These
 # remain: the public model values, the named profiles (tests and docs derive them with
 # replace()), the request, query and outcome (the pipeline derives them with replace()),
-# and the mutable working state (Candidate, Packed, TrustState, _Graph).
+# and the mutable working state (Candidate, Packed). (TrustState and resolve's _Graph are
+# plain classes: they needed only the generated constructor, repr and equality.)
 RECALL_DATACLASSES = {
     "cairn.model.values." + name for name in ("Change", "Event", "Evidence", "Feedback", "Memory", "Relation", "Source",
                                                "VerdictSlot")
 } | {
-    "cairn.engine.trust.TrustState", "cairn.engine.validate.Limits", "cairn.policy.aging.AgingProfile",
+    "cairn.engine.validate.Limits", "cairn.policy.aging.AgingProfile",
     "cairn.policy.confidence.ConfidenceProfile", "cairn.recall.fusion.SemanticProfile", "cairn.recall.gates.GateProfile",
     "cairn.recall.pack.PackProfile", "cairn.recall.pack.Packed", "cairn.recall.phrase.PhraseProfile",
     "cairn.recall.pipeline.Candidate", "cairn.recall.pipeline.Outcome", "cairn.recall.pipeline.Request",
     "cairn.recall.query.Feature", "cairn.recall.query.ParsedQuery", "cairn.recall.rank.RankProfile",
-    "cairn.recall.resolve._Graph", "cairn.recall.score.ScoreProfile",
+    "cairn.recall.score.ScoreProfile",
 }
 
 HOOK_SKIP = {"cairn", "cairn.errors", "cairn.cli", "cairn.cli.common", "cairn.cli.host", "cairn.engine",
@@ -357,3 +358,16 @@ def test_the_startup_benchmark_prints_only_when_out_is_a_dash():
 
     assert report_file("-") is None and report_file(None) is None
     assert report_file("docs/benchmarks.md") == "docs/benchmarks.md"  # a file is written
+
+
+def test_trust_state_reads_as_the_dataclass_it_was():
+    from cairn.engine.trust import TrustState
+
+    fresh, other = TrustState(), TrustState()
+    assert fresh == other and fresh.supports is not other.supports  # a list of its own each
+    assert repr(fresh) == ("TrustState(supports=[], stability='normal', reviewed_at=None, decay=0.0, reports=[])"
+                           .replace("'normal'", repr(fresh.stability)))
+    changed = TrustState(decay=0.5)
+    assert changed != fresh and changed.decay == 0.5
+    # Control: not equal to a value of another class holding the same fields.
+    assert (fresh == tuple(fresh._fields())) is False
