@@ -191,3 +191,16 @@ def test_python_m_cairn_runs_the_command_with_the_collector_on(store_with_one_cl
     done = subprocess.run([sys.executable, "-c", control, "--db", str(store_with_one_claim), "status"],
                           capture_output=True, text=True, timeout=120)
     assert json.loads(done.stdout.strip().splitlines()[-1]) == {"on": False}
+
+
+def test_the_collector_is_resumed_once_a_process(store_with_one_claim: Path):
+    probe = ("import gc, json, sys\nimport cairn.cli as cli\nargv = sys.argv[1:]\n"
+             "gc.disable(); cli._collecting_after_start = True\n"
+             "cli.main(argv); first = gc.get_freeze_count(); gc.unfreeze()\n"
+             "cli.main(argv); print(json.dumps([first, gc.get_freeze_count(), gc.isenabled()]))\n")
+    done = subprocess.run([sys.executable, "-c", probe, "--db", str(store_with_one_claim), "status"],
+                          capture_output=True, text=True, timeout=120)
+    first, second, enabled = json.loads(done.stdout.strip().splitlines()[-1])
+    # The first main() after a paused start froze what was built (the control that the
+    # count shows a freeze); the second, in the same process, froze nothing.
+    assert first > 0 and second == 0 and enabled

@@ -254,6 +254,7 @@ def main(argv: list[str] | None = None) -> int:
         # whole (about 3 ms of a recall process, to free a few hundred objects).
         gc.freeze()
         gc.enable()
+        _resumed()
     try:
         output, error = execute(args)
     except BrokenPipeError:
@@ -406,6 +407,12 @@ def _quiet_pipe() -> int:
 
 # Set by run() while the garbage collector is paused for start-up, for main() to resume it.
 _collecting_after_start = False
+
+
+def _resumed() -> None:
+    """The collector is back on: a later main() in this process (a test's) leaves it be."""
+    global _collecting_after_start
+    _collecting_after_start = False
 
 
 def run(*, paused: bool = False) -> None:
