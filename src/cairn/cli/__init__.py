@@ -33,6 +33,7 @@ from :data:`ROUTES` is registered for every command: correct, only slower.
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import importlib
 import json
@@ -85,15 +86,62 @@ READS = frozenset({"show", "list", "history", "export", "status", "recall", "sea
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with one change: under ``--json`` a usage error (exit 2) also prints
-    ``{"error": {"code": "usage", "message"}}`` on stdout, as every other error does."""
+    """argparse with two changes: under ``--json`` a usage error (exit 2) also prints
+    ``{"error": {"code": "usage", "message"}}`` on stdout, as every other error does; and
+    its help formatter reads the terminal's width when it first lays out text
+    (:func:`_deferred`), not each time one is made."""
 
     json_errors = False
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["formatter_class"] = _deferred(kwargs.get("formatter_class", argparse.HelpFormatter))
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         if _Parser.json_errors:
             print(json.dumps({"error": {"code": "usage", "message": f"{self.prog}: {message}"}}, ensure_ascii=False))
         super().error(message)
+
+
+@functools.cache
+def _deferred(base: type[argparse.HelpFormatter]) -> type[argparse.HelpFormatter]:
+    """``base`` with the terminal's width read when the formatter first lays out text.
+
+    argparse makes a formatter for every ``add_argument`` (to check a metavar against
+    nargs) and the stock one asks the terminal for its width as it is made, importing
+    ``shutil`` (and with it ``bz2``, ``lzma`` and ``zlib``) on the way: about 2 ms of every
+    command's start-up, for help that is rarely printed. The width is the one the stock
+    formatter reads (``shutil.get_terminal_size()``, less 2), read at most once a formatter."""
+
+    class Deferred(base):  # type: ignore[valid-type,misc]  # a subclass of the class given
+        def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                     width: int | None = None, **more: Any) -> None:
+            self._given = [width, max_help_position]
+            # A placeholder width keeps the base class from asking; the properties answer.
+            super().__init__(prog, indent_increment, max_help_position, 0 if width is None else width, **more)
+
+        @property
+        def _width(self) -> int:
+            width = self._given[0]
+            if width is None:
+                import shutil
+
+                width = self._given[0] = shutil.get_terminal_size().columns - 2
+            return width
+
+        @_width.setter
+        def _width(self, value: int) -> None:
+            pass  # the base class's assignment of the placeholder: the getter reads the width
+
+        @property
+        def _max_help_position(self) -> int:
+            return min(self._given[1], max(self._width - 20, self._indent_increment * 2))
+
+        @_max_help_position.setter
+        def _max_help_position(self, value: int) -> None:
+            pass  # as for _width: derived from the width when read
+
+    return Deferred
 
 
 def group(name: str) -> ModuleType:
@@ -116,9 +164,17 @@ def build_parser(command: str | None = None, parser_class: type[_Parser] | None 
     parser.add_argument("--now", help="fix the clock to this ISO-8601 time")
     parser.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
     parser.add_argument("--version", action=_Version, help="print the version and exit")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    # prog given: argparse would lay out the usage up to here to make it, reading the
+    # terminal's width for that ("cairn": no positional argument comes before the command).
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, prog=parser.prog)
     for name in _groups_for(command):
-        group(name).register(sub)
+        module = group(name)
+        if command is not None and ROUTES.get(command) == name and hasattr(module, "register_one"):
+            # The command's own parser only: its siblings' would be built and never used
+            # (a third of a recall's parser building, and argparse lists no choices here).
+            module.register_one(sub, command)
+        else:
+            module.register(sub)
     return parser
 
 
@@ -191,8 +247,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if _collecting_after_start:
         # The command's group is imported (run() paused the collector for it): what the
-        # command itself builds is collected as usual, however long it runs.
+        # command itself builds is collected as usual, however long it runs. What the
+        # imports built is frozen first (moved out of the collector's generations): it lives
+        # as long as the process, and while the collector was paused all of it piled up in
+        # the youngest generation, which the first collection after the pause would walk
+        # whole (about 3 ms of a recall process, to free a few hundred objects).
+        gc.freeze()
         gc.enable()
+        _resumed()
     try:
         output, error = execute(args)
     except BrokenPipeError:
@@ -347,9 +409,18 @@ def _quiet_pipe() -> int:
 _collecting_after_start = False
 
 
-def run() -> None:
-    """The ``cairn`` executable (and ``python -m cairn``)."""
+def _resumed() -> None:
+    """The collector is back on: a later main() in this process (a test's) leaves it be."""
     global _collecting_after_start
+    _collecting_after_start = False
+
+
+def run(*, paused: bool = False) -> None:
+    """The ``cairn`` executable (and ``python -m cairn``). ``paused``: the caller paused
+    the garbage collector for its own imports (``cairn.__main__``), to be resumed here as
+    if this function had paused it."""
+    global _collecting_after_start
+    _collecting_after_start = paused
     # Importing a command's modules allocates tens of thousands of objects that live as
     # long as the process (classes, functions, constants), and the collector would walk
     # them several times over for nothing: about a twentieth of a short command's time

@@ -16,30 +16,43 @@ from .common import Output, add_command, positive_int, short
 
 def register(sub) -> None:
     """Add recall, search and explain to the `cairn` parser."""
-    p = add_command(
-        sub, "recall", "the few memories that matter for a query, as a bounded digest", cmd_recall,
-        description="Recall the memories relevant to QUERY: at most --limit claims within --budget UTF-8 bytes,\n"
-                    "each labelled with kind, status, evidence and markers. Relevance first; quality only\n"
-                    "re-orders relevant matches. A query without a topic (\"ok\", \"thanks\") returns nothing.\n"
-                    "Writes nothing but a trace (skip it with --no-trace).",
-    )
-    _common(p, limit=3, budget=2048, dormant=True, trace=True)
-    p.add_argument("--topic", help="a topic hint (a vocabulary id or alias); an unknown one warns and the query runs")
-    p.add_argument("--include-retired", action="store_true", help="also offer records a retention policy retired")
+    for name in COMMANDS:
+        register_one(sub, name)
 
-    p = add_command(
-        sub, "search", "explicit lookup: like recall, dormant records included, up to 10", cmd_search,
-        description="Look QUERY up explicitly: like recall, but dormant records are included and up to 10 results\n"
-                    "are returned (default budget 8192 bytes). Records a retention policy retired come back here.",
-    )
-    _common(p, limit=10, budget=8192, dormant=False, trace=True)
 
-    p = add_command(
-        sub, "explain", "every stage's numbers for a query (no memory bodies, at most 8 KB)", cmd_explain,
-        description="Show, for QUERY, every candidate with its raw relevance, each factor, its rank score and the\n"
-                    "reason it was selected, excluded or rejected. No memory bodies; at most 8 KB. Writes nothing.",
-    )
-    _common(p, limit=3, budget=2048, dormant=True, trace=False)
+# The commands of this group, in help order.
+COMMANDS = ("recall", "search", "explain")
+
+
+def register_one(sub, name: str) -> None:
+    """Add the command ``name`` alone: a process that runs it parses no other (cairn.cli.build_parser)."""
+    if name == "recall":
+        p = add_command(
+            sub, "recall", "the few memories that matter for a query, as a bounded digest", cmd_recall,
+            description="Recall the memories relevant to QUERY: at most --limit claims within --budget UTF-8 bytes,\n"
+                        "each labelled with kind, status, evidence and markers. Relevance first; quality only\n"
+                        "re-orders relevant matches. A query without a topic (\"ok\", \"thanks\") returns nothing.\n"
+                        "Writes nothing but a trace (skip it with --no-trace).",
+        )
+        _common(p, limit=3, budget=2048, dormant=True, trace=True)
+        p.add_argument("--topic", help="a topic hint (a vocabulary id or alias); an unknown one warns and the query runs")
+        p.add_argument("--include-retired", action="store_true", help="also offer records a retention policy retired")
+    elif name == "search":
+        p = add_command(
+            sub, "search", "explicit lookup: like recall, dormant records included, up to 10", cmd_search,
+            description="Look QUERY up explicitly: like recall, but dormant records are included and up to 10 results\n"
+                        "are returned (default budget 8192 bytes). Records a retention policy retired come back here.",
+        )
+        _common(p, limit=10, budget=8192, dormant=False, trace=True)
+    elif name == "explain":
+        p = add_command(
+            sub, "explain", "every stage's numbers for a query (no memory bodies, at most 8 KB)", cmd_explain,
+            description="Show, for QUERY, every candidate with its raw relevance, each factor, its rank score and the\n"
+                        "reason it was selected, excluded or rejected. No memory bodies; at most 8 KB. Writes nothing.",
+        )
+        _common(p, limit=3, budget=2048, dormant=True, trace=False)
+    else:
+        raise ValueError(f"not a command of the recall group: {name!r}")
 
 
 def _common(p: argparse.ArgumentParser, *, limit: int, budget: int, dormant: bool, trace: bool) -> None:

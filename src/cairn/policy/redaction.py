@@ -103,9 +103,18 @@ _NAME_TAIL = (
 )
 # An identifier ending in a secret word: DB_PASSWORD, openaiApiKey, _authToken, "client_secret".
 _NAME = rf"(?<![A-Za-z0-9])[A-Za-z0-9_.-]*?{_NAME_TAIL}(?![A-Za-z0-9])"
-_CODE = re.compile(r"[()\[\]{}]|\$\(|\$\{|^\$|%\(|%s|^<|\.\w+\(|^os\.|^env\.|^process\.|^self\.|^getpass")
-_PLACEHOLDER = re.compile(r"^(?:x+|\*+|\.+|-+|_+|#+|\?+|0+|<[^>]*>|\{\{.*\}\}|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|%[A-Za-z_]+%)$",
-                          re.IGNORECASE)
+
+
+@cache
+def _not_a_value() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """(placeholder, code): what an assigned value that is not a credential looks like.
+    Compiled when a text first holds a candidate value, not on import: most texts a
+    process redacts (a recall's query) hold none (about 0.5 ms of start-up)."""
+    return (
+        re.compile(r"^(?:x+|\*+|\.+|-+|_+|#+|\?+|0+|<[^>]*>|\{\{.*\}\}|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|%[A-Za-z_]+%)$",
+                   re.IGNORECASE),
+        re.compile(r"[()\[\]{}]|\$\(|\$\{|^\$|%\(|%s|^<|\.\w+\(|^os\.|^env\.|^process\.|^self\.|^getpass"),
+    )
 
 
 def _looks_secret(value: str, *, strict: bool) -> bool:
@@ -113,7 +122,8 @@ def _looks_secret(value: str, *, strict: bool) -> bool:
     about the credential. ``strict`` (prose, "is"): it must also carry digits, symbols or
     mixed case, as passwords chosen under a policy do."""
     bare = value.strip("\"'`").rstrip(".,;:!?")
-    if len(bare) < 4 or _PLACEHOLDER.match(bare) or _CODE.search(bare):
+    placeholder, code = _not_a_value()
+    if len(bare) < 4 or placeholder.match(bare) or code.search(bare):
         return False
     if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", bare) and re.search(r"(?i)pass|pwd|secret|token|key|cred|auth", bare):
         return False  # another variable's name: "password == confirm_password"
@@ -159,7 +169,8 @@ def _high_entropy(min_bits: float) -> Callable[[str], bool]:
 
 
 def _url_password(value: str) -> bool:
-    return len(value) >= 3 and not _PLACEHOLDER.match(value) and not _CODE.search(value)
+    placeholder, code = _not_a_value()
+    return len(value) >= 3 and not placeholder.match(value) and not code.search(value)
 
 
 _END = r"(?![A-Za-z0-9_-])"

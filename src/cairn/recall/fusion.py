@@ -59,6 +59,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
 class SemanticProfile:
+    """When nearness of meaning admits a record, alone or beside lexical evidence."""
+
     pool: int = 24  # nearest texts a semantic lane reads
     strong: float = 0.35  # a cosine that passes on meaning alone
     strong_partial: float = 0.6  # the same when the record holds some of the query's words, not enough

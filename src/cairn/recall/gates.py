@@ -104,6 +104,8 @@ _NOT_VALID_AT, _NOT_YET_VALID = Reason.NOT_VALID_AT.value, Reason.NOT_YET_VALID.
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
 class GateProfile:
+    """The thresholds of the relevance gates a candidate must pass."""
+
     coverage_min: float = 0.4  # IDF-weighted share of the query a match must hold
     # ... or this much when the record holds a contiguous phrase of the query that few
     # records hold (a phrase anchor): word order is evidence a bag of words discards, so

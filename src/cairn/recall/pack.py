@@ -33,6 +33,8 @@ ELLIPSIS = "…"
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
 class PackProfile:
+    """The size of a recall's digest: how many claims, how many bytes, how long an excerpt."""
+
     limit: int = 3  # claims
     budget: int = 2048  # UTF-8 bytes
     excerpt_max: int = 400  # bytes
@@ -66,6 +68,8 @@ class Pending(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class Packed:
+    """A packed digest: its text, the items it holds and those left out, with why."""
+
     digest: str
     emitted: list[tuple[PackItem, str, bool]] = field(default_factory=list)  # item, excerpt, truncated
     rejected: list[tuple[str, Reason]] = field(default_factory=list)

@@ -35,6 +35,8 @@ from .query import ParsedQuery, is_function_word
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
 class PhraseProfile:
+    """How a contiguous phrase of the query shared with a record raises its score."""
+
     min_words: int = 2  # one word already scores as a token
     max_words: int = 8  # bounds the work on long queries
     ceiling: int = 3  # a span in more records than this is a recurring term, not an anchor

@@ -95,6 +95,8 @@ LANES: Sequence[str] = _LaneChoices()
 
 @dataclass(frozen=True, slots=True)
 class Request:
+    """One recall as asked: the query, its space and time, its limits and options."""
+
     query: str
     space: str
     now: datetime
@@ -237,6 +239,8 @@ class ResultItem(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
+    """What one recall found: results, digest, every candidate and the notes on what was withheld."""
+
     request: Request
     query: ParsedQuery
     results: list[ResultItem] = field(default_factory=list)

@@ -111,6 +111,8 @@ class Literal(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class ParsedQuery:
+    """A query as recall reads it: its weighted terms, literals, word runs and what it asks for."""
+
     text: str
     features: tuple[Feature, ...]
     literals: tuple[Literal, ...]

@@ -24,6 +24,8 @@ from ..policy.priority import evidence_priority
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
 class RankProfile:
+    """The factors that re-order relevant matches: evidence and feedback."""
+
     evidence_step: float = 0.04
     useful: float = 1.05
     unhelpful: float = 0.90
