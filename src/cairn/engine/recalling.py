@@ -18,7 +18,7 @@ from ..recall.explain import explain_doc, recall_doc
 from ..recall.fusion import default_lane
 from ..recall.gates import Reason
 from ..recall.pack import PACK
-from ..recall.pipeline import LANES, MAX_LIMIT, Outcome, Request, ResultItem, run, validate
+from ..recall.pipeline import LANES, MAX_LIMIT, Outcome, Request, ResultItem, join_dormant, run, validate
 from ..recall.traces import RETENTION_DAYS, write_trace
 from ..store import ReadView
 from ..wire import ExplainDoc, RecallDoc
@@ -182,7 +182,7 @@ class Recalling(Part):
         """The recall again with the dormant records that answer as well as its results
         (``Outcome.dormant_beside``) ranked beside them by the same formula, labelled
         ``dormant``; the first recall, with its note naming them, if none of them ranks in."""
-        again = run(view, replace(request, admitted=frozenset(outcome.dormant_beside)))
+        again = join_dormant(view, outcome) or run(view, replace(request, admitted=frozenset(outcome.dormant_beside)))
         shown = sum(r.dormant for r in again.results)
         if not shown:
             return outcome

@@ -33,16 +33,16 @@ from ..store import ReadView
 from ..store.timetravel import memory_known_at
 from ..text import STOPWORDS, stem
 from . import kept
-from .candidates import KEPT_SPACES, IndexStats
+from .candidates import KEPT_SPACES, IndexStats, index_frequency
 from .fusion import FUSIONS, matched
 from .gates import GATES, Reason, below_cutoff, exclusion, names_another, relevance_gate
 from .lanes import Lane, lane, lane_names
 from .pack import PACK, PackItem, Pending, label_text, pack
-from .phrase import PhraseHit
+from .phrase import PhraseHit, phrase_hits
 from .query import ParsedQuery, closing_verb, parse_query, states_form, store_named, validate_query
 from .rank import RankFactors, order_key, rank_factors
 from .resolve import Resolved, resolve
-from .score import Lexical, common_words, field_terms, lexical
+from .score import Lexical, common_words, field_terms, held_terms, lexical
 from .variants import expand, lookups
 
 __all__ = [
@@ -401,6 +401,36 @@ def dormant_beside(view: ReadView, request: Request, query: ParsedQuery, candida
     return tuple(found)
 
 
+def join_dormant(view: ReadView, outcome: Outcome) -> Outcome | None:
+    """``outcome`` with its dormant answers (``Outcome.dormant_beside``) ranked beside its
+    results, as a recall with them admitted (``Request.admitted``) ranks them, without
+    asking the lane again: they were scored when judged, they set no cutoff, and the rest
+    keeps the verdicts it had. Only for the claims lane alone (None otherwise: the caller
+    runs the recall again)."""
+    request, query, candidates = outcome.request, outcome.query, list(outcome.candidates)
+    if request.lane != "claims" or not outcome.dormant_beside:
+        return None
+    admitted = [c for c in candidates
+                if c.id in outcome.dormant_beside and c.memory is not None and c.lexical is not None]
+    # The phrase bonus as the lane pays it, with the question as the lane widened it.
+    widened = kept.table(view, ("expanded", request.space), kept.EXPANDED_KEPT).get(query, query)
+    hits = phrase_hits(widened, [c.memory for c in admitted if c.memory is not None],
+                       index_frequency(view, request.space)) if request.known_at is None else {}
+    for c in admitted:
+        assert c.memory is not None and c.lexical is not None
+        c.phrase = hits.get(c.id)
+        c.reason, c.raw = None, c.lexical.score * (1 + (c.phrase.bonus if c.phrase else 0.0))
+        c.factors = rank_factors(c.memory, c.raw, request.now, fresh=c.fresh)
+    _order(candidates, request)
+    ranked = newer_first([c for c in candidates if c.reason is None], request, query)
+    results, digest = _resolve_and_pack(view, request, ranked, candidates)
+    if not any(r.dormant for r in results):
+        for c in admitted:  # none ranked in: the recall as it was, its note naming them
+            c.reason, c.raw, c.factors, c.phrase = Reason.DORMANT, 0.0, None, None
+        return outcome
+    return replace(outcome, results=results, digest=digest, candidates=candidates, dormant_beside=())
+
+
 class _Scoring:
     """Lexical scores of excluded candidates, which the lanes leave unscored, for the
     questions silence asks of them: with the query's words widened by the spellings the
@@ -552,15 +582,18 @@ def names_replaced(later: Candidate, older: Candidate) -> bool:
     "my GP is Dr. Patel")."""
     if later.memory is None or older.memory is None or later.memory.kind is Kind.EPISODE:
         return False
-    text = later.memory.content
-    if CHANGE_WORDS.isdisjoint(field_terms(text)):
-        return False
-    held = set(field_terms(older.memory.content))
-    for match in _REPLACED_RE.finditer(text):
-        for term in field_terms(match.group(1)):
-            if term in held and term.isalpha() and term not in STOPWORDS and term not in common_words():
-                return True
-    return False
+    named = _named_as_replaced(later.memory.content)
+    return bool(named) and not named.isdisjoint(held_terms(older.memory.content))
+
+
+@lru_cache(maxsize=4096)
+def _named_as_replaced(text: str) -> frozenset[str]:
+    """The uncommon words a note names as what it replaced, when it says that something
+    changed (a pure function of the text, kept for the recently seen notes)."""
+    if _REPLACED_RE.search(text) is None or CHANGE_WORDS.isdisjoint(held_terms(text)):
+        return frozenset()
+    return frozenset(term for match in _REPLACED_RE.finditer(text) for term in field_terms(match.group(1))
+                     if term.isalpha() and term not in STOPWORDS and term not in common_words())
 
 
 ALIKE_COVERAGE = 0.05  # two claims whose coverage of the question differs by no more answer it alike ...
@@ -785,7 +818,7 @@ def _replacements_pass(live: list[Candidate], request: Request) -> None:
     if not passed:
         return
     found = [c for c in live if c.reason is Reason.BELOW_COVERAGE and c.memory is not None
-             and not CHANGE_WORDS.isdisjoint(field_terms(c.memory.content)) and any(
+             and _named_as_replaced(c.memory.content) and any(
         k.memory is not None and confirmation_anchor(k.memory) < confirmation_anchor(c.memory)
         and names_replaced(c, k) for k in passed)]
     if found and _asks_now(request):  # the tense is read only when something could pass

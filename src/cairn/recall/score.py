@@ -136,6 +136,11 @@ def _field_counts(text: str) -> tuple[Counter[str], int]:
     return counts, sum(counts.values())
 
 
+def held_terms(text: str) -> Counter[str]:
+    """The match terms of ``text`` with their counts (the kept tokenisation; read-only)."""
+    return _field_counts(text)[0]
+
+
 _NO_FIELD: tuple[Counter[str], int] = (Counter(), 0)  # an empty field, read-only
 
 
