@@ -401,6 +401,9 @@ def dormant_beside(view: ReadView, request: Request, query: ParsedQuery, candida
     return tuple(found)
 
 
+JOIN_REACH = 2  # a joined record ranked below twice the limit is not packed (resolution drops few)
+
+
 def join_dormant(view: ReadView, outcome: Outcome) -> Outcome | None:
     """``outcome`` with its dormant answers (``Outcome.dormant_beside``) ranked beside its
     results, as a recall with them admitted (``Request.admitted``) ranks them, without
@@ -423,7 +426,11 @@ def join_dormant(view: ReadView, outcome: Outcome) -> Outcome | None:
         c.factors = rank_factors(c.memory, c.raw, request.now, fresh=c.fresh)
     _order(candidates, request)
     ranked = newer_first([c for c in candidates if c.reason is None], request, query)
-    results, digest = _resolve_and_pack(view, request, ranked, candidates)
+    ids = {c.id for c in admitted}
+    if not any(c.id in ids for c in ranked[:JOIN_REACH * request.limit]):
+        results: list[ResultItem] = []  # ranked too low to be packed: the recall as it was
+    else:
+        results, digest = _resolve_and_pack(view, request, ranked, candidates)
     if not any(r.dormant for r in results):
         for c in admitted:  # none ranked in: the recall as it was, its note naming them
             c.reason, c.raw, c.factors, c.phrase = Reason.DORMANT, 0.0, None, None
@@ -490,11 +497,12 @@ def _updates_of_survivors(live: list[Candidate], low: set[str], request: Request
             continue
         anchor = confirmation_anchor(c.memory)
         held = _held(c)
+        named = _named_as_replaced(c.memory.content)
         if any(k.memory is not None and confirmation_anchor(k.memory) < anchor
                and ((k.memory.kind is c.memory.kind
                      and ((_alike(_held(k), held, k, c) and len(_held(k) & held) >= RESCUE_SHARED)
                           or _declares_change(c, k, query)))
-                    or names_replaced(c, k)) for k in survivors):
+                    or (named and names_replaced(c, k))) for k in survivors):
             out.add(c.id)
     return out
 
@@ -530,13 +538,14 @@ def newer_first(ranked: list[Candidate], request: Request, query: ParsedQuery | 
         later = out[i]
         words = _held(later)
         if words and later.factors is not None and later.memory is not None and later.memory.kind is not Kind.EPISODE:
+            named = _named_as_replaced(later.memory.content)
             for j in range(i):
                 older = out[j]
                 if (older.memory is not None and older.factors is not None
                         and not older.memory.pinned and _elsewhere(older, request) == _elsewhere(later, request)
                         and older.factors.anchor < later.factors.anchor
                         and ((older.memory.kind is later.memory.kind and updates(later, older, query))
-                             or names_replaced(later, older))):
+                             or (named and names_replaced(later, older)))):
                     out.insert(j, out.pop(i))
                     later.updates = True
                     break
@@ -769,10 +778,9 @@ def _order(candidates: list[Candidate], request: Request) -> None:
     """Ranked candidates first, in rank order; then the rest in the order the lane found
     them (best overlap first): the silence note and the dormant answers judge the first
     few of those, which must be the likeliest, not the first few ids."""
-    found = {c.id: i for i, c in enumerate(candidates)}
+    # The sort is stable: what ties (every candidate left out, unranked) keeps its place.
     candidates.sort(key=lambda c: (c.reason is not None, _elsewhere(c, request),
-                                   order_key(c.id, c.factors) if c.factors else (0,),
-                                   0 if c.factors else found[c.id], c.id))
+                                   order_key(c.id, c.factors) if c.factors else (0,)))
 
 
 def _fused(view: ReadView, request: Request, query: ParsedQuery, scan: dict) -> tuple[list[Candidate], list[Candidate]]:
