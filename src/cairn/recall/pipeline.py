@@ -109,8 +109,9 @@ class Request:
     known_at: datetime | None = None
     include_retired: bool = False  # retired records come back only when asked (search does)
     # Dormant records ranked beside current ones although dormant records were not asked
-    # for: those that answer the question as well as the current results (the engine's
-    # second pass, :func:`dormant_beside`).
+    # for: those that answer the question as well as the current results
+    # (:func:`dormant_beside`), when a lane other than claims alone is run again with them
+    # (the claims lane joins them without a second run: :func:`join_dormant`).
     admitted: frozenset[str] = frozenset()
     # origin: only records of this origin (a filter, reason `other-origin`);
     # prefer_origin: records of this origin first among the relevant (a preference, not a filter).
@@ -371,8 +372,8 @@ def dormant_beside(view: ReadView, request: Request, query: ParsedQuery, candida
                    results: list[ResultItem], ranked: list[Candidate]) -> tuple[str, ...]:
     """The dormant matches that answer the question as well as what a recall returned: they
     pass the relevance gates, cover at least as much of the question as the least covering
-    result, and no result of their kind updates them (answers alike, or says what changed
-    in their matter: :func:`updates`). Only the best few by overlap are judged.
+    result, and no result replaces them (:func:`_replaces`: of their kind and saying what
+    changed, or naming what they say as replaced). Only the best few by overlap are judged.
 
     Old is not false: "who's my GP" answered by a current note that mentions the doctor in
     passing should not hide the year-old note that says who the GP is, nor "when is the
