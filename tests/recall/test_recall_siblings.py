@@ -29,9 +29,10 @@ SCHOOL = [
 ]
 
 
-def _recall(tmp_path, question: str) -> list[str]:
+def _claims(tmp_path, notes: list[str], question: str) -> list[str]:
+    """What a claims recall over a store of ``notes`` returns for ``question``."""
     with Cairn(tmp_path / "cairn.db") as cairn:
-        for text in SCHOOL:
+        for text in notes:
             cairn.remember(text, kind="fact")
         return [r.memory.content for r in cairn.recall(question, trace=False, lane="claims").results]
 
@@ -46,23 +47,23 @@ def test_a_qualified_noun_is_read_from_a_wh_question():
 
 
 def test_a_note_on_another_thing_of_the_kind_is_no_answer(tmp_path, monkeypatch):
-    assert _recall(tmp_path / "a", "who is head of the science department") == []
-    assert _recall(tmp_path / "b", "when is my eye test") == []
+    assert _claims(tmp_path / "a", SCHOOL, "who is head of the science department") == []
+    assert _claims(tmp_path / "b", SCHOOL, "when is my eye test") == []
     # The rule broken: the maths department's head and the blood test answer.
     monkeypatch.setattr(gates, "names_another", lambda query, content, held: False)
-    assert _recall(tmp_path / "c", "who is head of the science department") == [SCHOOL[0]]
-    assert _recall(tmp_path / "d", "when is my eye test") == [SCHOOL[1]]
+    assert _claims(tmp_path / "c", SCHOOL, "who is head of the science department") == [SCHOOL[0]]
+    assert _claims(tmp_path / "d", SCHOOL, "when is my eye test") == [SCHOOL[1]]
 
 
 def test_the_rule_does_not_overreach(tmp_path):
     # A yes/no question: the note on the other plan is the answer.
-    assert _recall(tmp_path / "a", "is SSO included in the Business plan")[:1] == [SCHOOL[2]]
+    assert _claims(tmp_path / "a", SCHOOL, "is SSO included in the Business plan")[:1] == [SCHOOL[2]]
     # A describing word in the note's modifier place: the daily standup is the team standup.
-    assert _recall(tmp_path / "b", "when is the team standup")[:1] == [SCHOOL[3]]
+    assert _claims(tmp_path / "b", SCHOOL, "when is the team standup")[:1] == [SCHOOL[3]]
     # The note holds the question's modifier elsewhere.
-    assert _recall(tmp_path / "c", "who is head of the maths department")[:1] == [SCHOOL[0]]
+    assert _claims(tmp_path / "c", SCHOOL, "who is head of the maths department")[:1] == [SCHOOL[0]]
     # A verb before the noun: nothing qualifies it.
-    assert _recall(tmp_path / "d", "how do I send invoices")[:1] == [SCHOOL[4]]
+    assert _claims(tmp_path / "d", SCHOOL, "how do I send invoices")[:1] == [SCHOOL[4]]
 
 
 EVENINGS = [
@@ -80,13 +81,6 @@ EVENINGS = [
 ]
 
 
-def _evenings(tmp_path, question: str) -> list[str]:
-    with Cairn(tmp_path / "cairn.db") as cairn:
-        for text in EVENINGS:
-            cairn.remember(text, kind="fact")
-        return [r.memory.content for r in cairn.recall(question, trace=False, lane="claims").results]
-
-
 def test_a_noun_numbered_otherwise_is_another_thing_and_still_sets_the_cutoff(tmp_path, monkeypatch):
     """"when is parents evening for year 11": the note on Year 9's evening numbers the year
     otherwise and says 11 nowhere; and, turned away, it still sets the relative cutoff, so
@@ -94,67 +88,46 @@ def test_a_noun_numbered_otherwise_is_another_thing_and_still_sets_the_cutoff(tm
     from cairn.recall import pipeline
 
     assert parse_query("when is parents evening for year 11").qualified == (("year", "11"),)
-    assert _evenings(tmp_path / "a", "when is parents evening for year 11") == []
+    assert _claims(tmp_path / "a", EVENINGS, "when is parents evening for year 11") == []
     # Positive control: the year the note names.
-    assert _evenings(tmp_path / "b", "when is parents evening for year 9")[:1] == [EVENINGS[0]]
+    assert _claims(tmp_path / "b", EVENINGS, "when is parents evening for year 9")[:1] == [EVENINGS[0]]
     # The cutoff rule broken: the booking note answers for Year 11's evening.
     monkeypatch.setattr(pipeline, "_about_another", lambda c, query, reason=None: False)
-    assert _evenings(tmp_path / "c", "when is parents evening for year 11") == [EVENINGS[1]]
+    assert _claims(tmp_path / "c", EVENINGS, "when is parents evening for year 11") == [EVENINGS[1]]
     monkeypatch.undo()
     # The sibling rule broken: Year 9's evening answers for Year 11's.
     monkeypatch.setattr(gates, "names_another", lambda query, content, held: False)
-    assert _evenings(tmp_path / "d", "when is parents evening for year 11")[:1] == [EVENINGS[0]]
+    assert _claims(tmp_path / "d", EVENINGS, "when is parents evening for year 11")[:1] == [EVENINGS[0]]
 
 
 SHIPPING = ["Free shipping on UK orders over 40 pounds"]
 
 
-def _shipping(tmp_path, question: str) -> list[str]:
-    with Cairn(tmp_path / "cairn.db") as cairn:
-        for text in SHIPPING:
-            cairn.remember(text, kind="fact")
-        return [r.memory.content for r in cairn.recall(question, trace=False, lane="claims").results]
-
-
 def test_a_two_letter_modifier_names_another_thing(tmp_path, monkeypatch):
     """"for EU orders" and a note on "UK orders": a region code is a modifier however short."""
-    assert _shipping(tmp_path / "a", "what's the free shipping threshold for EU orders") == []
-    assert _shipping(tmp_path / "b", "what's the free shipping threshold for UK orders") == [SHIPPING[0]]  # control
+    assert _claims(tmp_path / "a", SHIPPING, "what's the free shipping threshold for EU orders") == []
+    assert _claims(tmp_path / "b", SHIPPING, "what's the free shipping threshold for UK orders") == [SHIPPING[0]]  # control
     monkeypatch.setattr(gates, "MODIFIER_LETTERS", 3)  # the rule broken: three letters at least, as before
-    assert _shipping(tmp_path / "d", "what's the free shipping threshold for EU orders") == [SHIPPING[0]]
+    assert _claims(tmp_path / "d", SHIPPING, "what's the free shipping threshold for EU orders") == [SHIPPING[0]]
 
 
 TAXES = ["Quarterly tax prepayments of 1,100 euros go out on the 10th of March, June, September and December",
          "Business rates are paid to the council in ten instalments"]
 
 
-def _taxes(tmp_path, question: str) -> list[str]:
-    with Cairn(tmp_path / "cairn.db") as cairn:
-        for text in TAXES:
-            cairn.remember(text, kind="fact")
-        return [r.memory.content for r in cairn.recall(question, trace=False, lane="claims").results]
-
-
 def test_a_describing_word_names_no_other_thing_in_the_question_or_the_note(tmp_path, monkeypatch):
     """"the next tax prepayment" is one of the "quarterly tax prepayments": "next" selects
     by time and "quarterly" describes, neither tells one prepayment from another kind."""
-    assert _taxes(tmp_path / "a", "when is the next tax prepayment")[:1] == [TAXES[0]]
-    assert _taxes(tmp_path / "b", "when is the income tax prepayment")[:1] == [TAXES[0]]
-    assert _taxes(tmp_path / "c", "when is the VAT prepayment") == []  # control: "tax" does tell them apart
+    assert _claims(tmp_path / "a", TAXES, "when is the next tax prepayment")[:1] == [TAXES[0]]
+    assert _claims(tmp_path / "b", TAXES, "when is the income tax prepayment")[:1] == [TAXES[0]]
+    assert _claims(tmp_path / "c", TAXES, "when is the VAT prepayment") == []  # control: "tax" does tell them apart
     monkeypatch.setattr(gates, "_DESCRIBING", frozenset())  # the rule broken
-    assert _taxes(tmp_path / "d", "when is the next tax prepayment") == []
-    assert _taxes(tmp_path / "e", "when is the income tax prepayment") == []
+    assert _claims(tmp_path / "d", TAXES, "when is the next tax prepayment") == []
+    assert _claims(tmp_path / "e", TAXES, "when is the income tax prepayment") == []
 
 
 FLATS = ["Flat B mortgage is with Nationwide, fixed at 4.2 percent until August 2027",
          "Flat A has an EPC rating of D; loft insulation is planned for spring"]
-
-
-def _flats(tmp_path, question: str) -> list[str]:
-    with Cairn(tmp_path / "cairn.db") as cairn:
-        for text in FLATS:
-            cairn.remember(text, kind="fact")
-        return [r.memory.content for r in cairn.recall(question, trace=False, lane="claims").results]
 
 
 def test_a_noun_labelled_by_another_letter_is_another_thing(tmp_path, monkeypatch):
@@ -162,8 +135,8 @@ def test_a_noun_labelled_by_another_letter_is_another_thing(tmp_path, monkeypatc
     after a noun names which one, as "year 11" does. The pronoun "I" labels nothing."""
     assert parse_query("what's the mortgage rate on flat A").qualified[-1] == ("flat", "a")
     assert parse_query("what did I say about the mortgage").qualified == ()
-    assert _flats(tmp_path / "a", "what's the mortgage rate on flat A") == []
-    assert _flats(tmp_path / "b", "what's the mortgage rate on flat B")[:1] == [FLATS[0]]  # control
-    assert _flats(tmp_path / "c", "what's the EPC rating of flat A")[:1] == [FLATS[1]]  # control
+    assert _claims(tmp_path / "a", FLATS, "what's the mortgage rate on flat A") == []
+    assert _claims(tmp_path / "b", FLATS, "what's the mortgage rate on flat B")[:1] == [FLATS[0]]  # control
+    assert _claims(tmp_path / "c", FLATS, "what's the EPC rating of flat A")[:1] == [FLATS[1]]  # control
     monkeypatch.setattr(gates, "labels", lambda content: [])  # the rule broken: Flat B's answers for A
-    assert _flats(tmp_path / "d", "what's the mortgage rate on flat A")[:1] == [FLATS[0]]
+    assert _claims(tmp_path / "d", FLATS, "what's the mortgage rate on flat A")[:1] == [FLATS[0]]

@@ -22,7 +22,7 @@ from itertools import pairwise
 from typing import NamedTuple
 
 from ..errors import InvalidInput
-from ..text import STOPWORDS, Token, literals, normalize, stem, tokenize
+from ..text import MONTH_WORDS, STOPWORDS, Token, literals, normalize, stem, tokenize
 from .kinds import kind_of
 
 MAX_QUERY_CHARS = 512  # the query recall works on: at most 512 characters
@@ -329,8 +329,7 @@ _TIME_RE = re.compile(
     r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b",
     re.IGNORECASE,
 )
-_MONTH_NAMES = frozenset("""jan january feb february mar march apr april may jun june jul july aug august sep sept
-    september oct october nov november dec december""".split())
+_MONTH_NAMES = frozenset(MONTH_WORDS) | {"sept"}
 _MONTH_STEMS = frozenset(name[:3] for name in _MONTH_NAMES)
 
 
