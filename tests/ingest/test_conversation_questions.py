@@ -59,6 +59,25 @@ carer is (the first agency's turns and the care-home turns, not the switch to Br
 his medication now, which day Claire visits (not her swap to Sundays) and what each of them
 pays towards the carers; most of the rest have the answering turn second or third, behind a
 neighbouring turn of the same thread.
+
+``wedding.jsonl`` (a couple and their wedding planner over five months: a barn venue and its
+deposit and balance, the budget, a caterer and the menu chosen at a tasting, guest numbers
+cut and then confirmed, a photographer who broke her wrist replaced by another, dress
+fittings moved, who does what, small talk) was written on 2026-12-03 the same way, with its
+questions, before any of it ran: 0.667 in the answer / 0.533 first, 3 of its 5
+nothing-questions empty (Anna's bouquet gets the florist's quote, the dress's cost the
+fitting turns and the budget). Not in the answer: the date and the venue (the greeting and
+the cheese-board turn instead), the caterer (the catering-deposit turns), the guests coming
+now (the first estimate and the cut, not the RSVP count) and why the photographer changed.
+
+``startup.jsonl`` (two co-founders over four months: a first engineer hired, pricing changed
+twice, a big customer's contract and its extra seats, Heroku left for AWS, an investor
+meeting, an outage during the migration and its cause, who owns what, small talk) was
+written on 2026-12-03 the same way, with its questions, before any of it ran: 0.733 in the
+answer / 0.667 first, 4 of its 5 nothing-questions empty (where Kofi worked before gets his
+turns at the company). Not in the answer: who was hired (the turns about hiring), the cloud
+provider now (the turn that plans the move, not the one that finishes it), the outage's
+cause (the turn that it happened) and when Dan is on holiday (nothing).
 """
 
 from __future__ import annotations
@@ -112,12 +131,26 @@ FAMILY_NOISY = pytest.mark.xfail(
 )
 
 
+WEDDING_NOISY = pytest.mark.xfail(
+    reason="measured as written at 0.667 / 0.533 with 2 of 5 nothing-questions answered by a turn that mentions the "
+           "thing asked about", strict=False
+)
+
+
+STARTUP_NOISY = pytest.mark.xfail(
+    reason="measured as written at 0.733 / 0.667 with 1 of 5 nothing-questions answered by the turns about the person "
+           "asked about", strict=False
+)
+
+
 @pytest.mark.parametrize(("name", "answered", "first"), [
     ("friends.jsonl", 0.6, 0.6), ("assistant.jsonl", 1.0, 0.9),
     pytest.param("colleagues.jsonl", 0.7, 0.7, marks=COLLEAGUES_NOISY),
     pytest.param("household.jsonl", 0.6, 0.3, marks=HOUSEHOLD_NOISY),
     pytest.param("club.jsonl", 0.8, 0.6, marks=CLUB_NOISY),
-    pytest.param("family.jsonl", 0.6, 0.2, marks=FAMILY_NOISY)])
+    pytest.param("family.jsonl", 0.6, 0.2, marks=FAMILY_NOISY),
+    pytest.param("wedding.jsonl", 0.6, 0.5, marks=WEDDING_NOISY),
+    pytest.param("startup.jsonl", 0.7, 0.6, marks=STARTUP_NOISY)])
 def test_questions_about_a_conversation_are_answered_from_its_turns(tmp_path, name, answered, first):
     found, empty = _answers(tmp_path, name)
     in_answer = sum(bool(set(expect) & set(got)) for _, expect, got in found) / len(found)

@@ -223,6 +223,32 @@ insure the car with" gets the cat's policy. The noise is siblings: the flats' ga
 certificate for a garage's, Flat B's mortgage for Flat A's, the Whitfields' record for
 their daughter's school, the home insurance for its excess (in hybrid also the
 alarm-testing rule for Flat A's next inspection).
+
+``fresh16.json`` (a PhD student's research assistant: supervisor and a committee member
+replaced, GPU and eye-tracker bookings, where the datasets live, training settings changed
+after an ablation, a conference deadline, a rejected submission and its reviews, ethics
+approval and its expiry, a thesis plan revised, stipend and funding end, a co-author who
+left and the postdoc who took over, software versions upgraded) and ``fresh17.json`` (a café
+and bakery owner's assistant: suppliers and order days, a dairy and a card terminal
+provider replaced, staff shifts, opening hours changed, the espresso machine and its
+engineer, allergens, prices raised, a catering client that grew, the hygiene rating, the
+landlord) are the seventeenth and eighteenth held-out parts, written on 2026-12-03 by
+someone new to Cairn who had not read the recall code, and run once as written. Claims
+lane: fresh16 0.724 / 0.621 / 0.750, fresh17 0.897 / 0.862 / 0.750; hybrid: fresh16 0.793
+/ 0.655 / 0.667, fresh17 0.931 / 0.828 / 0.583. The changed settings, thesis plan, software
+versions, dairy, card provider and prices come first. Misses are mostly vocabulary ("reserve"
+for booked, "data" for dataset, "run out" for ends, "reference number" for an approval's
+code, "people" for participants, "working on" for re-running; "reorder flour", "the
+engineer's number" and, in claims, "which day do i teach" find nothing; "book the next
+service for the coffee machine" gets the coffee beans), a sibling record first (the new
+postdoc for what happened to Tomasz, the espresso engineer for the machine's model, the
+participant count for how many the ethics approval allows), and "who is on my committee
+now" has the annual review first.
+The noise is siblings: the training settings for a dropout rate, the EMNLP result for
+reviewer 1, the ACL deadline for a data management plan, the shifts for when Marcus
+finishes, the allergen records for an egg supplier, the landlord's record for his phone
+number (in hybrid also a brownie's allergens for a lemon drizzle, the Christmas closing
+for the grinder's service and Helen's draft preference for a conference hotel).
 """
 
 from __future__ import annotations
@@ -240,7 +266,7 @@ from testkit import Clock
 NATURAL = Path(__file__).parent / "natural"
 PARTS = ("questions.json", "heldout.json", "fresh.json", "fresh2.json", "fresh3.json", "fresh4.json", "fresh5.json",
          "fresh6.json", "fresh7.json", "fresh8.json", "fresh9.json", "fresh10.json", "fresh11.json",
-         "fresh12.json", "fresh13.json", "fresh14.json", "fresh15.json")
+         "fresh12.json", "fresh13.json", "fresh14.json", "fresh15.json", "fresh16.json", "fresh17.json")
 
 
 def load(name: str) -> dict:
@@ -372,6 +398,18 @@ FRESH15_SHORT = pytest.mark.xfail(
 )
 
 
+FRESH16_SHORT = pytest.mark.xfail(
+    reason="seventeenth part measured at 0.724 / 0.621 / 0.750 as written (hybrid 0.793 / 0.655 / 0.667): "
+           "vocabulary, a sibling record first, siblings answer nothing-questions", strict=False
+)
+
+
+FRESH17_SHORT = pytest.mark.xfail(
+    reason="eighteenth part measured at 0.897 / 0.862 / 0.750 as written (hybrid 0.931 / 0.828 / 0.583): "
+           "task prompts find nothing, siblings answer nothing-questions", strict=False
+)
+
+
 @pytest.mark.parametrize(
     "part", [PARTS[0], pytest.param(PARTS[1], marks=HELDOUT_SHORT), pytest.param(PARTS[2], marks=FRESH_SHORT),
              PARTS[3], PARTS[4], pytest.param(PARTS[5], marks=FRESH4_SHORT), PARTS[6],
@@ -380,7 +418,8 @@ FRESH15_SHORT = pytest.mark.xfail(
              pytest.param(PARTS[10], marks=FRESH9_SHORT), pytest.param(PARTS[11], marks=FRESH10_SHORT),
              pytest.param(PARTS[12], marks=FRESH11_SHORT),
              pytest.param(PARTS[13], marks=FRESH12_SHORT), pytest.param(PARTS[14], marks=FRESH13_SHORT),
-             pytest.param(PARTS[15], marks=FRESH14_SHORT), pytest.param(PARTS[16], marks=FRESH15_SHORT)]
+             pytest.param(PARTS[15], marks=FRESH14_SHORT), pytest.param(PARTS[16], marks=FRESH15_SHORT),
+             pytest.param(PARTS[17], marks=FRESH16_SHORT), pytest.param(PARTS[18], marks=FRESH17_SHORT)]
 )
 def test_natural_questions_are_answered(tmp_path, part):
     found, empty = answers(tmp_path, part)
