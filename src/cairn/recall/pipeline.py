@@ -39,7 +39,7 @@ from .gates import GATES, Reason, below_cutoff, exclusion, names_another, releva
 from .lanes import Lane, lane, lane_names
 from .pack import PACK, PackItem, Pending, label_text, pack
 from .phrase import PhraseHit, phrase_hits
-from .query import ParsedQuery, closing_verb, parse_query, states_form, store_named, validate_query
+from .query import ParsedQuery, closing_verb, parse_query, states_form, states_time, store_named, validate_query
 from .rank import RankFactors, order_key, rank_factors
 from .resolve import Resolved, resolve
 from .score import Lexical, common_words, field_terms, held_terms, lexical
@@ -286,6 +286,7 @@ def validate(query, *, limit, budget, lane, max_limit: int = MAX_LIMIT) -> str:
 # -- the stages ------------------------------------------------------------------------
 
 
+
 def run(view: ReadView, request: Request, asked: Mapping[str, list[Candidate]] | None = None) -> Outcome:
     """Run every stage for ``request`` over the read view ``view``. Writes nothing.
 
@@ -306,6 +307,7 @@ def run(view: ReadView, request: Request, asked: Mapping[str, list[Candidate]] |
         ranked = _interleave([[c for c in found if c.reason is None] for found in per_lane])
         candidates = [c for found in per_lane for c in found]
     ranked = newer_first(ranked, request, query)
+    ranked = timed_first(ranked, query)
     results, digest = _resolve_and_pack(view, request, ranked, candidates)
     note: str | None = None
     withheld: dict[str, int] = {}
@@ -385,6 +387,9 @@ def dormant_beside(view: ReadView, request: Request, query: ParsedQuery, candida
     if not kept:
         return ()
     floor = min(c.lexical.coverage for c in kept if c.lexical is not None)
+    # Asked for a time that no result states, a dormant note that states one answers
+    # better however little else of the question it holds (:func:`timed_first`).
+    untimed = query.when and not any(c.memory is not None and states_time(c.memory.content) for c in kept)
     hidden = [c for c in candidates if c.reason is Reason.DORMANT and c.memory is not None][:DORMANT_CHECKED]
     scoring: _Scoring | None = None
     found: list[str] = []
@@ -393,7 +398,7 @@ def dormant_beside(view: ReadView, request: Request, query: ParsedQuery, candida
         if c.lexical is None:
             scoring = scoring or _Scoring(view, request.space, query)
             c.lexical = scoring.lexical(c.memory)
-        if c.lexical.coverage < floor - COVERAGE_TIE:
+        if c.lexical.coverage < floor - COVERAGE_TIE and not (untimed and states_time(c.memory.content)):
             continue
         if relevance_gate(query, c.memory, c.lexical, anchored=_anchored(c)) is not None:
             continue
@@ -426,7 +431,7 @@ def join_dormant(view: ReadView, outcome: Outcome) -> Outcome | None:
         c.reason, c.raw = None, c.lexical.score * (1 + (c.phrase.bonus if c.phrase else 0.0))
         c.factors = rank_factors(c.memory, c.raw, request.now, fresh=c.fresh)
     _order(candidates, request)
-    ranked = newer_first([c for c in candidates if c.reason is None], request, query)
+    ranked = timed_first(newer_first([c for c in candidates if c.reason is None], request, query), query)
     ids = {c.id for c in admitted}
     if not any(c.id in ids for c in ranked[:JOIN_REACH * request.limit]):
         results: list[ResultItem] = []  # ranked too low to be packed: the recall as it was
@@ -552,6 +557,33 @@ def newer_first(ranked: list[Candidate], request: Request, query: ParsedQuery | 
                     break
         i += 1
     return out
+
+
+def timed_first(ranked: list[Candidate], query: ParsedQuery) -> list[Candidate]:
+    """Asked for a time ("when does my funding run out", "which day do I teach", "how
+    often do we release"), when at least one ranked claim states a time, the claims that
+    state none are left out (``missing-attribute``): a time is the form the answer takes,
+    and a note on the topic that names no time ("Currently re-running the analysis") beside
+    one that does ("My funding ends on 30 September") answers another question. When no
+    claim states a time the ranking stands: a note may say when in words no time pattern
+    knows ("dbt runs after every load finishes"). Pinned claims and conversation turns keep
+    their place. The gates apply it before the relative cutoff (a timed note is not cut
+    below untimed ones that hold more of the words); this applies it again once dormant
+    answers have joined."""
+    untimed = _untimed(ranked, query)
+    for c in untimed:
+        c.reason = Reason.MISSING_ATTRIBUTE
+    return [c for c in ranked if c not in untimed] if untimed else ranked
+
+
+def _untimed(passed: list[Candidate], query: ParsedQuery) -> list[Candidate]:
+    """The claims of ``passed`` that :func:`timed_first` leaves out: none unless the
+    question asks for a time and some claim, but not every claim, states one."""
+    if not query.when:
+        return []
+    claims = [c for c in passed if c.memory is not None and c.memory.kind is not Kind.EPISODE and not c.memory.pinned]
+    untimed = [c for c in claims if c.memory is not None and not states_time(c.memory.content)]
+    return untimed if len(untimed) < len(claims) else []
 
 
 def updates(later: Candidate, older: Candidate, query: ParsedQuery | None = None) -> bool:
@@ -805,6 +837,8 @@ def _apply_gates(live: list[Candidate], query: ParsedQuery, request: Request) ->
         assert c.memory is not None and c.lexical is not None  # live: excluded and scored above
         c.reason = relevance_gate(query, c.memory, c.lexical, anchored=_anchored(c))
     _replacements_pass(live, request)
+    for c in _untimed([c for c in live if c.reason is None], query):
+        c.reason = Reason.MISSING_ATTRIBUTE
     # A dormant record let in beside the current results (``Request.admitted``) joins
     # them; it sets no cutoff, so it never pushes a current answer out.
     low = below_cutoff({c.id: c.raw for c in live

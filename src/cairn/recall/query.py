@@ -326,7 +326,10 @@ _TIME_RE = re.compile(
     r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(?:am|pm)\b|\b(?:nightly|daily|weekly|fortnightly|monthly|hourly|yearly|annually)\b"
     r"|\bevery\s+(?:\d+\s+|other\s+)?(?:minute|hour|day|night|morning|evening|week|month|quarter|year)s?\b"
     r"|\b(?:today|tonight|tomorrow|yesterday|mon|tues|wednes|thurs|fri|satur|sun)(?:day)?s?\b"
-    r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b",
+    r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b"
+    r"|\b(?:within|after|before|in)\s+\d{1,3}\s+(?:day|week|month|year)s?\b"
+    r"|\b\d{1,3}\s+(?:day|week|month|year)s?\s+(?:net|after|before|from|ahead|later|early|notice)\b"
+    r"|(?<![\w.-])(?:19|20)\d{2}(?![\w.-])",
     re.IGNORECASE,
 )
 _MONTH_NAMES = frozenset(MONTH_WORDS) | {"sept"}
