@@ -31,7 +31,7 @@ from ..policy.aging import Freshness, confirmation_anchor, freshness
 from ..policy.temporal import temporal_status
 from ..store import ReadView
 from ..store.timetravel import memory_known_at
-from ..text import STOPWORDS, stem
+from ..text import MONTH_WORDS, STOPWORDS, stem
 from . import kept
 from .candidates import KEPT_SPACES, IndexStats, index_frequency
 from .fusion import FUSIONS, matched
@@ -306,8 +306,7 @@ def run(view: ReadView, request: Request, asked: Mapping[str, list[Candidate]] |
                     for name in names]
         ranked = _interleave([[c for c in found if c.reason is None] for found in per_lane])
         candidates = [c for found in per_lane for c in found]
-    ranked = newer_first(ranked, request, query)
-    ranked = timed_first(ranked, query)
+    ranked = settle(ranked, request, query)
     results, digest = _resolve_and_pack(view, request, ranked, candidates)
     note: str | None = None
     withheld: dict[str, int] = {}
@@ -431,7 +430,7 @@ def join_dormant(view: ReadView, outcome: Outcome) -> Outcome | None:
         c.reason, c.raw = None, c.lexical.score * (1 + (c.phrase.bonus if c.phrase else 0.0))
         c.factors = rank_factors(c.memory, c.raw, request.now, fresh=c.fresh)
     _order(candidates, request)
-    ranked = timed_first(newer_first([c for c in candidates if c.reason is None], request, query), query)
+    ranked = settle([c for c in candidates if c.reason is None], request, query)
     ids = {c.id for c in admitted}
     if not any(c.id in ids for c in ranked[:JOIN_REACH * request.limit]):
         results: list[ResultItem] = []  # ranked too low to be packed: the recall as it was
@@ -522,6 +521,16 @@ def _asks_now(request: Request) -> bool:
     return tense(request.query) is not Tense.PAST
 
 
+def _may_update(later: Candidate, older: Candidate) -> bool:
+    """Whether ``later`` is a later note that says something changed and holds a word of
+    the question that ``older`` holds: it may update it, so no rule that only reorders
+    moves ``older`` above it."""
+    if later.memory is None or older.memory is None or later.factors is None or older.factors is None:
+        return False
+    return (older.factors.anchor < later.factors.anchor and bool(_held(later) & _held(older))
+            and not CHANGE_WORDS.isdisjoint(field_terms(later.memory.content)))
+
+
 def newer_first(ranked: list[Candidate], request: Request, query: ParsedQuery | None = None) -> list[Candidate]:
     """Asked about the present, a claim placed below an older claim of the same kind that
     answers the question alike (:func:`_alike`, through at least :data:`RESCUE_SHARED` of
@@ -557,6 +566,48 @@ def newer_first(ranked: list[Candidate], request: Request, query: ParsedQuery | 
                     break
         i += 1
     return out
+
+
+def settle(ranked: list[Candidate], request: Request, query: ParsedQuery) -> list[Candidate]:
+    """The ranking's last word on the gated, scored candidates: updates above what they
+    update (:func:`newer_first`), then, asked who, the claims naming someone first
+    (:func:`named_first`), and, asked when, only the claims that state a time when any
+    does (:func:`timed_first`)."""
+    return timed_first(named_first(newer_first(ranked, request, query), query), query)
+
+
+def named_first(ranked: list[Candidate], query: ParsedQuery) -> list[Candidate]:
+    """Asked who ("who does my taxes", "who is on my committee now"), the claims that
+    name someone (a capitalised word inside a sentence: a person, a firm) rank before
+    those that name no one, each group in its order; nothing is left out, since a
+    plain noun may answer too ("Customers pay return postage"). Applied before
+    :func:`newer_first`, which still places an update above the note it updates."""
+    if not _WHO_RE.match(query.text):
+        return ranked
+    claims = [c for c in ranked if c.memory is not None and c.memory.kind is not Kind.EPISODE]
+    named = [c for c in claims if c.memory is not None and names_someone(c.memory.content)]
+    if not named or len(named) == len(ranked):
+        return ranked
+    ids = {c.id for c in named}
+    # A later note that may update a named one keeps its place above it, names or not
+    # ("our accountant is now the bookkeeping firm upstairs, since we switched in May").
+    ids |= {c.id for c in claims if c.id not in ids and (c.updates or any(_may_update(c, n) for n in named))}
+    named = [c for c in ranked if c.id in ids]
+    return named + [c for c in ranked if c.id not in ids]
+
+
+_WHO_RE = re.compile(r"\s*(?:who|whom|whose)\b", re.IGNORECASE)
+# A capitalised word that does not open a sentence: a name ("Dr Lindqvist", "Direct Line").
+_INNER_CAPITAL_RE = re.compile(r"(?<![.!?:;]\s)(?<!^)\b[A-Z][a-z]+")
+_NOT_NAMES = frozenset(m.capitalize() for m in MONTH_WORDS) | frozenset(
+    "Monday Tuesday Wednesday Thursday Friday Saturday Sunday I".split())
+
+
+def names_someone(text: str) -> bool:
+    """Whether ``text`` names someone: a capitalised word inside a sentence that is no
+    month or weekday ("Fridays" neither)."""
+    return any(w not in _NOT_NAMES and w.removesuffix("s") not in _NOT_NAMES
+               for w in (m.group(0) for m in _INNER_CAPITAL_RE.finditer(text)))
 
 
 def timed_first(ranked: list[Candidate], query: ParsedQuery) -> list[Candidate]:
