@@ -57,6 +57,8 @@ STOPWORDS: frozenset[str] = frozenset(
     yours yourself yourselves also any anything something let lets ok okay yes yeah please
     thanks thank hi hello hey continue go going get got us s t d ll m re ve don didn doesn
     isn wasn weren aren won wouldn shouldn couldn
+    whats whos wheres hows whens whys thats theres dont doesnt didnt isnt arent wasnt werent
+    shouldnt couldnt wouldnt havent hasnt hadnt im ive youre theyre weve youve
     goes gone went gets getting gotten
     的 了 是 在 和 与 或 我 你 他 她 它 们 这 那 也 就 都 吗 呢 吧 啊
     """.split()

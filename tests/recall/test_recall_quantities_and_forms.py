@@ -189,3 +189,29 @@ def test_what_is_asked_of_a_thing_named_after_of_must_be_held(tmp_path):
     assert _recall(tmp_path / "a", notes, "what's the policy number of the travel insurance") == []
     assert _recall(tmp_path / "b", notes, "what's the reg of our car")[:1] == [notes[1]]
     assert _recall(tmp_path / "c", notes, "who is the travel insurance with")[:1] == [notes[0]]  # control
+
+
+def test_a_verb_of_doing_again_meets_its_plain_verb_only_where_the_store_lacks_it():
+    from cairn.recall.variants import AGAIN
+
+    assert AGAIN[stem("reorder")] == stem("order")
+    plain = _Vocabulary("Flour comes from Shipton Mill; we email the order every Monday")
+    assert stem("order") in variants(stem("reorder"), plain)
+    # Negative control: a store that writes "reorder" keeps it to itself.
+    both = _Vocabulary("Reorder tea when a tin is half empty; the order goes to Greenleaf")
+    assert stem("order") not in variants(stem("reorder"), both)
+    # Not a prefix rule: "return" is no "turn" again.
+    assert stem("return") not in AGAIN
+
+
+def test_reorder_flour_finds_how_flour_is_ordered(tmp_path):
+    notes = ["Our flour comes from Shipton Mill; we email the order every Monday before noon",
+             "The sourdough is just flour, water and salt"]
+    assert _recall(tmp_path, notes, "reorder flour")[:1] == [notes[0]]
+
+
+def test_a_contraction_typed_without_its_apostrophe_asks_nothing():
+    # "whats" is "what's": no topic word, as the apostrophe's split makes of it.
+    typed, proper = parse_query("whats the plumber's number"), parse_query("what's the plumber's number")
+    assert [f.term for f in typed.features] == [f.term for f in proper.features]
+    assert "what" not in [f.term for f in typed.features]

@@ -28,6 +28,9 @@ and only when the index actually holds the other form:
 * **everyday synonyms** — a short table of words people ask with for words they wrote
   (:data:`SYNONYMS`): ``price`` ↔ ``cost``, ``job`` ↔ ``work``, ``contact`` → ``manager``.
   Both ways unless marked one way; single words only; general English, not any store's words.
+* **verbs of doing again** — ``reorder`` → ``order``, ``rebook`` → ``book`` (:data:`AGAIN`,
+  a short list): the plain verb stands for the re- verb only in a store that never writes
+  the re- verb, so a note saying "reorder" keeps that word's weight to itself.
 * **irregular verb forms** — the base form of a common English verb and its irregular
   past forms, both ways (:data:`IRREGULAR`): ``make`` ↔ ``made``, ``pay`` ↔ ``paid``,
   ``choose`` ↔ ``chose``/``chosen``. Forms that are also common words of another sense
@@ -136,6 +139,16 @@ representative > agent
 """
 
 
+# Verbs of doing again, and what is done ("reorder flour" is about how flour is ordered):
+# the plain verb stands for the re- verb only in a store that never writes the re- verb,
+# so a note that says "reorder" keeps its word to itself. A short list, not a prefix rule:
+# "return", "refund", "remove", "record" are no turn, fund, move or cord again.
+_AGAIN_VERBS = """reorder rebook reschedule rerun resend resubmit restock refill reopen restart reinstall
+    rebuild redeploy reprint reapply recheck reconnect reupload retrain retest"""
+AGAIN: dict[str, str] = {stem(word): stem(word[2:]) for word in _AGAIN_VERBS.split()}
+"""Term of a verb of doing again -> term of the plain verb (index form)."""
+
+
 def _synonyms() -> dict[str, tuple[str, ...]]:
     table: dict[str, list[str]] = {}
     for entry in _SYNONYM_GROUPS.split(";"):
@@ -211,6 +224,8 @@ def variants(term: str, vocabulary: Vocabulary) -> tuple[str, ...]:
     found: list[str] = [t for t in ABBREVIATIONS.get(term, ()) if held(t, vocabulary)]
     found += [t for t in IRREGULAR.get(term, ()) if vocabulary.df(t)]
     found += [t for t in SYNONYMS.get(term, ()) if vocabulary.df(t)]
+    if term in AGAIN and not vocabulary.df(term) and vocabulary.df(AGAIN[term]):
+        found.append(AGAIN[term])
     if len(term) < MIN_ROOT or not term.isascii() or not term.isalpha():
         return tuple(found)
     agent = term[-1] not in "mn" and term[-1] not in _VOWELS
@@ -270,6 +285,8 @@ def lookups(query: ParsedQuery) -> list[str]:
         if not (f.literal or f.numeric or f.cjk):
             wanted += [w for t in ABBREVIATIONS.get(f.term, ()) for w in t.split()] + list(_shorter(f.term))
             wanted += IRREGULAR.get(f.term, ()) + SYNONYMS.get(f.term, ())
+            if f.term in AGAIN:
+                wanted.append(AGAIN[f.term])
         if f.kind:
             wanted += [w for t in instances(f.kind) for w in t.split()]
     for run in query.runs:
