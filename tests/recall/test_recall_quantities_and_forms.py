@@ -215,3 +215,15 @@ def test_a_contraction_typed_without_its_apostrophe_asks_nothing():
     typed, proper = parse_query("whats the plumber's number"), parse_query("what's the plumber's number")
     assert [f.term for f in typed.features] == [f.term for f in proper.features]
     assert "what" not in [f.term for f in typed.features]
+
+
+def test_a_year_alone_is_no_phone_number(tmp_path):
+    from cairn.recall.query import states_detail
+
+    landlord = "The landlord is Graham Pell; rent is 2,100 a month and the lease is up for renewal in March 2027"
+    assert not states_detail("phone", landlord)
+    assert _recall(tmp_path / "a", [landlord], "what's the landlord's phone number") == []
+    # Positive controls: a number's end, a whole number, and one that starts like a year.
+    assert states_detail("phone", "the alarm code ends in 4411")
+    assert states_detail("phone", "call 2024 5678 after six")
+    assert _recall(tmp_path / "b", [landlord + ", phone 01632 960412"], "what's the landlord's phone number") != []

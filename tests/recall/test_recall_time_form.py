@@ -90,3 +90,30 @@ def test_a_dormant_note_that_states_the_time_answers_before_current_ones_that_do
 )
 def test_what_states_a_time(text, timed):
     assert states_time(text) is timed
+
+
+SHIFTS = "Ellie opens on Tuesday and Wednesday, Marcus opens Thursday to Saturday"
+HOURS = "Opening hours: Tuesday to Saturday 8:00 to 16:30, Sunday 9:00 to 14:00"
+
+
+def test_a_question_for_a_clock_time_needs_a_note_that_states_one(tmp_path):
+    assert parse_query("what time does Marcus finish on saturdays").clock
+    # The shifts note names days, no time of day: no answer.
+    assert _recall(tmp_path / "a", [SHIFTS], "what time does Marcus finish on saturdays") == []
+    # Positive control: the opening hours state clock times.
+    assert _recall(tmp_path / "b", [SHIFTS, HOURS], "what time do we close on saturday")[:1] == [HOURS]
+    # Negative control: asked which day, a day answers.
+    assert not parse_query("which days does Marcus open").clock
+    assert _recall(tmp_path / "c", [SHIFTS], "which days does Marcus open") == [SHIFTS]
+
+
+@pytest.mark.parametrize(
+    ("text", "clock"),
+    [("doors open at 7:30", True), ("pickup is at 3pm", True), ("the shop shuts at noon", True),
+     ("the coach leaves at half past seven", True), ("Marcus opens Thursday to Saturday", False),
+     ("every other Tuesday", False)],
+)
+def test_what_states_a_clock_time(text, clock):
+    from cairn.recall.query import states_clock
+
+    assert states_clock(text) is clock

@@ -32,6 +32,7 @@ from .query import (
     counts,
     is_label,
     labels,
+    states_clock,
     states_detail,
     states_quantity,
     states_version,
@@ -260,10 +261,13 @@ def names_another(query: ParsedQuery, content: str, held: frozenset[str]) -> boo
 def lacks_form(query: ParsedQuery, content: str) -> bool:
     """Whether the question asks for something written in a form the note does not hold:
     a version ("which dbt version are we on": the note on dbt tests names none, and a
-    version is written with digits) or a contact detail ("what's the physio clinic's phone
+    version is written with digits), a clock time ("what time do we open": "Ellie opens on
+    Tuesdays" says no time of day) or a contact detail ("what's the physio clinic's phone
     number": a phone number, an email address, a web address each has its form). Meaning
     cannot stand in for a form (:func:`cairn.recall.fusion.semantic_verdict`)."""
     if query.detail and not states_detail(query.detail, content):
+        return True
+    if query.clock and not states_clock(content):
         return True
     return query.version and not states_version(content)
 

@@ -141,6 +141,8 @@ class ParsedQuery:
     # "when does the Salesforce sync run", "what time is standup", "how often": the answer
     # is a time, a day or a frequency
     when: bool = False
+    # "what time do we open", "at what time does the coach leave": the answer is a clock time
+    clock: bool = False
 
     @property
     def context_free(self) -> bool:
@@ -251,7 +253,7 @@ def parse_query(text: str) -> ParsedQuery:
     runs = _runs(text)
     return ParsedQuery(text, feats, lits, runs, subject, attributes, kinds, known, found is not None, counted,
                        _VERSION_RE.search(text) is not None, qualified_nouns(text, runs, feats), detail_asked(text),
-                       _WHEN_ASKED_RE.search(text) is not None)
+                       _WHEN_ASKED_RE.search(text) is not None, _CLOCK_ASKED_RE.search(text) is not None)
 
 
 # "how much does the storage box cost", "how many seats": a question for a quantity, and
@@ -288,6 +290,9 @@ _DETAIL_FORMS: dict[str, re.Pattern[str]] = {
 }
 
 
+_YEAR_ALONE_RE = re.compile(r"(?:19|20)\d\d")
+
+
 def detail_asked(text: str) -> str:
     """The contact detail a question asks for ("phone", "email", "url"), or "". Only a
     question asks for one: "what's the staging API url" does, while "API versioning
@@ -302,8 +307,12 @@ def detail_asked(text: str) -> str:
 
 def states_detail(detail: str, text: str) -> bool:
     """Whether ``text`` holds a contact detail of the form ``detail`` names: a phone number
-    (four digits or more: a note may hold only its end), an email address, a web address."""
-    return _DETAIL_FORMS[detail].search(text) is not None
+    (four digits or more: a note may hold only its end; a year alone is none), an email
+    address, a web address."""
+    if detail != "phone":
+        return _DETAIL_FORMS[detail].search(text) is not None
+    # A year on its own ("renewal in March 2027") is four digits and no phone number.
+    return any(not _YEAR_ALONE_RE.fullmatch(found.group(0)) for found in _DETAIL_FORMS[detail].finditer(text))
 
 
 def states_version(text: str) -> bool:
@@ -334,6 +343,20 @@ _TIME_RE = re.compile(
 )
 _MONTH_NAMES = frozenset(MONTH_WORDS) | {"sept"}
 _MONTH_STEMS = frozenset(name[:3] for name in _MONTH_NAMES)
+
+
+# A question for a clock time, and what states one: "7:30", "8am", "noon", "half past six".
+_CLOCK_ASKED_RE = re.compile(r"\b(?:what|which)\s+time\b", re.IGNORECASE)
+_CLOCK_RE = re.compile(
+    r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(?:am|pm|a\.m\.|p\.m\.)(?!\w)|\b(?:noon|midday|midnight|o['’]clock)\b"
+    r"|\b(?:half|quarter)\s+(?:past|to)\b",
+    re.IGNORECASE,
+)
+
+
+def states_clock(text: str) -> bool:
+    """Whether ``text`` states a clock time."""
+    return _CLOCK_RE.search(text) is not None
 
 
 def states_time(text: str) -> bool:
@@ -369,6 +392,8 @@ def states_form(query: ParsedQuery, text: str) -> bool | None:
         return states_version(text)
     if query.quantity:
         return counts(text, query.counted) if query.counted else states_quantity(text)
+    if query.clock:
+        return states_clock(text)
     if query.when:
         return states_time(text)
     return None
