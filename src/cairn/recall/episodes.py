@@ -24,7 +24,11 @@ conversations 0-4 only; model-free and deterministic):
    find fewer turns than asked for and the question names a speaker ("Ana's cat"),
    that speaker's turns join the candidates.
 2. **Lexical relevance**: BM25 over the stored terms, computed here so that terms are
-   compared through a stronger stemmer (:func:`strong_stem`) and weighted by rarity.
+   compared through a stronger stemmer (:func:`strong_stem`) and weighted by rarity. A
+   turn that says another word for a question word — an everyday synonym or an
+   irregular form of the verb, from the tables the claims lane reads ("where does Maya
+   *work*": "a new *job* at Figma"; "did we *buy*": "we *bought*") — holds that word: the
+   other words are matched in the index too, and a word and its others count as one.
    A query word that names a *speaker* of the conversation is not matched in the text
    (greetings name the other person in every other turn); it selects the speaker.
 3. **Coverage**: the share of the query's IDF mass a turn covers, raised to a power;
@@ -99,6 +103,7 @@ from . import kept
 from .candidates import IndexStats
 from .episode_candidates import every_match, frequencies, turn_candidates
 from .tense import Tense, tense, time_factor
+from .variants import IRREGULAR, SYNONYMS
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +189,9 @@ class EpisodeQuery:
     owners: frozenset[str] = frozenset()  # terms written as owners ("Gina's")
     days: frozenset[tuple[int, int]] = frozenset()  # (month, day) named together: "9 November", "Nov 9th"
     asks_time: bool = False  # "when …", "how long …", "what year …"
+    # Other words for a content term, in index form: everyday synonyms and irregular verb
+    # forms ("work" -> "job", "buy" -> "bought"; :mod:`cairn.recall.variants`' tables)
+    alternatives: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 def parse_episode_query(query: str) -> EpisodeQuery:
@@ -195,7 +203,15 @@ def parse_episode_query(query: str) -> EpisodeQuery:
     months = frozenset(MONTH_WORDS[t.surface] for t in tokens if t.surface in MONTH_WORDS)
     years = frozenset(int(t.surface) for t in tokens if _YEAR_RE.match(t.surface))
     owners = frozenset(a.term for a, b in pairwise(tokens) if b.surface == "s")
-    return EpisodeQuery(terms, tuple(t.term for t in tokens), months, years, owners, _days(tokens), _asks_time(tokens))
+    alternatives = tuple((t, alt) for t in terms if (alt := _alternatives(t)))
+    return EpisodeQuery(terms, tuple(t.term for t in tokens), months, years, owners, _days(tokens), _asks_time(tokens),
+                        alternatives)
+
+
+def _alternatives(term: str) -> tuple[str, ...]:
+    """Other words for ``term`` that a turn may say instead: the everyday synonyms and
+    irregular verb forms the claims lane reads too (:mod:`cairn.recall.variants`)."""
+    return tuple(dict.fromkeys(a for a in IRREGULAR.get(term, ()) + SYNONYMS.get(term, ()) if a != term))
 
 
 # "how much", "how many": the question asks for a quantity; "much" names no topic, and a
@@ -237,10 +253,12 @@ def match_words(query: str | EpisodeQuery, prefix_min: int = PROFILE.prefix_min,
     names) are left out. Empty when nothing is left to match."""
     parsed = parse_episode_query(query) if isinstance(query, str) else query
     words: list[tuple[str, bool]] = []
+    alternatives = dict(parsed.alternatives)
     for term in parsed.terms:
         if term in skip:
             continue
         words.append((term, False))
+        words += [(a, False) for a in alternatives.get(term, ())]
         root = strong_stem(term)
         if root != term:
             words.append((root, False))
@@ -615,6 +633,14 @@ _place_of = attrgetter("turn")
 _at_of = attrgetter("at")
 
 
+def _with_alternatives(counts: dict[str, int], alts: dict[str, tuple[str, ...]]) -> dict[str, int]:
+    """``counts`` with each question word that the turn holds only in another word
+    counted as that word (the same turn's counts otherwise)."""
+    found = {w: max(counts[a] for a in alt if a in counts) for w, alt in alts.items()
+             if w not in counts and any(a in counts for a in alt)}
+    return {**counts, **found} if found else counts
+
+
 def lexical_pass(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], n_docs: int, p: EpisodeProfile,
                  known_df: dict[str, int] | None = None, related: dict[str, float] | None = None,
                  sources: frozenset[str] = frozenset()) -> None:
@@ -626,6 +652,10 @@ def lexical_pass(q: EpisodeQuery, turns: list[_Turn], named: frozenset[str], n_d
     known = known_df or {}
     reads = list(map(_read_of, turns))
     held = list(map(_counts_of, reads))
+    alts = {strong_stem(t): tuple(strong_stem(a) for a in alt) for t, alt in q.alternatives if t not in named}
+    if alts:
+        # A turn holding another word for a question word holds it: counted as that word.
+        held = [_with_alternatives(c, alts) for c in held]
     # Each word's turns counted in C (contains over every turn's counts), not a Python loop a turn.
     df = {w: max(sum(map(contains, held, repeat(w))), known.get(w, 0)) for w in {*wanted, *extra}}
     idf = {w: math.log(1 + (n_docs - df[w] + 0.5) / (df[w] + 0.5)) for w in df}
