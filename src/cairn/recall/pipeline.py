@@ -39,7 +39,7 @@ from .gates import GATES, Reason, below_cutoff, exclusion, names_another, releva
 from .lanes import Lane, lane, lane_names
 from .pack import PACK, PackItem, Pending, label_text, pack
 from .phrase import PhraseHit, phrase_hits
-from .query import ParsedQuery, closing_verb, parse_query, states_form, states_time, store_named, validate_query
+from .query import ParsedQuery, asking_verbs, closing_verb, parse_query, states_form, states_time, store_named, validate_query
 from .rank import RankFactors, order_key, rank_factors
 from .resolve import Resolved, resolve
 from .score import Lexical, common_words, field_terms, held_terms, lexical
@@ -705,6 +705,8 @@ def _alike(older: frozenset[str], later: frozenset[str], a: Candidate, b: Candid
 # Words with which a note says that it replaces what was true before: "Marcus moved our
 # weekly call to Tuesdays", "Salesforce sync now runs every 4 hours", "we replaced Airflow
 # with Dagster". In a note (not in conversation, where "now" is filler) "now" says it too.
+_WHERE_RE = re.compile(r"\s*where\b", re.IGNORECASE)
+_MOVED_TO_RE = re.compile(r"\b(?:moved|moving|relocated|relocating|switched)\s+(?:\w+\s+){0,2}?(?:to|into)\b", re.IGNORECASE)
 CHANGE_WORDS = frozenset(stem(w) for w in """moved switched instead rescheduled anymore replaced postponed
     changed now upgraded migrated renamed""".split())
 
@@ -721,8 +723,12 @@ def _declares_change(later: Candidate, older: Candidate, query: ParsedQuery | No
     the Seville Marathon: 3 hours 45" and, later, "moved my Seville target to 3:30") — or
     both state what the question asks for in its form ("when does salesforce load":
     "Salesforce is loaded nightly at 02:00" and, later, "Salesforce sync now runs every 4
-    hours"). Words of the question alone make two notes on one topic ("Acme renews on 1
-    February" and "Acme now has 150 seats"), not one note and its update."""
+    hours"); or the later holds at least two words of the question and every one the older
+    holds but the asker's verb ("Omar now takes his eggs poached" after "Omar likes his eggs
+    scrambled"); or, asked where, the later says its matter moved somewhere ("Alice moved to
+    Utrecht"). Words of the question alone make two notes on one topic ("Acme renews on 1
+    February" and "Acme now has 150 seats"; "the support team moved to Lisbon" is no answer
+    on its working hours), not one note and its update."""
     if later.memory is None or older.memory is None:
         return False
     asked = _held(later) | _held(older)
@@ -731,6 +737,16 @@ def _declares_change(later: Candidate, older: Candidate, query: ParsedQuery | No
     words = set(field_terms(later.memory.content))
     if CHANGE_WORDS.isdisjoint(words):
         return False
+    if (query is not None and len(_held(later) & _held(older)) >= RESCUE_SHARED
+            and _held(older) - _held(later) <= asking_verbs(query.text) | {closing_verb(query.text)}):
+        # Two words of the question in both, every one the older holds but the asker's verb
+        # in the later, and the later says what changed: "Omar now takes his eggs poached"
+        # after "Omar likes his eggs scrambled", asked "how does Omar like his eggs".
+        return True
+    if query is not None and _WHERE_RE.match(query.text) and _MOVED_TO_RE.search(later.memory.content):
+        # Asked where, a later note that says its matter moved somewhere ("Alice moved to
+        # Utrecht" after "Alice lives in Rotterdam") gives the new place.
+        return True
     if (query is not None and states_form(query, later.memory.content) and states_form(query, older.memory.content)
             and _held(older) - _held(later) <= {closing_verb(query.text)}):
         # Both answer in the form asked, and the later holds every word of the question the

@@ -439,7 +439,35 @@ def _answer_types(tokens: list[Token]) -> dict[int, str]:
                     # "which *test* framework": the modifier is part of a kind of two words,
                     # asked for with it, not a topic of its own that the answer must repeat.
                     heads[tokens[j - 2].position] = kind
+    heads.update(_used_for(tokens))
     return heads
+
+
+_USING = frozenset("use uses used using".split())
+
+
+def _used_for(tokens: list[Token]) -> dict[int, str]:
+    """"what do we use for *CI* builds", "which do we use for the *database*": the thing
+    used is an instance of the kind named after "use for", when the kinds table knows
+    it (a word it does not know stays a topic: "what do we use for orchestration" is
+    answered by a note that says orchestration)."""
+    words = [t.surface for t in tokens]
+    if not words or words[0] not in WH_DETERMINERS | {"what", "which"}:
+        return {}
+    for i in range(1, len(words) - 1):
+        if words[i] in _USING and words[i + 1] == "for":
+            j = i + 2
+            while j < len(tokens) and tokens[j].surface in _DETERMINERS:
+                j += 1
+            for end in (j + 2, j + 1):  # a kind of two words first ("ci system"), then one
+                if end <= len(tokens) and all(not t.stop and not t.cjk for t in tokens[j:end]):
+                    head = tokens[end - 1].term
+                    modifier = tokens[end - 2].term if end - 2 >= j else None
+                    kind = kind_of(head, modifier) if end - j == 2 else kind_of(head)
+                    if kind and (end - j == 1 or " " in kind):
+                        return {t.position: kind for t in tokens[j:end]}
+            return {}
+    return {}
 
 
 _COPULA = frozenset("is are was were s".split())
@@ -600,8 +628,14 @@ def _eligible(features: tuple[Feature, ...], asked: set[str]) -> list[str]:
     return [
         f.term
         for f in features
-        if not f.numeric and not f.answer_type and f.term not in GENERIC | FILLER | QUESTION and f.term not in asked
+        if not f.numeric and not f.answer_type and f.term not in GENERIC | FILLER | QUESTION | _PARTICLES
+        and f.term not in asked
     ]
+
+
+# Adverbs that complete a verb ("how are we getting *around* in Scotland", "who is *away*"):
+# no thing a note must name.
+_PARTICLES = frozenset(stem(w) for w in "around away along across".split())
 
 
 def store_named(query: ParsedQuery, contents: Iterable[str]) -> ParsedQuery:
