@@ -28,8 +28,13 @@ alone only when its cosine reaches ``strong`` (no query word in the record),
 ``strong_attribute`` (the named subject, not the attribute asked); with a cosine of at
 least ``support`` it passes when the lexical gates pass too. Never overridden: a strict
 literal the caller typed (a quoted string, a path), a named subject the record lacks
-(:data:`IDENTITY`), and the lexical relative cutoff (its words matched,
-and a much better match exists). Anything else is ``below-similarity``. The
+(:data:`IDENTITY`), the lexical relative cutoff (its words matched,
+and a much better match exists), and a number asked for ("how much", "how many") that the
+record does not state. Anything else is ``below-similarity``. In ``hybrid``, what passes
+on meaning alone must also not be a sibling's neighbour (:func:`_turned_away`): not a
+record holding none of a thing the question names by two words the store uses elsewhere,
+nor one further in meaning than a record that holds the question's words and was turned
+down. The
 lexical lane's own gates are unchanged, so a hybrid recall passes what either lane
 passes: what the lexical lane passed stays findable, and a strong paraphrase is added.
 Exclusions, corrections, time rules and the digest bounds are the pipeline's, as for
