@@ -2,10 +2,11 @@
 a question the store cannot answer still has nearest neighbours, and they are its
 siblings (cairn.recall.fusion, ``_turned_away``):
 
-* a **thing the question names by two words** the store uses elsewhere, and the record
-  holds neither ("the recipe for *rye bread*" against the sourdough's price, 0.39, in a
-  store whose note on unsold bread says "bread") — while a named thing the store never
-  words that way is still found by meaning ("the network passphrase": the wifi password);
+* a **thing the question names by two words**, when the store calls other things by its
+  noun and the record holds neither word ("the recipe for *rye bread*" against the
+  sourdough's price, 0.39, in a store whose note on unsold bread says "bread") — while a
+  thing the store never calls so is still found by meaning ("the network passphrase": the
+  wifi password), though the store uses its modifier ("our *tax* advisor": the accountant);
 * a record **nearer in meaning that holds the question's words and was turned down** ("which
   vet do we use" is nearest the note on the dog's vets, 0.48, which the gates turned down,
   and then the dentist, 0.38);
@@ -31,7 +32,12 @@ UNSOLD = "Unsold bread goes to the food bank on Rue Verte at closing time"
 OFFICE = [
     "The office wifi password is changed every quarter by IT",
     "The printer on the second floor jams with thick paper",
-    "Lunch is delivered on Fridays",
+    "Network cables and spare adapters are in the store room",
+]
+TAX = [
+    "Our accountant Fiona Grant does the self assessment for the rental income",
+    "Tax returns are due on 31 January",
+    "Rent for Flat A is 950 pounds a month, due on the 1st",
 ]
 APP = [
     "Translations live in locales/*.json and are managed in Lokalise; English and German ship today",
@@ -88,8 +94,11 @@ def test_the_named_thing_counts_only_when_the_store_uses_its_words(cairn):
 
 
 def test_a_named_thing_paraphrased_wholesale_is_still_found(cairn):
-    _store(cairn, OFFICE)
+    """The store says "network" (the cables) and "tax" (the returns), never "passphrase" or
+    "advisor": the noun says what kind of thing is asked for, and no note calls one so."""
+    _store(cairn, [*OFFICE, *TAX])
     assert _hybrid(cairn, "how often does the network passphrase rotate")[:1] == [OFFICE[0]]
+    assert _hybrid(cairn, "who is our tax advisor")[:1] == [TAX[0]]
 
 
 def test_the_verb_that_closes_a_question_is_not_a_named_thing(cairn, monkeypatch):

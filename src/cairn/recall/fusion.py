@@ -32,13 +32,12 @@ literal the caller typed (a quoted string, a path), a named subject the record l
 and a much better match exists), and a number asked for ("how much", "how many") that the
 record does not state. Anything else is ``below-similarity``. In ``hybrid``, what passes
 on meaning alone must also not be a sibling's neighbour (:func:`_turned_away`): not a
-record holding none of a thing the question names by two words the store uses elsewhere,
-nor one further in meaning than a record that holds the question's words and was turned
-down. The
-lexical lane's own gates are unchanged, so a hybrid recall passes what either lane
-passes: what the lexical lane passed stays findable, and a strong paraphrase is added.
-Exclusions, corrections, time rules and the digest bounds are the pipeline's, as for
-every lane. The thresholds were set on the development paraphrase set
+record holding neither word of a thing the question names by two when the store calls
+other things by its noun, nor one further in meaning than a record that holds the
+question's words and was turned down. The lexical lane's own gates are unchanged, so a
+hybrid recall passes what either lane passes: what the lexical lane passed stays
+findable, and a strong paraphrase is added. Exclusions, corrections, time rules and the
+digest bounds are the pipeline's, as for every lane. The thresholds were set on the development paraphrase set
 (``tests/semantic/paraphrase.json``, split ``dev``) and LoCoMo's dev conversations only.
 """
 
@@ -518,11 +517,13 @@ def _turned_away(query: ParsedQuery, merged: dict[str, Candidate], cosine: dict[
     same topic of another thing. Two signs tell such a neighbour from a paraphrase, and
     both are read from the candidates the lexical lane judged:
 
-    * the question names a thing by two words ("the *rye bread*", "my rate for *book
-      covers*", "the *running club*"), the store uses one of those words elsewhere, and the
-      record holds neither (``missing-subject``): meaning bridges words the store does not
-      use — "the network passphrase" is the note on the wifi password when no note says
-      "network" —, while a store that speaks of bread says so in a note about bread;
+    * the question names a thing by two words ("the *rye bread*", "the *running club*"),
+      the store calls other things by its noun ("bread", "club"), and the record holds
+      neither word (``missing-subject``): a store that speaks of bread says so in a note
+      about bread. Meaning bridges the words a store does not use: "the network
+      *passphrase*" is the note on the wifi password when no note says passphrase, and "our
+      tax *advisor*" the note on the accountant, though other notes say "tax" (a modifier is
+      often a common word; the noun says what kind of thing is meant);
     * a record holding some of the question's words is nearer in meaning, and the gates
       turned it down (``below-similarity``): the question is about that record's topic,
       which does not answer it ("when does the running club meet" is nearest the training
@@ -535,11 +536,13 @@ def _turned_away(query: ParsedQuery, merged: dict[str, Candidate], cosine: dict[
               and (c.reason is None or c.reason in GATES)]
     spoken = frozenset().union(*(c.lexical.in_content | c.lexical.in_aliases for c in judged if c.lexical))
     verb = closing_verb(query.text)  # "which languages does the app *support*": a verb, not a named thing
-    named = [{first} if is_label(second) else {first, second} for first, second in query.qualified if second != verb]
+    # (noun, both words) of each named thing; "flat A": the noun and its label
+    named = [(first, {first}) if is_label(second) else (second, {first, second})
+             for first, second in query.qualified if second != verb]
     for i in alone:
         lex = merged[i].lexical
         held = lex.in_content | lex.in_aliases if lex is not None else frozenset()
-        if any(words & spoken and not words & held for words in named):
+        if any(noun in spoken and not words & held for noun, words in named):
             out[i] = Reason.MISSING_SUBJECT
     turned_down = [cosine[c.id] for c in judged if c.id in cosine and c.id not in alone and c.reason is not None
                    and c.lexical and (c.lexical.in_content or c.lexical.in_aliases)]
