@@ -28,17 +28,19 @@ alone only when its cosine reaches ``strong`` (no query word in the record),
 ``strong_attribute`` (the named subject, not the attribute asked); with a cosine of at
 least ``support`` it passes when the lexical gates pass too. Never overridden: a strict
 literal the caller typed (a quoted string, a path), a named subject the record lacks
-(:data:`IDENTITY`), the lexical relative cutoff (its words matched,
-and a much better match exists), and a number asked for ("how much", "how many") that the
-record does not state. Anything else is ``below-similarity``. In ``hybrid``, what passes
-on meaning alone must also not be a sibling's neighbour (:func:`_turned_away`): not a
-record holding neither word of a thing the question names by two when the store calls
-other things by its noun, nor one further in meaning than a record that holds the
-question's words and was turned down. The lexical lane's own gates are unchanged, so a
+(:data:`IDENTITY`), the lexical relative cutoff (its words matched, and a much better
+match exists), and a number asked for ("how much", "how many") that the record does not
+state. Anything else is ``below-similarity``. In ``hybrid``, what passes on meaning alone
+must also not be a sibling's neighbour (:func:`_turned_away`): not a record holding
+neither word of a thing the question names by two when the store calls other things by
+its noun, nor one further in meaning than a record that holds the question's words and
+was turned down. The lexical lane's own gates are unchanged, so a
 hybrid recall passes what either lane passes: what the lexical lane passed stays
 findable, and a strong paraphrase is added. Exclusions, corrections, time rules and the
-digest bounds are the pipeline's, as for every lane. The thresholds were set on the development paraphrase set
-(``tests/semantic/paraphrase.json``, split ``dev``) and LoCoMo's dev conversations only.
+digest bounds are the pipeline's, as for every lane. The thresholds were set on the
+development paraphrase set (``tests/semantic/paraphrase.json``, split ``dev``) and
+LoCoMo's dev conversations only; the sibling rules on the natural-question set's
+nothing-questions, with the paraphrase set as the check that no paraphrase is lost.
 """
 
 from __future__ import annotations
@@ -536,7 +538,7 @@ def _turned_away(query: ParsedQuery, merged: dict[str, Candidate], cosine: dict[
               and (c.reason is None or c.reason in GATES)]
     spoken = frozenset().union(*(c.lexical.in_content | c.lexical.in_aliases for c in judged if c.lexical))
     verb = closing_verb(query.text)  # "which languages does the app *support*": a verb, not a named thing
-    # (noun, both words) of each named thing; "flat A": the noun and its label
+    # (noun, its words) of each named thing; "flat A": the noun alone (the label is no word)
     named = [(first, {first}) if is_label(second) else (second, {first, second})
              for first, second in query.qualified if second != verb]
     for i in alone:
