@@ -28,13 +28,19 @@ alone only when its cosine reaches ``strong`` (no query word in the record),
 ``strong_attribute`` (the named subject, not the attribute asked); with a cosine of at
 least ``support`` it passes when the lexical gates pass too. Never overridden: a strict
 literal the caller typed (a quoted string, a path), a named subject the record lacks
-(:data:`IDENTITY`), and the lexical relative cutoff (its words matched,
-and a much better match exists). Anything else is ``below-similarity``. The
-lexical lane's own gates are unchanged, so a hybrid recall passes what either lane
-passes: what the lexical lane passed stays findable, and a strong paraphrase is added.
-Exclusions, corrections, time rules and the digest bounds are the pipeline's, as for
-every lane. The thresholds were set on the development paraphrase set
-(``tests/semantic/paraphrase.json``, split ``dev``) and LoCoMo's dev conversations only.
+(:data:`IDENTITY`), the lexical relative cutoff (its words matched, and a much better
+match exists), and a number asked for ("how much", "how many") that the record does not
+state. Anything else is ``below-similarity``. In ``hybrid``, what passes on meaning alone
+must also not be a sibling's neighbour (:func:`_turned_away`): not a record holding
+neither word of a thing the question names by two when the store calls other things by
+its noun, nor one further in meaning than a record that holds the question's words and
+was turned down. The lexical lane's own gates are unchanged, so a
+hybrid recall passes what either lane passes: what the lexical lane passed stays
+findable, and a strong paraphrase is added. Exclusions, corrections, time rules and the
+digest bounds are the pipeline's, as for every lane. The thresholds were set on the
+development paraphrase set (``tests/semantic/paraphrase.json``, split ``dev``) and
+LoCoMo's dev conversations only; the sibling rules on the natural-question set's
+nothing-questions, with the paraphrase set as the check that no paraphrase is lost.
 """
 
 from __future__ import annotations
@@ -45,7 +51,7 @@ from typing import TYPE_CHECKING
 
 from .gates import GATES, Reason, below_cutoff, lacks_form, named_verdict, names_another, relevance_gate
 from .kinds import instances
-from .query import asking_verbs
+from .query import asking_verbs, closing_verb, is_label, states_quantity
 from .rank import order_key, rank_factors
 from .score import field_terms
 
@@ -160,6 +166,11 @@ def semantic_verdict(query: ParsedQuery, c: Candidate, cosine: float | None,
             return Reason.MISSING_LITERAL  # a quoted string or a path is a demand, for meaning too
     if lacks_form(query, c.memory.content):
         return Reason.MISSING_ATTRIBUTE  # a phone number or a version is a form, not a meaning
+    if query.quantity and not states_quantity(c.memory.content):
+        # "how much protein should I eat a day" and "I eat vegetarian on weekdays" (0.36):
+        # the answer to how much or how many is a number, as the lexical gates demand of a
+        # record (cairn.recall.gates); nearness of meaning does not supply one.
+        return Reason.MISSING_ATTRIBUTE
     if c.reason is Reason.BELOW_CUTOFF:
         return c.reason  # its words matched, and the lexical lane found a much better match
     lexical = relevance_gate(query, c.memory, c.lexical)
@@ -433,11 +444,16 @@ def _fuse_claims(lexical: list[Candidate], semantic: list[Candidate], merged: di
     pool = {i: cosine[i] for i in semantic_pass | set(lex_share) if i in cosine}
     low = {i for i in below_cutoff(pool) if i not in lex_share}
     semantic_pass -= low
+    # What meaning alone brings in must also not be a sibling's neighbour (:func:`_turned_away`).
+    turned = _turned_away(query, merged, cosine, semantic_pass - set(lex_share))
+    semantic_pass -= set(turned)
     order = sorted(semantic_pass, key=lambda i: (-cosine.get(i, 0.0), i))
     sem_share = {i: (r, p.claims_semantic_weight * max(cosine.get(i, 0.0), 0.0)) for r, i in enumerate(order, start=1)}
     survivors: list[Candidate] = []
     for c in merged.values():
         if c.id not in lex_share and c.id not in sem_share:
+            if c.id in turned and c.reason in (None, *GATES):
+                c.reason = turned[c.id]
             if c.reason is None:
                 c.reason = Reason.BELOW_SIMILARITY
             if c.id in low and c.reason in (None, Reason.BELOW_SIMILARITY, *GATES):
@@ -491,6 +507,51 @@ def _fuse_episodes(lexical: list[Candidate], semantic: list[Candidate], merged: 
     last = len(merged) + 1
     live.sort(key=lambda c: (-c.raw, lex_share.get(c.id, (last,))[0], sem_share.get(c.id, (last,))[0], c.id))
     return live
+
+
+def _turned_away(query: ParsedQuery, merged: dict[str, Candidate], cosine: dict[str, float],
+                 alone: set[str]) -> dict[str, Reason]:
+    """Of the candidates in ``alone`` (passed on meaning, not on words), those the
+    records around them show to be about something else, each with its reason.
+
+    Every text has a nearest neighbour, and the nearest neighbours of a question about a
+    thing the store does not hold are its siblings: the same person's other facts, the
+    same topic of another thing. Two signs tell such a neighbour from a paraphrase, and
+    both are read from the candidates the lexical lane judged:
+
+    * the question names a thing by two words ("the *rye bread*", "the *running club*"),
+      the store calls other things by its noun ("bread", "club"), and the record holds
+      neither word (``missing-subject``): a store that speaks of bread says so in a note
+      about bread. Meaning bridges the words a store does not use: "the network
+      *passphrase*" is the note on the wifi password when no note says passphrase, and "our
+      tax *advisor*" the note on the accountant, though other notes say "tax" (a modifier is
+      often a common word; the noun says what kind of thing is meant);
+    * a record holding some of the question's words is nearer in meaning, and the gates
+      turned it down (``below-similarity``): the question is about that record's topic,
+      which does not answer it ("when does the running club meet" is nearest the training
+      plan, 0.48, and then the goal race, 0.42), and what lies further off is its neighbour.
+    """
+    if not alone:
+        return {}
+    out: dict[str, Reason] = {}
+    judged = [c for c in merged.values() if c.memory is not None and c.lexical is not None
+              and (c.reason is None or c.reason in GATES)]
+    spoken = frozenset().union(*(c.lexical.in_content | c.lexical.in_aliases for c in judged if c.lexical))
+    verb = closing_verb(query.text)  # "which languages does the app *support*": a verb, not a named thing
+    # (noun, its words) of each named thing; "flat A": the noun alone (the label is no word)
+    named = [(first, {first}) if is_label(second) else (second, {first, second})
+             for first, second in query.qualified if second != verb]
+    for i in alone:
+        lex = merged[i].lexical
+        held = lex.in_content | lex.in_aliases if lex is not None else frozenset()
+        if any(noun in spoken and not words & held for noun, words in named):
+            out[i] = Reason.MISSING_SUBJECT
+    turned_down = [cosine[c.id] for c in judged if c.id in cosine and c.id not in alone and c.reason is not None
+                   and c.lexical and (c.lexical.in_content or c.lexical.in_aliases)]
+    nearest = max(turned_down, default=None)
+    if nearest is not None:
+        out.update({i: Reason.BELOW_SIMILARITY for i in alone if i not in out and cosine.get(i, 0.0) <= nearest})
+    return out
 
 
 def _record(c: Candidate, cosine: dict[str, float], lex: dict[str, tuple[int, float]], sem: dict[str, tuple[int, float]]) -> None:
