@@ -369,3 +369,18 @@ def test_candidates_left_out_keep_the_order_the_lane_found_them_in():
     found = [Candidate(id=i, lane="claims", reason=Reason.DORMANT) for i in ("z9", "m5", "a1")]
     _order(found, request)
     assert [c.id for c in found] == ["z9", "m5", "a1"]
+
+
+def test_silence_promises_no_dormant_record_that_would_not_answer(cli):
+    """A lower-case question is judged with the names its notes show ("Thames Water" makes
+    "water" a name, and "company" what is asked of it): the dormant note that fails the
+    gates that way is not counted as hidden, since --include-dormant would not show it."""
+    remember(cli, "Water is supplied by Thames Water, billed every six months", "--kind", "fact",
+             now="2025-01-01T00:00:00Z")
+    text = note(cli, "who's the water company", "--inject")
+    shown = recall(cli, "who's the water company", "--inject", "--include-dormant")
+    assert ("dormant" in text) == bool(shown)  # the note and what it points to agree
+    # Control: a dormant note that does answer is still counted, and shown when asked for.
+    vpn = remember(cli, "The VPN gateway is vpn.example.org", "--kind", "fact", now="2025-01-01T00:00:00Z")
+    assert "1 matching memory is dormant" in note(cli, "which VPN gateway do we use", "--inject")
+    assert recall(cli, "which VPN gateway do we use", "--inject", "--include-dormant") == [vpn]

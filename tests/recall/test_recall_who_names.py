@@ -66,3 +66,20 @@ def test_a_later_note_that_says_what_changed_keeps_its_place_above_a_named_one(t
 )
 def test_what_names_someone(text, named):
     assert names_someone(text) is named
+
+
+ENERGY = "We switched gas and electricity to Octopus Energy on 1 October; the direct debit is 128 pounds a month"
+WATER = "Water is supplied by Thames Water, billed every six months"
+
+
+def test_a_who_question_names_the_kind_of_answer_it_wants(tmp_path):
+    from cairn.recall.query import parse_query
+
+    asked = {f.term: f.answer_type for f in parse_query("who is our energy supplier").features}
+    assert asked == {"energi": False, "supplier": True}
+    assert _recall(tmp_path / "a", [(ENERGY, 60), (WATER, 30)], "who is our energy supplier")[:1] == [ENERGY]
+    assert _recall(tmp_path / "b", [(ENERGY, 60), (WATER, 30)], "who's the water company")[:1] == [WATER]
+    # Negative controls: the kind alone answers nothing, and outside a who-question the
+    # word is a topic like any other.
+    assert _recall(tmp_path / "c", [(ENERGY, 60), (WATER, 30)], "who is our broadband supplier") == []
+    assert not any(f.answer_type for f in parse_query("what does the company sell").features)

@@ -312,16 +312,19 @@ def run(view: ReadView, request: Request, asked: Mapping[str, list[Candidate]] |
     withheld: dict[str, int] = {}
     turns = 0
     turn_candidates: list[Candidate] | None = None
+    # Excluded candidates are judged as the lane judged the rest: with the names its notes
+    # showed (a note that fails the gates under them must not be promised as hidden).
+    judged = store_named(query, (c.memory.content for c in candidates if c.memory is not None))
     if not results:
         found = any(matched(c) for c in candidates)
         # Silence says a retired record matched, and the trace lists it with its reason.
         candidates = candidates + _retired_matches(view, request, query)
-        withheld = _withheld(view, request.space, query, candidates)
+        withheld = _withheld(view, request.space, judged, candidates)
         if request.lane in ("claims", "hybrid"):
             turns, turn_candidates = _turns_found(view, request, query)
         note = _silence_note(request, withheld, turns, found)
     else:
-        beside = dormant_beside(view, request, query, candidates, results, ranked)
+        beside = dormant_beside(view, request, judged, candidates, results, ranked)
         if beside:
             dormant = len(beside)
             withheld = {Reason.DORMANT.value: dormant}

@@ -237,6 +237,10 @@ def parse_query(text: str) -> ParsedQuery:
             kind=heads.get(token.position, "") if not is_literal else "",
         )
     feats = tuple(features.values())
+    if _WHO_START_RE.match(text):
+        # "who's the water company", "who is our energy supplier": the word names what
+        # kind of answer is wanted (a firm, a person), not a thing the note must repeat.
+        feats = tuple(replace(f, answer_type=True) if f.term in _WHO_TYPES and not f.literal else f for f in feats)
     if not any(not f.answer_type and not f.numeric and f.term not in QUESTION for f in feats):
         # "what ORM do we use": with no other topic word, the kind asked for is the topic.
         feats = tuple(replace(f, answer_type=False) for f in feats)
@@ -254,6 +258,12 @@ def parse_query(text: str) -> ParsedQuery:
     return ParsedQuery(text, feats, lits, runs, subject, attributes, kinds, known, found is not None, counted,
                        _VERSION_RE.search(text) is not None, qualified_nouns(text, runs, feats), detail_asked(text),
                        _WHEN_ASKED_RE.search(text) is not None, _CLOCK_ASKED_RE.search(text) is not None)
+
+
+_WHO_START_RE = re.compile(r"\s*who(?:['’]s|m)?\b", re.IGNORECASE)
+# Words a who-question names the kind of its answer with.
+_WHO_TYPES = frozenset(stem(w) for w in """company firm supplier provider person people guy contractor agency
+    business organisation organization""".split())
 
 
 # "how much does the storage box cost", "how many seats": a question for a quantity, and
