@@ -286,7 +286,6 @@ def validate(query, *, limit, budget, lane, max_limit: int = MAX_LIMIT) -> str:
 # -- the stages ------------------------------------------------------------------------
 
 
-
 def run(view: ReadView, request: Request, asked: Mapping[str, list[Candidate]] | None = None) -> Outcome:
     """Run every stage for ``request`` over the read view ``view``. Writes nothing.
 
@@ -583,20 +582,20 @@ def named_first(ranked: list[Candidate], query: ParsedQuery) -> list[Candidate]:
     """Asked who ("who does my taxes", "who is on my committee now"), the claims that
     name someone (a capitalised word inside a sentence: a person, a firm) rank before
     those that name no one, each group in its order; nothing is left out, since a
-    plain noun may answer too ("Customers pay return postage"). Applied before
-    :func:`newer_first`, which still places an update above the note it updates."""
+    plain noun may answer too ("Customers pay return postage"). Applied after
+    :func:`newer_first`: a note it lifted, or a later note that may update a named one
+    (:func:`_may_update`), keeps its place above it. Conversation turns keep their places."""
     if not _WHO_RE.match(query.text):
         return ranked
     claims = [c for c in ranked if c.memory is not None and c.memory.kind is not Kind.EPISODE]
     named = [c for c in claims if c.memory is not None and names_someone(c.memory.content)]
-    if not named or len(named) == len(ranked):
+    if not named or len(named) == len(claims):
         return ranked
     ids = {c.id for c in named}
-    # A later note that may update a named one keeps its place above it, names or not
-    # ("our accountant is now the bookkeeping firm upstairs, since we switched in May").
+    # "our accountant is now the bookkeeping firm upstairs, since we switched in May"
     ids |= {c.id for c in claims if c.id not in ids and (c.updates or any(_may_update(c, n) for n in named))}
-    named = [c for c in ranked if c.id in ids]
-    return named + [c for c in ranked if c.id not in ids]
+    order = iter([c for c in claims if c.id in ids] + [c for c in claims if c.id not in ids])
+    return [next(order) if c.memory is not None and c.memory.kind is not Kind.EPISODE else c for c in ranked]
 
 
 _WHO_RE = re.compile(r"\s*(?:who|whom|whose)\b", re.IGNORECASE)
@@ -625,9 +624,12 @@ def timed_first(ranked: list[Candidate], query: ParsedQuery) -> list[Candidate]:
     below untimed ones that hold more of the words); this applies it again once dormant
     answers have joined."""
     untimed = _untimed(ranked, query)
+    if not untimed:
+        return ranked
     for c in untimed:
         c.reason = Reason.MISSING_ATTRIBUTE
-    return [c for c in ranked if c not in untimed] if untimed else ranked
+    out = {c.id for c in untimed}
+    return [c for c in ranked if c.id not in out]
 
 
 def _untimed(passed: list[Candidate], query: ParsedQuery) -> list[Candidate]:
@@ -708,10 +710,11 @@ def _alike(older: frozenset[str], later: frozenset[str], a: Candidate, b: Candid
 # Words with which a note says that it replaces what was true before: "Marcus moved our
 # weekly call to Tuesdays", "Salesforce sync now runs every 4 hours", "we replaced Airflow
 # with Dagster". In a note (not in conversation, where "now" is filler) "now" says it too.
-_WHERE_RE = re.compile(r"\s*where\b", re.IGNORECASE)
-_MOVED_TO_RE = re.compile(r"\b(?:moved|moving|relocated|relocating|switched)\s+(?:\w+\s+){0,2}?(?:to|into)\b", re.IGNORECASE)
 CHANGE_WORDS = frozenset(stem(w) for w in """moved switched instead rescheduled anymore replaced postponed
     changed now upgraded migrated renamed""".split())
+# Asked where, a note that says its matter moved somewhere ("Alice moved to Utrecht").
+_WHERE_RE = re.compile(r"\s*where\b", re.IGNORECASE)
+_MOVED_TO_RE = re.compile(r"\b(?:moved|moving|relocated|relocating|switched)\s+(?:\w+\s+){0,2}?(?:to|into)\b", re.IGNORECASE)
 
 
 # Words two notes share without being about one thing: quantifiers the table of common

@@ -462,7 +462,7 @@ def _used_for(tokens: list[Token]) -> dict[int, str]:
     it (a word it does not know stays a topic: "what do we use for orchestration" is
     answered by a note that says orchestration)."""
     words = [t.surface for t in tokens]
-    if not words or words[0] not in WH_DETERMINERS | {"what", "which"}:
+    if not words or words[0] not in ("what", "which"):
         return {}
     for i in range(1, len(words) - 1):
         if words[i] in _USING and words[i + 1] == "for":
