@@ -286,12 +286,16 @@ def validate(query, *, limit, budget, lane, max_limit: int = MAX_LIMIT) -> str:
 # -- the stages ------------------------------------------------------------------------
 
 
-def run(view: ReadView, request: Request, asked: Mapping[str, list[Candidate]] | None = None) -> Outcome:
+def run(view: ReadView, request: Request, asked: Mapping[str, list[Candidate]] | None = None,
+        parsed: ParsedQuery | None = None) -> Outcome:
     """Run every stage for ``request`` over the read view ``view``. Writes nothing.
 
     ``asked``: lanes already asked for this request in this view, by name, with the
-    candidates they gave (``Outcome.turn_candidates``); those are not asked again."""
-    query = parse_query(request.query)
+    candidates they gave (``Outcome.turn_candidates``); those are not asked again.
+    ``parsed``: ``parse_query(request.query)`` when the caller has it (``Outcome.query``
+    of a recall of the same text): parsing is pure, and a recall asked again with the
+    dormant records or the turns need not pay it twice."""
+    query = parse_query(request.query) if parsed is None else parsed
     if query.context_free:
         why = "context-free query: no topic to recall, so nothing is returned (no recency fallback)"
         return Outcome(request, query, note=why)

@@ -67,7 +67,7 @@ class _Graph:
     A plain class: a dataclass costs every process that imports it its generated
     ``__init__`` (about 0.15 ms), and this working state needs nothing else of one."""
 
-    __slots__ = ("view", "space", "known_at", "_edges", "_memories", "_all")
+    __slots__ = ("view", "space", "known_at", "_edges", "_memories", "_all", "_kept")
 
     def __init__(self, view: ReadView, space: str, known_at: datetime | None) -> None:
         self.view = view
@@ -76,13 +76,30 @@ class _Graph:
         self._edges: dict[str, list[Relation]] = {}
         self._memories: dict[str, Memory | None] = {}
         self._all: list[Relation] | None = None
+        # Relations kept while the store's data is unchanged (cairn.recall.kept): most
+        # hits have no relations, and the next recall asks about the same records.
+        self._kept: dict[str, list[Relation]] | None = None
+
+    def _known(self) -> dict[str, list[Relation]]:
+        if self._kept is None:
+            self._kept = kept.table(self.view, ("relations", self.space), KEPT_RECORDS)
+        return self._kept
+
+    def prefetch(self, record_ids: list[str]) -> None:
+        """Read the relations of ``record_ids`` not kept yet in one go, when the store
+        can (``relations_of``): resolution asks about every ranked hit."""
+        read = getattr(self.view, "relations_of", None)
+        if self.known_at is not None or read is None:
+            return
+        known = self._known()
+        wanted = [i for i in record_ids if i not in known]
+        if len(wanted) > 1:
+            known.update(read(self.space, wanted))
 
     def edges(self, record_id: str) -> list[Relation]:
         if record_id not in self._edges:
             if self.known_at is None:
-                # Kept while the store's data is unchanged (cairn.recall.kept): most hits
-                # have no relations, and the next recall asks about the same records.
-                known = kept.table(self.view, ("relations", self.space), KEPT_RECORDS)
+                known = self._known()
                 found = known.get(record_id)
                 if found is None:
                     found = known[record_id] = self.view.relations(self.space, record_id=record_id)
@@ -211,6 +228,7 @@ def resolve(
     if read and known_at is None:
         graph._memories.update((i, m) for i, m in read.items() if m.space == space)
     reference = now if as_of is None else as_of
+    graph.prefetch(ranked_ids)
     heads = {i: graph.head(i, reference) for i in ranked_ids}
     out: list[Resolved] = []
     placed: set[str] = set()
