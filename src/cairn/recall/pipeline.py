@@ -784,8 +784,15 @@ def _order(candidates: list[Candidate], request: Request) -> None:
     them (best overlap first): the silence note and the dormant answers judge the first
     few of those, which must be the likeliest, not the first few ids."""
     # The sort is stable: what ties (every candidate left out, unranked) keeps its place.
-    candidates.sort(key=lambda c: (c.reason is not None, _elsewhere(c, request),
-                                   order_key(c.id, c.factors) if c.factors else (0,)))
+    # Without a preferred origin no candidate lies elsewhere: the key skips that call.
+    preferring = request.prefer_origin is not None
+
+    def key(c: Candidate) -> tuple:
+        factors = c.factors
+        return (c.reason is not None, preferring and _elsewhere(c, request),
+                order_key(c.id, factors) if factors else (0,))
+
+    candidates.sort(key=key)
 
 
 def _fused(view: ReadView, request: Request, query: ParsedQuery, scan: dict) -> tuple[list[Candidate], list[Candidate]]:
