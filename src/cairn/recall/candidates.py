@@ -19,6 +19,8 @@ spaces are dropped when loaded.
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
+from itertools import chain, repeat
+from operator import add
 from typing import NamedTuple
 
 from ..model import Memory
@@ -112,15 +114,16 @@ def fetch(view: ReadView, space: str, query: ParsedQuery, stats: IndexStats, *, 
             postings += len(rows)
             found.append(rows)
         # One term's postings are distinct already; a term and its variants may share records.
-        keys = found[0] if len(found) == 1 else list(dict.fromkeys(key for rows in found for key in rows))
+        keys = found[0] if len(found) == 1 else list(dict.fromkeys(chain.from_iterable(found)))
         if not keys:
             continue
         weight = idf(feature_df(feature, stats), stats.docs) * feature.weight
         if not overlap:
             overlap = dict.fromkeys(keys, weight)  # what 0.0 + weight gives each, in one step (weight > 0)
             continue
-        for key in keys:
-            overlap[key] = overlap.get(key, 0.0) + weight
+        # overlap[key] = overlap.get(key, 0.0) + weight for each key, in key order, run in C:
+        # the keys are distinct, so no sum reads a value this update wrote.
+        overlap.update(zip(keys, map(add, map(overlap.get, keys, repeat(0.0)), repeat(weight))))
     # Higher overlap first; equal overlaps keep posting order (each term's newest first):
     # the sort is stable, reversed or not, so the order is deterministic. A full sort of a
     # few thousand keys runs in C and costs a quarter of heapq.nlargest's Python loop,

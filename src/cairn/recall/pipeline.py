@@ -779,15 +779,21 @@ def _lane_candidates(source: Lane, view: ReadView, request: Request, query: Pars
     return candidates
 
 
+_LEFT_OUT = (True, False, (0,))  # the order key of a candidate left out and unranked
+
+
 def _order(candidates: list[Candidate], request: Request) -> None:
     """Ranked candidates first, in rank order; then the rest in the order the lane found
     them (best overlap first): the silence note and the dormant answers judge the first
     few of those, which must be the likeliest, not the first few ids."""
     # The sort is stable: what ties (every candidate left out, unranked) keeps its place.
-    # Without a preferred origin no candidate lies elsewhere: the key skips that call.
+    # Without a preferred origin no candidate lies elsewhere, and a candidate left out
+    # without rank factors (made or owed) has the key of every other such one.
     preferring = request.prefer_origin is not None
 
     def key(c: Candidate) -> tuple:
+        if not preferring and c.reason is not None and c._factors is None and c._owed is None:
+            return _LEFT_OUT
         factors = c.factors
         return (c.reason is not None, preferring and _elsewhere(c, request),
                 order_key(c.id, factors) if factors else (0,))

@@ -89,17 +89,6 @@ class _Graph:
             self._kept = kept.table(self.view, ("relations", self.space), KEPT_RECORDS)
         return self._kept
 
-    def prefetch(self, record_ids: list[str]) -> None:
-        """Read the relations of ``record_ids`` not kept yet in one go, when the store
-        can (``relations_of``): resolution asks about every ranked hit."""
-        read = getattr(self.view, "relations_of", None)
-        if self.known_at is not None or read is None:
-            return
-        known = self._known()
-        wanted = [i for i in record_ids if i not in known]
-        if len(wanted) > 1:
-            known.update(read(self.space, wanted))
-
     def edges(self, record_id: str) -> list[Relation]:
         if record_id not in self._edges:
             if self.known_at is None:
@@ -233,7 +222,6 @@ def resolve(
     ``known_at``, which resolves with the records as they stood then)."""
     graph = _Graph(view, space, known_at, read)
     reference = now if as_of is None else as_of
-    graph.prefetch(ranked_ids)
     heads = {i: graph.head(i, reference) for i in ranked_ids}
     out: list[Resolved] = []
     placed: set[str] = set()

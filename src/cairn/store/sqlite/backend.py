@@ -696,29 +696,6 @@ class _Reads(vectors.VectorReads):
         found = (_decoded(data, relation_from_dict) for (data,) in self.conn.execute(sql, args))
         return [relation for relation in found if relation is not None]
 
-    def relations_of(self, space: str, record_ids: Sequence[str]) -> dict[str, list[Relation]]:
-        """``relations(space, record_id=i)`` of each of ``record_ids`` (active only), in one
-        read: recall's resolution asks about every ranked hit, and one statement per hit
-        cost more than the index searches. Each list holds what that call returns, in its
-        order (oldest first); a row is decoded once per record it is read for, as there."""
-        ids = list(dict.fromkeys(record_ids))
-        out: dict[str, list[Relation]] = {i: [] for i in ids}
-        if not ids:
-            return out
-        marks = ",".join("?" * len(ids))
-        rows = self.conn.execute(
-            f"SELECT rid, data FROM (SELECT from_id AS rid, data, created_at, id FROM relations WHERE space = ?"
-            f" AND from_id IN ({marks}) AND status = 'active' UNION ALL SELECT to_id AS rid, data, created_at, id"
-            f" FROM relations WHERE space = ? AND to_id IN ({marks}) AND from_id != to_id AND status = 'active')"
-            " ORDER BY created_at, id",
-            (space, *ids, space, *ids),
-        )
-        for rid, data in rows:
-            relation = _decoded(data, relation_from_dict)
-            if relation is not None:
-                out[rid].append(relation)
-        return out
-
     # -- receipts and sources ----------------------------------------------------------
 
     def get_receipt(self, space: str, source_id: str, memory_id: str) -> tuple[str, str] | None:
