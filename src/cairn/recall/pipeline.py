@@ -18,7 +18,7 @@ module that needs it) and re-exported here.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import lru_cache, partial
@@ -429,18 +429,35 @@ def join_dormant(view: ReadView, outcome: Outcome) -> Outcome | None:
         c.phrase = hits.get(c.id)
         c.reason, c.raw = None, c.lexical.score * (1 + (c.phrase.bonus if c.phrase else 0.0))
         c.factors = rank_factors(c.memory, c.raw, request.now, fresh=c.fresh)
-    _order(candidates, request)
-    ranked = newer_first([c for c in candidates if c.reason is None], request, query)
+    # What _order then newer_first rank (the sort is stable: sorting the ranked alone
+    # keeps their order among themselves).
+    key = _order_key(request)
+    ranked = newer_first(sorted((c for c in candidates if c.reason is None), key=key), request, query)
     ids = {c.id for c in admitted}
-    if not any(c.id in ids for c in ranked[:JOIN_REACH * request.limit]):
-        results: list[ResultItem] = []  # ranked too low to be packed: the recall as it was
+    if _packet_full(outcome, ranked):
+        results: list[ResultItem] = []  # the packet fills before any joined record: the recall as it was
+    elif not any(c.id in ids for c in ranked[:JOIN_REACH * request.limit]):
+        results = []  # ranked too low to be packed: the recall as it was
     else:
+        candidates.sort(key=key)  # as _order sorts them
         results, digest = _resolve_and_pack(view, request, ranked, candidates)
     if not any(r.dormant for r in results):
         for c in admitted:  # none ranked in: the recall as it was, its note naming them
             c.reason, c.raw, c.factors, c.phrase = Reason.DORMANT, 0.0, None, None
         return outcome
     return replace(outcome, results=results, digest=digest, candidates=candidates, dormant_beside=())
+
+
+def _packet_full(outcome: Outcome, ranked: list[Candidate]) -> bool:
+    """Whether the joined ranking opens with a full packet of the results, in the order
+    they were packed: then no joined record can be packed, and resolving and packing
+    again would give the recall as it was. What is ranked is the results and the joined
+    records (the packer gave every other candidate its reason), the results resolve as
+    they did (nothing ranked before them is new) and pack as they did (each fitted after
+    the same lines; the origin label, if now left out, only shortens them), so the
+    packet is full before the first joined record is reached."""
+    shown = [r.id for r in outcome.results]
+    return len(shown) >= outcome.request.limit and [c.id for c in ranked[: len(shown)]] == shown
 
 
 class _Scoring:
@@ -787,8 +804,13 @@ def _order(candidates: list[Candidate], request: Request) -> None:
     them (best overlap first): the silence note and the dormant answers judge the first
     few of those, which must be the likeliest, not the first few ids."""
     # The sort is stable: what ties (every candidate left out, unranked) keeps its place.
-    # Without a preferred origin no candidate lies elsewhere, and a candidate left out
-    # without rank factors (made or owed) has the key of every other such one.
+    candidates.sort(key=_order_key(request))
+
+
+def _order_key(request: Request) -> Callable[[Candidate], tuple]:
+    """The sort key of :func:`_order`. Without a preferred origin no candidate lies
+    elsewhere, and a candidate left out without rank factors (made or owed) has the key
+    of every other such one."""
     preferring = request.prefer_origin is not None
 
     def key(c: Candidate) -> tuple:
@@ -798,7 +820,7 @@ def _order(candidates: list[Candidate], request: Request) -> None:
         return (c.reason is not None, preferring and _elsewhere(c, request),
                 order_key(c.id, factors) if factors else (0,))
 
-    candidates.sort(key=key)
+    return key
 
 
 def _fused(view: ReadView, request: Request, query: ParsedQuery, scan: dict) -> tuple[list[Candidate], list[Candidate]]:
