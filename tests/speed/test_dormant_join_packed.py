@@ -38,8 +38,8 @@ def _counted(monkeypatch) -> dict[str, int]:
     full, packed, join = pipeline._packet_full, pipeline._resolve_and_pack, pipeline.join_dormant
     joining = [False]
 
-    def packet_full(outcome, ranked):
-        found = full(outcome, ranked)
+    def packet_full(view, outcome, ranked, admitted):
+        found = full(view, outcome, ranked, admitted)
         counts["full"] += found
         return found
 
@@ -64,7 +64,7 @@ def test_a_full_packet_is_not_packed_again(ladder, monkeypatch):
     counts = _counted(monkeypatch)
     fast = _answers(ladder)
     shortcut = dict(counts)
-    monkeypatch.setattr(pipeline, "_packet_full", lambda outcome, ranked: False)
+    monkeypatch.setattr(pipeline, "_packet_full", lambda view, outcome, ranked, admitted: False)
     slow = _answers(ladder)
     assert fast == slow  # results, digests, notes and every number of explain
     assert shortcut["full"] >= 20  # the shortcut was taken (once per recall, once per explain) ...
@@ -75,5 +75,32 @@ def test_a_wrong_shortcut_is_seen(ladder, monkeypatch):
     """The negative control: a shortcut that takes every packet for full hides the
     dormant answers that do rank in, and the comparison above would say so."""
     right = _answers(ladder)
-    monkeypatch.setattr(pipeline, "_packet_full", lambda outcome, ranked: True)
+    monkeypatch.setattr(pipeline, "_packet_full", lambda view, outcome, ranked, admitted: True)
     assert _answers(ladder) != right
+
+
+def test_a_joined_record_that_contradicts_a_result_is_placed_beside_it(tmp_path, monkeypatch):
+    """A dormant answer below a full packet is still packed when it contradicts a
+    result: resolution places it right after that result. The shortcut leaves such a
+    record to the full join (it has a relation); taken anyway, it would hide it."""
+    from datetime import timedelta
+
+    from testkit import Clock
+
+    now = scale.NOW
+    clock = Clock(now - timedelta(days=400))
+    with Cairn(tmp_path / "cairn.db", now=clock) as cairn:
+        old = cairn.remember("The office front door is painted green", kind="fact").memory.id
+        clock.at = now - timedelta(days=3)
+        current = [cairn.remember(text, kind="fact").memory.id for text in (
+            "The office front door is painted blue", "The office front door is painted blue, Ana chose it",
+            "The office front door is painted blue since the spring")]
+        cairn.relate(current[0], "contradicts", old)
+        clock.at = now
+        counts = _counted(monkeypatch)
+        shown = cairn.recall("what colour is the office front door painted", lane="claims", trace=False)
+        assert old in shown.ids and shown.results[shown.ids.index(old)].dormant
+        assert counts["packed"] >= 1  # the full join ran
+        monkeypatch.setattr(pipeline, "related", lambda view, space, record_id: False)
+        hidden = cairn.recall("what colour is the office front door painted", lane="claims", trace=False)
+        assert old not in hidden.ids  # the negative control: without the relation test the shortcut hides it

@@ -41,7 +41,7 @@ from .pack import PACK, PackItem, Pending, label_text, pack
 from .phrase import PhraseHit, phrase_hits
 from .query import ParsedQuery, closing_verb, parse_query, states_form, store_named, validate_query
 from .rank import RankFactors, order_key, rank_factors
-from .resolve import Resolved, resolve
+from .resolve import Resolved, related, resolve
 from .score import Lexical, common_words, field_terms, held_terms, lexical
 from .variants import expand, lookups
 
@@ -434,7 +434,7 @@ def join_dormant(view: ReadView, outcome: Outcome) -> Outcome | None:
     key = _order_key(request)
     ranked = newer_first(sorted((c for c in candidates if c.reason is None), key=key), request, query)
     ids = {c.id for c in admitted}
-    if _packet_full(outcome, ranked):
+    if _packet_full(view, outcome, ranked, admitted):
         results: list[ResultItem] = []  # the packet fills before any joined record: the recall as it was
     elif not any(c.id in ids for c in ranked[:JOIN_REACH * request.limit]):
         results = []  # ranked too low to be packed: the recall as it was
@@ -448,16 +448,22 @@ def join_dormant(view: ReadView, outcome: Outcome) -> Outcome | None:
     return replace(outcome, results=results, digest=digest, candidates=candidates, dormant_beside=())
 
 
-def _packet_full(outcome: Outcome, ranked: list[Candidate]) -> bool:
+def _packet_full(view: ReadView, outcome: Outcome, ranked: list[Candidate], admitted: list[Candidate]) -> bool:
     """Whether the joined ranking opens with a full packet of the results, in the order
-    they were packed: then no joined record can be packed, and resolving and packing
-    again would give the recall as it was. What is ranked is the results and the joined
-    records (the packer gave every other candidate its reason), the results resolve as
-    they did (nothing ranked before them is new) and pack as they did (each fitted after
-    the same lines; the origin label, if now left out, only shortens them), so the
-    packet is full before the first joined record is reached."""
+    they were packed, and no joined record has a relation: then no joined record can be
+    packed, and resolving and packing again would give the recall as it was. What is
+    ranked is the results and the joined records (the packer gave every other candidate
+    its reason); a joined record without relations resolves to itself and brings nothing
+    in beside a result (no correction, contradiction or history of one), so the results
+    resolve as they did and pack as they did (each fitted after the same lines; the
+    origin label, if now left out, only shortens them), and the packet is full before
+    the first joined record is reached. (A joined record that contradicts a result, or
+    that a result superseded, is placed beside it: that needs the full join.)"""
+    request = outcome.request
     shown = [r.id for r in outcome.results]
-    return len(shown) >= outcome.request.limit and [c.id for c in ranked[: len(shown)]] == shown
+    return (len(shown) >= request.limit and request.known_at is None
+            and [c.id for c in ranked[: len(shown)]] == shown
+            and not any(related(view, request.space, c.id) for c in admitted))
 
 
 class _Scoring:

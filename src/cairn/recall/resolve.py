@@ -206,6 +206,17 @@ class _Graph:
         return (m.created_at.isoformat() if m else "", record_id)
 
 
+def related(view: ReadView, space: str, record_id: str) -> bool:
+    """Whether ``record_id`` has an active relation (read as :func:`resolve` reads it, kept
+    in the same table): a record without one resolves to itself, is nobody's correction,
+    contradiction or history, and moves nothing else."""
+    known = kept.table(view, ("relations", space), KEPT_RECORDS)
+    found = known.get(record_id)
+    if found is None:
+        found = known[record_id] = view.relations(space, record_id=record_id)
+    return bool(found)
+
+
 def resolve(
     view: ReadView,
     space: str,
