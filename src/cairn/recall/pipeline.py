@@ -450,20 +450,20 @@ def join_dormant(view: ReadView, outcome: Outcome) -> Outcome | None:
 
 def _packet_full(view: ReadView, outcome: Outcome, ranked: list[Candidate], admitted: list[Candidate]) -> bool:
     """Whether the joined ranking opens with a full packet of the results, in the order
-    they were packed, and no joined record has a relation: then no joined record can be
+    they were packed, and nothing ranked has a relation: then no joined record can be
     packed, and resolving and packing again would give the recall as it was. What is
     ranked is the results and the joined records (the packer gave every other candidate
-    its reason); a joined record without relations resolves to itself and brings nothing
-    in beside a result (no correction, contradiction or history of one), so the results
-    resolve as they did and pack as they did (each fitted after the same lines; the
-    origin label, if now left out, only shortens them), and the packet is full before
-    the first joined record is reached. (A joined record that contradicts a result, or
-    that a result superseded, is placed beside it: that needs the full join.)"""
+    its reason); without relations resolution hands them on as they are ranked (no
+    correction, contradiction or history placed beside any), and the results pack as
+    they did (each after the same lines; the origin label, if now left out, only
+    shortens them), so the packet is full before the first joined record is reached.
+    A joined record that contradicts a result, or that a result superseded, is placed
+    right after it: that takes the full join."""
     request = outcome.request
     shown = [r.id for r in outcome.results]
-    return (len(shown) >= request.limit and request.known_at is None
+    return (len(shown) >= request.limit and request.known_at is None and len(ranked) == len(shown) + len(admitted)
             and [c.id for c in ranked[: len(shown)]] == shown
-            and not any(related(view, request.space, c.id) for c in admitted))
+            and not any(related(view, request.space, c.id) for c in ranked))
 
 
 class _Scoring:
