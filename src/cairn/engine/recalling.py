@@ -92,8 +92,7 @@ class Recalling(Part):
         ``other-origin``); ``prefer_origin`` puts that origin's relevant records first
         without leaving the others out. Dormant records: see :meth:`Cairn.recall`."""
         request = self._recall_request(query, limit, budget, lane, include_dormant, include_history, as_of, known_at,
-                                       origin, prefer_origin)
-        request = replace(request, include_retired=bool(include_retired))
+                                       origin, prefer_origin, include_retired)
         outcome = self._answered(request, inject, lane is None)
         trace_id = None
         if trace and not self.store.read_only:
@@ -182,7 +181,8 @@ class Recalling(Part):
         """The recall again with the dormant records that answer as well as its results
         (``Outcome.dormant_beside``) ranked beside them by the same formula, labelled
         ``dormant``; the first recall, with its note naming them, if none of them ranks in."""
-        again = join_dormant(view, outcome) or run(view, replace(request, admitted=frozenset(outcome.dormant_beside)))
+        again = join_dormant(view, outcome) or run(view, replace(request, admitted=frozenset(outcome.dormant_beside)),
+                                                   parsed=outcome.query)
         shown = sum(r.dormant for r in again.results)
         if not shown:
             return outcome
@@ -192,7 +192,7 @@ class Recalling(Part):
         return replace(again, note=note, withheld=outcome.withheld, dormant_beside=())
 
     def _dormant_answer(self, view: ReadView, request: Request, outcome: Outcome) -> Outcome | None:
-        again = run(view, replace(request, include_dormant=True))
+        again = run(view, replace(request, include_dormant=True), parsed=outcome.query)
         dormant = {r.id for r in again.results if r.dormant}
         if not dormant:
             return None
@@ -221,7 +221,7 @@ class Recalling(Part):
         return replace(again, note=note, withheld=outcome.withheld, turns_found=n)
 
     def _recall_request(self, query, limit, budget, lane, include_dormant, include_history, as_of, known_at,
-                        origin=None, prefer_origin=None) -> Request:
+                        origin=None, prefer_origin=None, include_retired=False) -> Request:
         if lane is None:
             lane = default_lane(self.store)  # hybrid with the semantic extra active, else claims
         text = validate(query, limit=limit, budget=budget, lane=lane, max_limit=MAX_LIMIT)
@@ -241,5 +241,6 @@ class Recalling(Part):
             known_at=as_time(known_at, "known_at"),
             origin=None if origin is None else clean_origin(origin),
             prefer_origin=None if prefer_origin is None else clean_origin(prefer_origin),
+            include_retired=bool(include_retired),
         )
 

@@ -19,6 +19,8 @@ spaces are dropped when loaded.
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
+from itertools import chain, repeat
+from operator import add
 from typing import NamedTuple
 
 from ..model import Memory
@@ -36,6 +38,7 @@ KEPT_SPACES = 64  # spaces whose record count is kept (cairn.recall.kept)
 KEPT_TERMS = 16384  # document frequencies (and prefix reads) kept per space
 KEPT_POSTINGS = 65536  # postings kept, all terms together (a few MB at most)
 KEPT_SPANS = 4096  # phrase frequencies kept per space
+KEPT_WEIGHTS = 4096  # scoring weights and plans kept per space
 
 
 class IndexStats:
@@ -53,7 +56,11 @@ class IndexStats:
             counts[space] = view.document_count() if space is None else view.space_document_count(space)
         self.docs: int = counts[space]
         self._cache: dict[str, int] = kept.table(view, ("df", space), KEPT_TERMS)
-        self.memo: dict = {}  # per-feature weights of score.lexical, for this recall
+        # Per-feature weights and per-query plans of score.lexical: functions of the
+        # frequencies above, kept with them, so that the recall's later looks at excluded
+        # records (cairn.recall.pipeline) and a lane asked again score with the plan the
+        # lane made instead of making it anew.
+        self.memo: dict = kept.table(view, ("weights", space), KEPT_WEIGHTS)
 
     def prefetch(self, terms: Iterable[str]) -> None:
         """Read the frequencies of ``terms`` in one go (one query per space, not per term)."""
@@ -112,15 +119,16 @@ def fetch(view: ReadView, space: str, query: ParsedQuery, stats: IndexStats, *, 
             postings += len(rows)
             found.append(rows)
         # One term's postings are distinct already; a term and its variants may share records.
-        keys = found[0] if len(found) == 1 else list(dict.fromkeys(key for rows in found for key in rows))
+        keys = found[0] if len(found) == 1 else list(dict.fromkeys(chain.from_iterable(found)))
         if not keys:
             continue
         weight = idf(feature_df(feature, stats), stats.docs) * feature.weight
         if not overlap:
             overlap = dict.fromkeys(keys, weight)  # what 0.0 + weight gives each, in one step (weight > 0)
             continue
-        for key in keys:
-            overlap[key] = overlap.get(key, 0.0) + weight
+        # overlap[key] = overlap.get(key, 0.0) + weight for each key, in key order, run in C:
+        # the keys are distinct, so no sum reads a value this update wrote.
+        overlap.update(zip(keys, map(add, map(overlap.get, keys, repeat(0.0)), repeat(weight)), strict=True))
     # Higher overlap first; equal overlaps keep posting order (each term's newest first):
     # the sort is stable, reversed or not, so the order is deterministic. A full sort of a
     # few thousand keys runs in C and costs a quarter of heapq.nlargest's Python loop,

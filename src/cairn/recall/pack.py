@@ -87,7 +87,12 @@ def excerpt(text: str, max_bytes: int) -> tuple[str, bool]:
     """``text`` flattened to one line and cut to at most ``max_bytes`` UTF-8 bytes on a
     character boundary (an ellipsis marks the cut). Returns (excerpt, truncated)."""
     flat = " ".join(text.split())
-    if utf8_len(flat) <= max_bytes:
+    return _cut(flat, utf8_len(flat), max_bytes)
+
+
+def _cut(flat: str, size: int, max_bytes: int) -> tuple[str, bool]:
+    """:func:`excerpt` of a text already flattened, whose UTF-8 length is ``size``."""
+    if size <= max_bytes:
         return flat, False
     room = max_bytes - utf8_len(ELLIPSIS)
     if room <= 0:
@@ -108,8 +113,14 @@ def label_text(text: str, limit: int = 40) -> str:
 
 
 def line(item: PackItem, text: str) -> str:
+    head, tail = _frame(item)
+    return head + text + tail
+
+
+def _frame(item: PackItem) -> tuple[str, str]:
+    """What :func:`line` puts before and after the excerpt."""
     turn = f", turn {label_text(item.turn)}" if item.turn else ""
-    return f'- [{" | ".join(item.labels)}] "{text}" (id {item.id[:10]}{turn})'
+    return f'- [{" | ".join(item.labels)}] "', f'" (id {item.id[:10]}{turn})'
 
 
 def pack(items: Sequence[PackItem | Pending], *, limit: int = PACK.limit, budget: int = PACK.budget,
@@ -134,14 +145,17 @@ def pack(items: Sequence[PackItem | Pending], *, limit: int = PACK.limit, budget
             rejected.append((entry.id, Reason.RANK_CUT))
             continue
         item = entry.make() if isinstance(entry, Pending) else entry
-        fitted = _fit(item, budget - used - 1, profile)  # 1: the newline before the line
+        # The line is its frame around the excerpt: measured once, the excerpt fitted to
+        # the room the frame leaves (UTF-8 lengths add up over a concatenation).
+        head, tail = _frame(item)
+        frame = utf8_len(head) + utf8_len(tail)
+        fitted = _fit(item, budget - used - 1, profile, frame)  # 1: the newline before the line
         if fitted is None:
             rejected.append((item.id, Reason.OVER_BUDGET))
             continue
-        text, truncated = fitted
-        rendered = line(item, text)
-        used += 1 + utf8_len(rendered)
-        lines.append(rendered)
+        text, truncated, size = fitted
+        used += 1 + frame + size
+        lines.append(head + text + tail)
         emitted.append((item, text, truncated))
         emitted_ids.add(item.id)
     if not emitted:
@@ -149,11 +163,13 @@ def pack(items: Sequence[PackItem | Pending], *, limit: int = PACK.limit, budget
     return Packed("\n".join(lines), emitted, rejected)
 
 
-def _fit(item: PackItem, room: int, profile: PackProfile) -> tuple[str, bool] | None:
-    """The longest excerpt (≤ excerpt_max) whose line fits in ``room`` bytes, or None."""
-    frame = utf8_len(line(item, ""))
+def _fit(item: PackItem, room: int, profile: PackProfile, frame: int) -> tuple[str, bool, int] | None:
+    """The longest excerpt (≤ excerpt_max) whose line, ``frame`` bytes without it, fits
+    in ``room`` bytes, with its UTF-8 length; or None."""
     allowed = min(profile.excerpt_max, room - frame)
     full = " ".join(item.content.split())
-    if allowed < min(profile.excerpt_min, utf8_len(full)):
+    size = utf8_len(full)
+    if allowed < min(profile.excerpt_min, size):
         return None
-    return excerpt(full, allowed)
+    text, truncated = _cut(full, size, allowed)
+    return text, truncated, size if not truncated else utf8_len(text)

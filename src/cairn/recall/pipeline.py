@@ -18,7 +18,7 @@ module that needs it) and re-exported here.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import lru_cache, partial
@@ -41,7 +41,7 @@ from .pack import PACK, PackItem, Pending, label_text, pack
 from .phrase import PhraseHit, phrase_hits
 from .query import ParsedQuery, asking_verbs, closing_verb, parse_query, states_form, states_time, store_named, validate_query
 from .rank import RankFactors, order_key, rank_factors
-from .resolve import Resolved, resolve
+from .resolve import Resolved, related, resolve
 from .score import Lexical, common_words, field_terms, held_terms, lexical
 from .variants import expand, lookups
 
@@ -286,12 +286,16 @@ def validate(query, *, limit, budget, lane, max_limit: int = MAX_LIMIT) -> str:
 # -- the stages ------------------------------------------------------------------------
 
 
-def run(view: ReadView, request: Request, asked: Mapping[str, list[Candidate]] | None = None) -> Outcome:
+def run(view: ReadView, request: Request, asked: Mapping[str, list[Candidate]] | None = None,
+        parsed: ParsedQuery | None = None) -> Outcome:
     """Run every stage for ``request`` over the read view ``view``. Writes nothing.
 
     ``asked``: lanes already asked for this request in this view, by name, with the
-    candidates they gave (``Outcome.turn_candidates``); those are not asked again."""
-    query = parse_query(request.query)
+    candidates they gave (``Outcome.turn_candidates``); those are not asked again.
+    ``parsed``: ``parse_query(request.query)`` when the caller has it (``Outcome.query``
+    of a recall of the same text): parsing is pure, and a recall asked again with the
+    dormant records or the turns need not pay it twice."""
+    query = parse_query(request.query) if parsed is None else parsed
     if query.context_free:
         why = "context-free query: no topic to recall, so nothing is returned (no recency fallback)"
         return Outcome(request, query, note=why)
@@ -431,18 +435,41 @@ def join_dormant(view: ReadView, outcome: Outcome) -> Outcome | None:
         c.phrase = hits.get(c.id)
         c.reason, c.raw = None, c.lexical.score * (1 + (c.phrase.bonus if c.phrase else 0.0))
         c.factors = rank_factors(c.memory, c.raw, request.now, fresh=c.fresh)
-    _order(candidates, request)
-    ranked = settle([c for c in candidates if c.reason is None], request, query)
+    # What _order then settle rank (the sort is stable: sorting the ranked alone keeps
+    # their order among themselves).
+    key = _order_key(request)
+    ranked = settle(sorted((c for c in candidates if c.reason is None), key=key), request, query)
     ids = {c.id for c in admitted}
-    if not any(c.id in ids for c in ranked[:JOIN_REACH * request.limit]):
-        results: list[ResultItem] = []  # ranked too low to be packed: the recall as it was
+    if _packet_full(view, outcome, ranked, admitted):
+        results: list[ResultItem] = []  # the packet fills before any joined record: the recall as it was
+    elif not any(c.id in ids for c in ranked[:JOIN_REACH * request.limit]):
+        results = []  # ranked too low to be packed: the recall as it was
     else:
+        candidates.sort(key=key)  # as _order sorts them
         results, digest = _resolve_and_pack(view, request, ranked, candidates)
     if not any(r.dormant for r in results):
         for c in admitted:  # none ranked in: the recall as it was, its note naming them
             c.reason, c.raw, c.factors, c.phrase = Reason.DORMANT, 0.0, None, None
         return outcome
     return replace(outcome, results=results, digest=digest, candidates=candidates, dormant_beside=())
+
+
+def _packet_full(view: ReadView, outcome: Outcome, ranked: list[Candidate], admitted: list[Candidate]) -> bool:
+    """Whether the joined ranking opens with a full packet of the results, in the order
+    they were packed, and nothing ranked has a relation: then no joined record can be
+    packed, and resolving and packing again would give the recall as it was. What is
+    ranked is the results and the joined records (the packer gave every other candidate
+    its reason); without relations resolution hands them on as they are ranked (no
+    correction, contradiction or history placed beside any), and the results pack as
+    they did (each after the same lines; the origin label, if now left out, only
+    shortens them), so the packet is full before the first joined record is reached.
+    A joined record that contradicts a result, or that a result superseded, is placed
+    right after it: that takes the full join."""
+    request = outcome.request
+    shown = [r.id for r in outcome.results]
+    return (len(shown) >= request.limit and request.known_at is None and len(ranked) == len(shown) + len(admitted)
+            and [c.id for c in ranked[: len(shown)]] == shown
+            and not any(related(view, request.space, c.id) for c in ranked))
 
 
 class _Scoring:
@@ -880,13 +907,31 @@ def _lane_candidates(source: Lane, view: ReadView, request: Request, query: Pars
     return candidates
 
 
+_LEFT_OUT = (True, False, (0,))  # the order key of a candidate left out and unranked
+
+
 def _order(candidates: list[Candidate], request: Request) -> None:
     """Ranked candidates first, in rank order; then the rest in the order the lane found
     them (best overlap first): the silence note and the dormant answers judge the first
     few of those, which must be the likeliest, not the first few ids."""
     # The sort is stable: what ties (every candidate left out, unranked) keeps its place.
-    candidates.sort(key=lambda c: (c.reason is not None, _elsewhere(c, request),
-                                   order_key(c.id, c.factors) if c.factors else (0,)))
+    candidates.sort(key=_order_key(request))
+
+
+def _order_key(request: Request) -> Callable[[Candidate], tuple]:
+    """The sort key of :func:`_order`. Without a preferred origin no candidate lies
+    elsewhere, and a candidate left out without rank factors (made or owed) has the key
+    of every other such one."""
+    preferring = request.prefer_origin is not None
+
+    def key(c: Candidate) -> tuple:
+        if not preferring and c.reason is not None and c._factors is None and c._owed is None:
+            return _LEFT_OUT
+        factors = c.factors
+        return (c.reason is not None, preferring and _elsewhere(c, request),
+                order_key(c.id, factors) if factors else (0,))
+
+    return key
 
 
 def _fused(view: ReadView, request: Request, query: ParsedQuery, scan: dict) -> tuple[list[Candidate], list[Candidate]]:

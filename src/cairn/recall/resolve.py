@@ -67,22 +67,32 @@ class _Graph:
     A plain class: a dataclass costs every process that imports it its generated
     ``__init__`` (about 0.15 ms), and this working state needs nothing else of one."""
 
-    __slots__ = ("view", "space", "known_at", "_edges", "_memories", "_all")
+    __slots__ = ("view", "space", "known_at", "_edges", "_memories", "_all", "_kept", "_read")
 
-    def __init__(self, view: ReadView, space: str, known_at: datetime | None) -> None:
+    def __init__(self, view: ReadView, space: str, known_at: datetime | None,
+                 read: Mapping[str, Memory] | None = None) -> None:
         self.view = view
         self.space = space
         self.known_at = known_at
         self._edges: dict[str, list[Relation]] = {}
         self._memories: dict[str, Memory | None] = {}
+        # Records the caller read from this view as they stand now, taken when asked for
+        # (most of a recall's candidates never are); not under known_at.
+        self._read = read if known_at is None else None
         self._all: list[Relation] | None = None
+        # Relations kept while the store's data is unchanged (cairn.recall.kept): most
+        # hits have no relations, and the next recall asks about the same records.
+        self._kept: dict[str, list[Relation]] | None = None
+
+    def _known(self) -> dict[str, list[Relation]]:
+        if self._kept is None:
+            self._kept = kept.table(self.view, ("relations", self.space), KEPT_RECORDS)
+        return self._kept
 
     def edges(self, record_id: str) -> list[Relation]:
         if record_id not in self._edges:
             if self.known_at is None:
-                # Kept while the store's data is unchanged (cairn.recall.kept): most hits
-                # have no relations, and the next recall asks about the same records.
-                known = kept.table(self.view, ("relations", self.space), KEPT_RECORDS)
+                known = self._known()
                 found = known.get(record_id)
                 if found is None:
                     found = known[record_id] = self.view.relations(self.space, record_id=record_id)
@@ -95,7 +105,10 @@ class _Graph:
 
     def memory(self, record_id: str) -> Memory | None:
         if record_id not in self._memories:
-            if self.known_at is None:
+            held = self._read.get(record_id) if self._read else None
+            if held is not None and held.space == self.space:
+                self._memories[record_id] = held
+            elif self.known_at is None:
                 self._memories[record_id] = self.view.get_memory(self.space, record_id)
             else:
                 self._memories[record_id] = memory_known_at(self.view, self.space, record_id, self.known_at)
@@ -193,6 +206,17 @@ class _Graph:
         return (m.created_at.isoformat() if m else "", record_id)
 
 
+def related(view: ReadView, space: str, record_id: str) -> bool:
+    """Whether ``record_id`` has an active relation (read as :func:`resolve` reads it, kept
+    in the same table): a record without one resolves to itself, is nobody's correction,
+    contradiction or history, and moves nothing else."""
+    known = kept.table(view, ("relations", space), KEPT_RECORDS)
+    found = known.get(record_id)
+    if found is None:
+        found = known[record_id] = view.relations(space, record_id=record_id)
+    return bool(found)
+
+
 def resolve(
     view: ReadView,
     space: str,
@@ -207,9 +231,7 @@ def resolve(
     """The ranked hits with relations applied (see the module docstring). ``read``: records
     the caller already read from ``view`` in its current state, by id (ignored under
     ``known_at``, which resolves with the records as they stood then)."""
-    graph = _Graph(view, space, known_at)
-    if read and known_at is None:
-        graph._memories.update((i, m) for i, m in read.items() if m.space == space)
+    graph = _Graph(view, space, known_at, read)
     reference = now if as_of is None else as_of
     heads = {i: graph.head(i, reference) for i in ranked_ids}
     out: list[Resolved] = []

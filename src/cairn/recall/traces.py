@@ -42,7 +42,7 @@ def trace_doc(outcome: Outcome, trace_id: str, at: datetime) -> wire.TraceDoc:
     redacted, found = _redacted(request.query)
     features = (parse_query(redacted) if found else outcome.query).to_dict()
     rejected: list[wire.RejectedDoc] = [
-        {"id": c.id, "reason": c.reason.value}
+        {"id": c.id, "reason": _VALUES[c.reason]}
         for c in outcome.candidates
         if c.reason is not None and c.reason is not Reason.SELECTED
     ]
@@ -62,14 +62,20 @@ def trace_doc(outcome: Outcome, trace_id: str, at: datetime) -> wire.TraceDoc:
     )
 
 
+# Each reason's wire value, read from a dict: an enum member's ``.value`` is a Python-level
+# property call, and a trace reads one or two per candidate.
+_VALUES: dict[Reason, str] = {reason: reason.value for reason in Reason}
+
+
 def _score(c: Candidate) -> wire.TraceScoreDoc:
     """A candidate's numbers and the phrase it matched. The span is query text; it is
     redacted again all the same, since the trace keeps no raw query text."""
+    factors = c.factors
     doc: wire.TraceScoreDoc = {
         "id": c.id,
-        "reason": (c.reason or Reason.SELECTED).value,
+        "reason": _VALUES[c.reason or Reason.SELECTED],
         "raw": round(c.raw, 4),
-        "rank_score": None if c.factors is None else round(c.factors.rank_score, 4),
+        "rank_score": None if factors is None else round(factors.rank_score, 4),
     }
     if c.phrase is not None:
         doc["span"] = _redacted(c.phrase.span)[0]

@@ -43,10 +43,16 @@ class ClaimsLane:
             frequency = list_frequency(records)
         else:
             index = IndexStats(view, request.space)
-            index.prefetch(lookups(query))  # every frequency the variants ask about, in one read
-            asked, query = query, expand(query, index)
-            # Kept for the recall's later looks at excluded records (cairn.recall.pipeline).
-            kept.table(view, ("expanded", request.space), kept.EXPANDED_KEPT)[asked] = query
+            # Kept for the recall's later looks at excluded records (cairn.recall.pipeline),
+            # and for the lane asked again with the same question while the data is
+            # unchanged (the dormant answer, the retired matches): widening is a pure
+            # function of the question and the index.
+            expanded = kept.table(view, ("expanded", request.space), kept.EXPANDED_KEPT)
+            widened = expanded.get(query)
+            if widened is None:
+                index.prefetch(lookups(query))  # every frequency the variants ask about, in one read
+                widened = expanded[query] = expand(query, index)
+            query = widened
             fetched = fetch(view, request.space, query, index, claims=True, include_retired=request.include_retired)
             stats = index
             matched, later = fetched.memories, []
