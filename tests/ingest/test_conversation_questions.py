@@ -78,6 +78,18 @@ answer / 0.667 first, 4 of its 5 nothing-questions empty (where Kofi worked befo
 turns at the company). Not in the answer: who was hired (the turns about hiring), the cloud
 provider now (the turn that plans the move, not the one that finishes it), the outage's
 cause (the turn that it happened) and when Dan is on holiday (nothing).
+
+``reunion.jsonl`` (four university friends over eleven weeks organising a reunion weekend: a
+cottage cancelled and a lodge booked a week later by another friend, who paid and who owes
+what, a dinner table whose time moved, vegan and coeliac diets, travel and lifts, one friend
+who drops out and another who joins, a walk swapped for the weather, small talk) was written
+on 2026-12-03 the same way, with its questions, before any of it ran: 0.400 in the answer /
+0.333 first, 3 of its 5 nothing-questions empty (Marcus's sister's name gets the turn about
+her wedding, the lodge's checkout time the booking and check-in turns). Not in the answer:
+the weekend's dates (the greeting and the first proposal, not the move to the 24th), where
+they stay, who booked it, the restaurant, how Ellie travels (nothing for these four), who is
+vegan (the turns about vegan food, not Beth's), why Marcus cannot come, the walk now (the
+first plan and the dinner turns) and why the cottage was cancelled (the booking turn).
 """
 
 from __future__ import annotations
@@ -137,6 +149,12 @@ WEDDING_NOISY = pytest.mark.xfail(
 )
 
 
+REUNION_NOISY = pytest.mark.xfail(
+    reason="measured as written at 0.400 / 0.333 with 2 of 5 nothing-questions answered by a turn that mentions the "
+           "thing asked about", strict=False
+)
+
+
 STARTUP_NOISY = pytest.mark.xfail(
     reason="measured as written at 0.733 / 0.667 with 1 of 5 nothing-questions answered by the turns about the person "
            "asked about", strict=False
@@ -150,7 +168,8 @@ STARTUP_NOISY = pytest.mark.xfail(
     pytest.param("club.jsonl", 0.8, 0.6, marks=CLUB_NOISY),
     pytest.param("family.jsonl", 0.6, 0.2, marks=FAMILY_NOISY),
     pytest.param("wedding.jsonl", 0.6, 0.5, marks=WEDDING_NOISY),
-    pytest.param("startup.jsonl", 0.7, 0.6, marks=STARTUP_NOISY)])
+    pytest.param("startup.jsonl", 0.7, 0.6, marks=STARTUP_NOISY),
+    pytest.param("reunion.jsonl", 0.4, 0.3, marks=REUNION_NOISY)])
 def test_questions_about_a_conversation_are_answered_from_its_turns(tmp_path, name, answered, first):
     found, empty = _answers(tmp_path, name)
     in_answer = sum(bool(set(expect) & set(got)) for _, expect, got in found) / len(found)

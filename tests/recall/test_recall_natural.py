@@ -249,6 +249,33 @@ reviewer 1, the ACL deadline for a data management plan, the shifts for when Mar
 finishes, the allergen records for an egg supplier, the landlord's record for his phone
 number (in hybrid also a brownie's allergens for a lemon drizzle, the Christmas closing
 for the grinder's service and Helen's draft preference for a conference hotel).
+
+``fresh18.json`` (a small dental practice manager's assistant: dentists and a hygienist
+whose days changed, the booking system and a records migration away from the old software,
+materials suppliers, the X-ray unit and its service contract, the cleaners and a warning
+given to them, indemnity and insurance, CQC registration and its inspection, the NHS UDA
+contract, opening hours changed, a receptionist who left and her replacement, private prices
+raised) and ``fresh19.json`` (a home renovation's assistant: builder, electrician and
+plumber and their quotes, one revised, the architect, planning permission and its
+reference, building control, a kitchen whose delivery moved, the budget and what was paid,
+bathroom tiles changed, skip hire, the party wall agreement) are the nineteenth and
+twentieth held-out parts, written on 2026-12-03 by someone new to Cairn who had not read
+the recall code, and run once as written. Claims lane: fresh18 0.857 / 0.786 / 0.750,
+fresh19 0.630 / 0.556 / 0.583; hybrid: fresh18 0.893 / 0.821 / 0.667, fresh19 0.741 /
+0.593 / 0.417. The hygienist's new days, the new hours, prices and receptionist (when asked
+who sends the recall letters) and the changed bathroom tiles come first; the revised
+plumbing quote and the moved kitchen delivery do not (the first quote, the first date or
+nothing). Misses are mostly vocabulary ("switch" for migration, "maintenance" for service
+contract, "pay" for a monthly price, "on reception" for receptionist, "conditions" for a
+condition, "overall budget" for total budget, "rewire going" for first-fix electrics,
+"staying" for living, "cabinets" for a kitchen range) and a sibling record first (the UDAs
+delivered for the UDAs contracted, the plumber's quote for the electrician's, the kitchen's
+delivery for which kitchen, the party wall agreement for what the neighbours asked for).
+The noise is siblings and neighbours: the last CQC inspection for the next one, the
+cleaners for who cleans the windows, the tiles for the taps, the kitchen for an oven, the
+first-fix electrics for an electrics inspection, the plumber's quote for a roofer's, the
+skip for a council tax band (in hybrid also a backup supplier for teeth whitening, the
+first-fix electrics for plastering and the tiles for a paint colour).
 """
 
 from __future__ import annotations
@@ -266,7 +293,8 @@ from testkit import Clock
 NATURAL = Path(__file__).parent / "natural"
 PARTS = ("questions.json", "heldout.json", "fresh.json", "fresh2.json", "fresh3.json", "fresh4.json", "fresh5.json",
          "fresh6.json", "fresh7.json", "fresh8.json", "fresh9.json", "fresh10.json", "fresh11.json",
-         "fresh12.json", "fresh13.json", "fresh14.json", "fresh15.json", "fresh16.json", "fresh17.json")
+         "fresh12.json", "fresh13.json", "fresh14.json", "fresh15.json", "fresh16.json", "fresh17.json",
+         "fresh18.json", "fresh19.json")
 
 
 def load(name: str) -> dict:
@@ -405,6 +433,18 @@ FRESH17_SHORT = pytest.mark.xfail(
 )
 
 
+FRESH18_SHORT = pytest.mark.xfail(
+    reason="nineteenth part measured at 0.857 / 0.786 / 0.750 as written (hybrid 0.893 / 0.821 / 0.667): "
+           "vocabulary, a sibling record first, siblings answer nothing-questions", strict=False
+)
+
+
+FRESH19_SHORT = pytest.mark.xfail(
+    reason="twentieth part measured at 0.630 / 0.556 / 0.583 as written (hybrid 0.741 / 0.593 / 0.417): "
+           "vocabulary, changed quotes and dates not first, siblings answer nothing-questions", strict=False
+)
+
+
 @pytest.mark.parametrize(
     "part", [PARTS[0], pytest.param(PARTS[1], marks=HELDOUT_SHORT), PARTS[2],
              PARTS[3], PARTS[4], pytest.param(PARTS[5], marks=FRESH4_SHORT), PARTS[6],
@@ -414,7 +454,8 @@ FRESH17_SHORT = pytest.mark.xfail(
              pytest.param(PARTS[12], marks=FRESH11_SHORT),
              pytest.param(PARTS[13], marks=FRESH12_SHORT), pytest.param(PARTS[14], marks=FRESH13_SHORT),
              pytest.param(PARTS[15], marks=FRESH14_SHORT), pytest.param(PARTS[16], marks=FRESH15_SHORT),
-             pytest.param(PARTS[17], marks=FRESH16_SHORT), pytest.param(PARTS[18], marks=FRESH17_SHORT)]
+             pytest.param(PARTS[17], marks=FRESH16_SHORT), pytest.param(PARTS[18], marks=FRESH17_SHORT),
+             pytest.param(PARTS[19], marks=FRESH18_SHORT), pytest.param(PARTS[20], marks=FRESH19_SHORT)]
 )
 def test_natural_questions_are_answered(tmp_path, part):
     found, empty = answers(tmp_path, part)
