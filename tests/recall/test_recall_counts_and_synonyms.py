@@ -183,3 +183,13 @@ def test_an_everyday_abbreviation_meets_its_long_form(tmp_path):
     assert _claims(tmp_path / "a", notes, "what's the reg of our car")[:1] == [notes[0]]
     assert stem("registration") in [t for v in variants(stem("reg"), _Vocabulary(notes[0])) for t in v.split()]
     assert variants(stem("reg"), _Vocabulary(notes[1])) == ()  # control: only a form the store holds
+
+
+def test_what_arrives_is_delivered_one_way(tmp_path):
+    """"when is the kitchen arriving" meets "Howdens will deliver the kitchen on 14
+    November"; a question about a delivery does not meet every note on arriving."""
+    notes = ["Howdens will deliver the kitchen on 14 November", "The plasterboard arrives after the first fix",
+             "Kitchen ordered from Howdens, Chelsea range in sage green", "Oak flooring through the kitchen",
+             "We are living at my mum's until the kitchen goes in"]
+    assert _claims(tmp_path / "a", notes, "when is the kitchen arriving")[:1] == [notes[0]]
+    assert stem("arriv") not in SYNONYMS.get(stem("deliver"), ())

@@ -135,7 +135,7 @@ buy purchase; begin start; kid child; kids children; laptop notebook; doctor phy
 email mail; allergy allergic; home house; trip travel; customer client; employee staff;
 pay payment; salary > pay wage; leave > churn; wage > salary pay; spouse > husband wife partner; phone > mobile cell;
 apartment > flat; contact > manager representative rep liaison coordinator; ring > call phone;
-representative > agent
+representative > agent; arrive > deliver delivery
 """
 
 
