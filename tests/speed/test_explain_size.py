@@ -8,10 +8,7 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
-from itertools import chain, islice
 from pathlib import Path
-
-import pytest
 
 from cairn import Cairn
 from cairn.bench import scale
@@ -50,17 +47,6 @@ def plain(outcome):
 def _outcomes(cairn, questions, lane):
     with cairn.store.snapshot() as view:
         return [run(view, Request(query=q, space=cairn.space, now=cairn.now(), lane=lane)) for q in questions]
-
-
-@pytest.fixture(scope="module")
-def ladder(tmp_path_factory):
-    gen = scale.Generator(1000, 7)
-    path = tmp_path_factory.mktemp("ladder") / "cairn.db"
-    with Cairn(path, now=scale.NOW) as cairn:
-        lines = gen.lines()
-        while (first := next(lines, None)) is not None:
-            cairn.import_(chain((first,), islice(lines, scale.BATCH - 1)))
-    return path, [q for _, q in gen.needles] + gen.background_queries(scale.BACKGROUND_QUERIES)
 
 
 def test_the_kept_size_caps_as_the_plain_rule(ladder):

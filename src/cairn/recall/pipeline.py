@@ -315,18 +315,17 @@ def run(view: ReadView, request: Request, asked: Mapping[str, list[Candidate]] |
     withheld: dict[str, int] = {}
     turns = 0
     turn_candidates: list[Candidate] | None = None
-    # Excluded candidates are judged as the lane judged the rest: with the names its notes
-    # showed (a note that fails the gates under them must not be promised as hidden).
-    judged = store_named(query, (c.memory.content for c in candidates if c.memory is not None))
     if not results:
         found = any(matched(c) for c in candidates)
         # Silence says a retired record matched, and the trace lists it with its reason.
         candidates = candidates + _retired_matches(view, request, query)
-        withheld = _withheld(view, request.space, judged, candidates)
+        withheld = _withheld(view, request.space, _as_judged(query, candidates), candidates)
         if request.lane in ("claims", "hybrid"):
             turns, turn_candidates = _turns_found(view, request, query)
         note = _silence_note(request, withheld, turns, found)
     else:
+        # Only a dormant candidate is judged beside results: no names to read without one.
+        judged = _as_judged(query, candidates) if any(c.reason is Reason.DORMANT for c in candidates) else query
         beside = dormant_beside(view, request, judged, candidates, results, ranked)
         if beside:
             dormant = len(beside)
@@ -337,6 +336,13 @@ def run(view: ReadView, request: Request, asked: Mapping[str, list[Candidate]] |
         return Outcome(request, query, results, digest, candidates, note, scan, withheld, turns, turn_candidates,
                        dormant_beside=beside)
     return Outcome(request, query, results, digest, candidates, note, scan, withheld, turns, turn_candidates)
+
+
+def _as_judged(query: ParsedQuery, candidates: list[Candidate]) -> ParsedQuery:
+    """``query`` as the lane judged its candidates: with the names its notes showed
+    (:func:`~cairn.recall.query.store_named`), so that an excluded record that would fail
+    the gates under them is never promised as hidden."""
+    return store_named(query, (c.memory.content for c in candidates if c.memory is not None))
 
 
 # Lanes whose candidates carry their record as this read view holds it now, handed to
