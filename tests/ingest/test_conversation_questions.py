@@ -90,6 +90,21 @@ the weekend's dates (the greeting and the first proposal, not the move to the 24
 they stay, who booked it, the restaurant, how Ellie travels (nothing for these four), who is
 vegan (the turns about vegan food, not Beth's), why Marcus cannot come, the walk now (the
 first plan and the dinner turns) and why the cottage was cancelled (the booking turn).
+
+``allotment.jsonl`` (four members of an allotment committee over ten weeks: a plot given up
+and offered from the waiting list, fees and who collects them, a leaking main pipe and its
+repair, a shed break-in and the new lock's code, an open day moved for tree work, a seed
+swap, a treasurer who steps down and another member who takes over, small talk) was written
+on 2026-12-03 the same way, with its questions, before any of it ran: 0.667 in the answer /
+0.400 first, 1 of its 5 nothing-questions empty (a small shed's code gets the big shed's
+lock turns, the harvest supper's date the turn that mentions it, plot 22's new holder the
+turns about the pipe under it, the lock's price the lock turns). Not in the answer: who
+collects the fees now (the fees update and the question "how do people pay", not Kwame's
+taking over), what was wrong with the water and what was stolen from the shed (nothing),
+when the open day is (the first date and the tree-work turn, not the move to 27 June) and
+who the new treasurer is (the call for one and Dev's news, not Kwame's "I'll take it on");
+plot 14's new holder, the water back on, why the open day moved and the seed swap's table
+come second or third, behind the turns that planned them.
 """
 
 from __future__ import annotations
@@ -161,6 +176,12 @@ STARTUP_NOISY = pytest.mark.xfail(
 )
 
 
+ALLOTMENT_NOISY = pytest.mark.xfail(
+    reason="measured as written at 0.667 / 0.400 with 4 of 5 nothing-questions answered by a turn that mentions the "
+           "thing asked about", strict=False
+)
+
+
 @pytest.mark.parametrize(("name", "answered", "first"), [
     ("friends.jsonl", 0.7, 0.7), ("assistant.jsonl", 1.0, 0.9),
     pytest.param("colleagues.jsonl", 0.7, 0.7, marks=COLLEAGUES_NOISY),
@@ -169,7 +190,8 @@ STARTUP_NOISY = pytest.mark.xfail(
     pytest.param("family.jsonl", 0.6, 0.2, marks=FAMILY_NOISY),
     pytest.param("wedding.jsonl", 0.6, 0.5, marks=WEDDING_NOISY),
     pytest.param("startup.jsonl", 0.7, 0.6, marks=STARTUP_NOISY),
-    pytest.param("reunion.jsonl", 0.4, 0.3, marks=REUNION_NOISY)])
+    pytest.param("reunion.jsonl", 0.4, 0.3, marks=REUNION_NOISY),
+    pytest.param("allotment.jsonl", 0.6, 0.4, marks=ALLOTMENT_NOISY)])
 def test_questions_about_a_conversation_are_answered_from_its_turns(tmp_path, name, answered, first):
     found, empty = _answers(tmp_path, name)
     in_answer = sum(bool(set(expect) & set(got)) for _, expect, got in found) / len(found)

@@ -276,6 +276,33 @@ cleaners for who cleans the windows, the tiles for the taps, the kitchen for an 
 first-fix electrics for an electrics inspection, the plumber's quote for a roofer's, the
 skip for a council tax band (in hybrid also a backup supplier for teeth whitening, the
 first-fix electrics for plastering and the tiles for a paint colour).
+
+``fresh20.json`` (a backend team's coding agent and one Go HTTP service: conventions for
+naming, errors and logging, local setup and env vars, tests, environments and deploys,
+feature flags, migrations, owners, a connection-pool outage and its fix, logrus replaced by
+slog, Jenkins by GitHub Actions, an owner who moved team, an HTTP timeout cut after a
+review) and ``fresh21.json`` (a couple buying a house: the estate agent and her stand-in,
+an offer raised and then cut after the survey, the broker and a lender swapped after a low
+valuation, the deposit, the survey and a roof quote, the conveyancer and the searches, an
+exchange date that moved, completion, removals, insurance, utilities) are the twenty-first
+and twenty-second held-out parts, written on 2026-12-03 by someone new to Cairn who had not
+read the recall code, and run once as written. Claims lane: fresh20 0.867 / 0.833 / 0.455,
+fresh21 0.700 / 0.600 / 0.364; hybrid: fresh20 0.867 / 0.867 / 0.455, fresh21 0.733 /
+0.600 / 0.364. All five changed facts of fresh20 (slog, GitHub Actions, the new auth owner,
+the 5-second timeout, the flag at 100 percent) and the raised offer and moved exchange of
+fresh21 come first; the lender swapped to Barclays and the price after the roof discount
+find nothing, and "who is our estate agent" gets the older record (the stand-in's says
+"handling our purchase"). Misses are mostly vocabulary ("language" for Go, "code freeze
+over christmas" for a deploy freeze from 18 December, "running out of db connections" for
+the pool capped and PgBouncer added, "switched off" for a sunset date, "bedrooms" for
+three-bed, "rate" and "monthly payment" for "fixed at 4.09 percent" and "monthly
+repayment", "lease" for tenancy, "energy rating" for EPC, "fix the roof" for repointing)
+and a sibling record first (the survey booking for what it found, the searches ordered for
+what came back, the local setup for where the Stripe key goes in claims). The noise is
+siblings: the integration tests' time for the unit tests', v1's sunset for v2's, the public
+rate limit for internal callers', the prod region for dev's, the search results for a
+council tax band, the buildings insurance for contents, the roof quote for when the roofer
+starts, our exchange for the sellers' own completion.
 """
 
 from __future__ import annotations
@@ -294,7 +321,7 @@ NATURAL = Path(__file__).parent / "natural"
 PARTS = ("questions.json", "heldout.json", "fresh.json", "fresh2.json", "fresh3.json", "fresh4.json", "fresh5.json",
          "fresh6.json", "fresh7.json", "fresh8.json", "fresh9.json", "fresh10.json", "fresh11.json",
          "fresh12.json", "fresh13.json", "fresh14.json", "fresh15.json", "fresh16.json", "fresh17.json",
-         "fresh18.json", "fresh19.json")
+         "fresh18.json", "fresh19.json", "fresh20.json", "fresh21.json")
 
 
 def load(name: str) -> dict:
@@ -445,6 +472,19 @@ FRESH19_SHORT = pytest.mark.xfail(
 )
 
 
+FRESH20_SHORT = pytest.mark.xfail(
+    reason="twenty-first part measured at 0.867 / 0.833 / 0.455 as written (hybrid 0.867 / 0.867 / 0.455): "
+           "vocabulary, siblings answer nothing-questions", strict=False
+)
+
+
+FRESH21_SHORT = pytest.mark.xfail(
+    reason="twenty-second part measured at 0.700 / 0.600 / 0.364 as written (hybrid 0.733 / 0.600 / 0.364): "
+           "changed lender and price not found, an older agent first, vocabulary, siblings answer "
+           "nothing-questions", strict=False
+)
+
+
 @pytest.mark.parametrize(
     "part", [PARTS[0], pytest.param(PARTS[1], marks=HELDOUT_SHORT), PARTS[2],
              PARTS[3], PARTS[4], pytest.param(PARTS[5], marks=FRESH4_SHORT), PARTS[6],
@@ -455,7 +495,8 @@ FRESH19_SHORT = pytest.mark.xfail(
              pytest.param(PARTS[13], marks=FRESH12_SHORT), pytest.param(PARTS[14], marks=FRESH13_SHORT),
              pytest.param(PARTS[15], marks=FRESH14_SHORT), pytest.param(PARTS[16], marks=FRESH15_SHORT),
              pytest.param(PARTS[17], marks=FRESH16_SHORT), pytest.param(PARTS[18], marks=FRESH17_SHORT),
-             pytest.param(PARTS[19], marks=FRESH18_SHORT), pytest.param(PARTS[20], marks=FRESH19_SHORT)]
+             pytest.param(PARTS[19], marks=FRESH18_SHORT), pytest.param(PARTS[20], marks=FRESH19_SHORT),
+             pytest.param(PARTS[21], marks=FRESH20_SHORT), pytest.param(PARTS[22], marks=FRESH21_SHORT)]
 )
 def test_natural_questions_are_answered(tmp_path, part):
     found, empty = answers(tmp_path, part)
