@@ -19,6 +19,8 @@ negative control:
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from cairn import Cairn
 from cairn.recall import kinds
 from cairn.recall.fusion import _lexical_first
@@ -152,6 +154,26 @@ def test_the_kinds_table_parses_and_keeps_closed_kinds_whole():
     assert all(members for members in table.values())
     assert kinds.kind_of("provider", "cloud") == "cloud provider" and kinds.kind_of("provider") == ""
     assert kinds.kind_of("approach") == ""  # a kind the table does not know stays phrasing
+
+
+def test_a_kinds_instances_are_read_when_asked_and_as_the_whole_table_reads_them():
+    """Each kind's instances are put in index form when that kind is first asked for, and
+    come out as a parse of the whole file gives them: every line naming the kind, in order,
+    each instance once."""
+    eager: dict[str, tuple[str, ...]] = {}
+    for line in (Path(kinds.__file__).with_name("kinds.txt")).read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            names, _, members = line.partition(":")
+            found = tuple(dict.fromkeys(t for t in (index_text(m) for m in members.split(",")) if t))
+            for key in filter(None, map(index_text, names.split(","))):
+                eager[key] = tuple(dict.fromkeys((*eager.get(key, ()), *found)))
+    kinds.instances.cache_clear()
+    assert kinds.kind_of("databas") == "databas" and kinds.instances.cache_info().currsize == 0
+    assert kinds.instances("databas") == eager["databas"]
+    assert kinds.instances.cache_info().currsize == 1  # one kind asked: one kind read
+    assert kinds.table() == eager and list(kinds.table()) == list(eager)
+    # "drink" and "coffee" list the same words on two lines: each is its own kind, whole.
+    assert "espresso" in kinds.instances("coffee") and "espresso" in kinds.instances("drink")
 
 
 ACCOUNTS = [

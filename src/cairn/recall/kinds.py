@@ -14,7 +14,8 @@ question asks for: a record naming neither the kind nor a listed instance is no 
 (``missing-attribute``: "what database does the backend use" is not answered by the
 backend's API URL). The table is never complete, so its instances are chosen to be read
 one way (a word that is also a common verb, like "go", stands only in phrases that name
-the language: "in Go", "the Go backend"). Pure; the table is read once per process.
+the language: "in Go", "the Go backend"). Pure; the table is read once per process, and
+a kind's instances are put in index form when that kind is first asked for.
 """
 
 from __future__ import annotations
@@ -26,33 +27,43 @@ from ..text import index_text
 
 
 @cache
-def table() -> dict[str, tuple[str, ...]]:
-    """Kind (index form: one term, or two joined by a space) -> its instances (index form;
-    a phrase is its terms joined by a space)."""
+def _members() -> dict[str, tuple[str, ...]]:
+    """Kind (index form: one term, or two joined by a space) -> its instances as the table
+    writes them, every line naming the kind in turn. Only the kinds' names are put in
+    index form here: a recall asks for the instances of one kind at most, so each kind's
+    are put in index form when first asked (:func:`instances`), not the whole table's
+    thousand at every process start."""
     out: dict[str, tuple[str, ...]] = {}
     text = Path(__file__).with_name("kinds.txt").read_text(encoding="utf-8")
     for line in text.splitlines():
         if not line.strip() or line.startswith("#"):
             continue
         names, _, members = line.partition(":")
-        found = tuple(dict.fromkeys(t for t in (index_text(m) for m in members.split(",")) if t))
+        written = tuple(members.split(","))
         for name in names.split(","):
             key = index_text(name)
             if key:
-                out[key] = tuple(dict.fromkeys((*out.get(key, ()), *found)))
+                out[key] = out.get(key, ()) + written
     return out
+
+
+def table() -> dict[str, tuple[str, ...]]:
+    """Kind (index form: one term, or two joined by a space) -> its instances (index form;
+    a phrase is its terms joined by a space)."""
+    return {kind: instances(kind) for kind in _members()}
 
 
 def kind_of(head: str, modifier: str | None = None) -> str:
     """The kind the which/what phrase ending in ``head`` names (``modifier``: the word
     before it): the pair when the table knows it as a kind of its own ("cloud *provider*"),
     else the head, else "" (a kind the table does not know)."""
-    kinds = table()
+    kinds = _members()
     if modifier is not None and f"{modifier} {head}" in kinds:
         return f"{modifier} {head}"
     return head if head in kinds else ""
 
 
+@cache
 def instances(kind: str) -> tuple[str, ...]:
-    """The instances of ``kind`` (a key :func:`kind_of` returned), in index form."""
-    return table().get(kind, ())
+    """The instances of ``kind`` (a key :func:`kind_of` returned), in index form, each once."""
+    return tuple(dict.fromkeys(t for t in map(index_text, _members().get(kind, ())) if t))
