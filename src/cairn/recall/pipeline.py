@@ -39,7 +39,17 @@ from .gates import GATES, Reason, below_cutoff, exclusion, names_another, releva
 from .lanes import Lane, lane, lane_names
 from .pack import PACK, PackItem, Pending, label_text, pack
 from .phrase import PhraseHit, phrase_hits
-from .query import ParsedQuery, asking_verbs, closing_verb, parse_query, states_form, states_time, store_named, validate_query
+from .query import (
+    ParsedQuery,
+    asking_verbs,
+    closing_verb,
+    parse_query,
+    states_form,
+    states_quantity,
+    states_time,
+    store_named,
+    validate_query,
+)
 from .rank import RankFactors, order_key, rank_factors
 from .resolve import Resolved, related, resolve
 from .score import Lexical, common_words, field_terms, held_terms, lexical
@@ -836,14 +846,30 @@ def _asks(c: Candidate) -> bool:
 
 def _turns_found(view: ReadView, request: Request, query: ParsedQuery) -> tuple[int, list[Candidate] | None]:
     """Conversation turns that the episodes lane finds and that answer the question
-    (:data:`TURN_ANSWER_COVERAGE`): a claims recall that found nothing either says so
-    or, asked rather than injected, answers from them (``cairn.engine.recalling``).
+    (:data:`TURN_ANSWER_COVERAGE`, in the form it asks for: :func:`_in_asked_form`): a
+    claims recall that found nothing either says so or, asked rather than injected,
+    answers from them (``cairn.engine.recalling``).
     Returns the count and the lane's candidates (None when the lane was not asked)."""
     if not plugins.is_builtin(plugins.LANE_GROUP, "episodes") or not _holds_episodes(view, request.space):
         return 0, None
     found = _lane_candidates(lane("episodes"), view, request, query, {})
-    turns = sum(1 for c in found if _answers(c))
+    turns = sum(1 for c in found if _answers(c) and _in_asked_form(query, c))
     return turns, found
+
+
+def _in_asked_form(query: ParsedQuery, c: Candidate) -> bool:
+    """Whether a turn states what the question asks for in the form its answer takes, when
+    it asks for one (:func:`~cairn.recall.query.states_form`, as for claims): "when is the
+    harvest supper" is not answered by "we'll give you a send-off at the harvest supper",
+    nor "what time is Chloe's pottery class" by "I was at my pottery class". In conversation
+    a count comes with its own noun ("131 finishers" answers "how many people finished the
+    10k"), so there any number stated is a quantity."""
+    if c.memory is None:
+        return False
+    text = c.memory.content
+    if query.quantity and not query.detail and not query.version:
+        return states_quantity(text)
+    return states_form(query, text) is not False
 
 
 def _holds_episodes(view: ReadView, space: str) -> bool:
