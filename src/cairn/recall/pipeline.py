@@ -818,14 +818,19 @@ def _anchored(c: Candidate) -> bool:
 
 
 # A conversation turn answers a question that found no claim when it passes the relevance
-# gates, or when it holds at least half of what the question asks about as the episode lane
-# reads it: there a speaker's name selects that speaker's turns rather than being looked for
-# in the text (the gates want "Jonas" in "where does Jonas's sister live now"; the lane reads
-# "sister" and "live", said by Jonas), and words meet through their strong stems. A turn
-# spoken by the person the question is about answers when it holds any word of the
-# question: the speaker is the subject, as a named subject is for a claim, and the word is
-# what is asked of them ("which shoes does Jon wear" -> Jon: "... since I switched to the
-# Hoka Clifton shoes"); "does Jon have a cat" finds no turn of Jon's saying "cat".
+# gates, or when the gates found only its subject missing and it holds at least half of
+# what the question asks about as the episode lane reads it: in conversation the subject
+# is often its speaker, or named in the turn before ("who is the contact at Northwind" ->
+# "Their contact is Grace Liu", after "Northwind signed!"), and a speaker's name selects
+# that speaker's turns rather than being looked for in the text (the gates want "Jonas" in
+# "where does Jonas's sister live now"; the lane reads "sister" and "live", said by Jonas),
+# and words meet through their strong stems. A turn that holds too little of the question
+# for the gates is no answer however the lane counts ("how much is the water bill" is not
+# answered by the electricity bill, nor by flour and water). A turn spoken by the person
+# the question is about answers when it holds any word of the question: the speaker is
+# the subject, as a named subject is for a claim, and the word is what is asked of them
+# ("which shoes does Jon wear" -> Jon: "... since I switched to the Hoka Clifton shoes");
+# "does Jon have a cat" finds no turn of Jon's saying "cat".
 TURN_ANSWER_COVERAGE = 0.5
 
 
@@ -836,7 +841,8 @@ def _answers(c: Candidate) -> bool:
     if c.reason is not None:
         return False
     coverage = c.turn_coverage or 0.0
-    return c.gate is None or coverage >= TURN_ANSWER_COVERAGE or (c.by_subject and coverage > 0 and not _asks(c))
+    return (c.gate is None or (c.gate is Reason.MISSING_SUBJECT and coverage >= TURN_ANSWER_COVERAGE)
+            or (c.by_subject and coverage > 0 and not _asks(c)))
 
 
 def _asks(c: Candidate) -> bool:
