@@ -49,9 +49,37 @@ def products(matrix: Any, query: Any) -> Any:
     if session is None:
         sums: Any = np.einsum("ij,j->i", unshifted(matrix), q, dtype=np.int32)
         return sums
-    out: Any = session.run(None, {"A": matrix, "B": q.reshape(-1, 1)})[0].reshape(-1)
-    out -= np.int32(128 * int(q.sum(dtype=np.int64)))  # |sum| <= 255 * 127 * d: int32 for any d < 66k
+    if _saturates(session):
+        # The kernel sums the bytes' products two at a time in 16 bits, saturating where
+        # the CPU has no 8-bit dot product (AVX2 without VNNI: 255 x 127 twice overflows),
+        # so it is exact only while every query value is within +-64. There the query goes
+        # in as two halves, each within +-64, side by side: one pass over the matrix, the
+        # two columns summed.
+        wide = q.astype(np.int16)
+        half = (wide // 2).astype(np.int8)  # -64..63
+        halves = np.ascontiguousarray(np.stack((half, (wide - half).astype(np.int8)), axis=1))  # and -64..64
+        both: Any = session.run(None, {"A": matrix, "B": halves})[0]
+        out: Any = both[:, 0] + both[:, 1]
+    else:
+        out = session.run(None, {"A": matrix, "B": q.reshape(-1, 1)})[0].reshape(-1)
+    out -= np.int32(128 * int(q.sum(dtype=np.int64)))  # |sum| <= 255 * 128 * d: int32 for any d < 65k
     return out
+
+
+_SATURATES: bool | None = None  # whether this CPU's kernel saturates (checked once per process)
+
+
+def _saturates(session: Any) -> bool:
+    """Whether ``session`` sums two byte products in 16 bits with saturation: 255 x 127
+    twice is 64,770, which such a kernel returns as 32,767."""
+    global _SATURATES
+    if _SATURATES is None:
+        import numpy as np
+
+        probe = session.run(None, {"A": np.full((1, 2), 255, dtype=np.uint8),
+                                   "B": np.full((2, 1), 127, dtype=np.int8)})[0]
+        _SATURATES = int(probe[0, 0]) != 2 * 255 * 127
+    return _SATURATES
 
 
 def _kernel() -> Any:
@@ -97,7 +125,7 @@ def _tensor(name: str, element: int, dims: tuple[str, ...]) -> bytes:
 
 
 def _model() -> bytes:
-    """ModelProto of ``Y = MatMulInteger(A, B)``: A uint8 (n, d), B int8 (d, 1), Y int32 (n, 1)."""
+    """ModelProto of ``Y = MatMulInteger(A, B)``: A uint8 (n, d), B int8 (d, k), Y int32 (n, k)."""
     node = _field(1, "A") + _field(1, "B") + _field(2, "Y") + _field(3, "product") + _field(4, "MatMulInteger")
     graph = (_field(1, node) + _field(2, "int8-product") + _field(11, _tensor("A", _ORT_UINT8, ("n", "d")))
              + _field(11, _tensor("B", _ORT_INT8, ("d", "one"))) + _field(12, _tensor("Y", _ORT_INT32, ("n", "one"))))
