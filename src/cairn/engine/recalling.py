@@ -18,7 +18,7 @@ from ..recall.explain import explain_doc, recall_doc
 from ..recall.fusion import default_lane
 from ..recall.gates import Reason
 from ..recall.pack import PACK
-from ..recall.pipeline import LANES, MAX_LIMIT, Outcome, Request, ResultItem, join_dormant, run, validate
+from ..recall.pipeline import LANES, MAX_LIMIT, Outcome, Request, ResultItem, join_dormant, run, turn_lane, validate
 from ..recall.traces import RETENTION_DAYS, write_trace
 from ..store import ReadView
 from ..wire import ExplainDoc, RecallDoc
@@ -156,7 +156,8 @@ class Recalling(Part):
           false, and a question whose only answer is old gets that answer, labelled
           ``dormant``, rather than a pointer to it;
         * else, when the caller left the lane to its default, the conversation turns that
-          pass the relevance gates (``Outcome.turns_found``), from the episode lane and
+          pass the relevance gates (``Outcome.turns_found``), from the episode lane
+          (``hybrid-episodes`` when the recall weighed meaning: ``pipeline.turn_lane``) and
           labelled as episodes: after ``cairn ingest``, a plain question finds what was
           said. A lane the caller chose (``--lane claims``) is kept to.
 
@@ -203,7 +204,7 @@ class Recalling(Part):
         return replace(again, note=note, withheld=outcome.withheld)
 
     def _turns_answer(self, view: ReadView, request: Request, outcome: Outcome) -> Outcome:
-        """The best turns for ``request`` in the episode lane's order, up to its limit: the
+        """The best turns for ``request`` in the turn lane's order (``pipeline.turn_lane``), up to its limit: the
         ones that answer, and the ones the lane ranks beside them (a reply that shares no
         word with the question, a later turn that changed what an earlier one said).
 
@@ -211,8 +212,9 @@ class Recalling(Part):
         (``Outcome.turn_candidates``, same request, same snapshot): asking it again
         would return the same list at the cost of a second episode ranking."""
         n = outcome.turns_found
-        asked = {"episodes": outcome.turn_candidates} if outcome.turn_candidates is not None else None
-        again = run(view, replace(request, lane="episodes"), asked)
+        name = turn_lane(request)
+        asked = {name: outcome.turn_candidates} if outcome.turn_candidates is not None else None
+        again = run(view, replace(request, lane=name, answering_turns=True), asked)
         if not again.results:
             return outcome
         shown = len(again.results)

@@ -127,6 +127,11 @@ class Request:
     # prefer_origin: records of this origin first among the relevant (a preference, not a filter).
     origin: str | None = None
     prefer_origin: str | None = None
+    # The turns a recall falls back on when its claims found nothing (:func:`turn_lane`):
+    # of a fusion's turns only those said in the question's words or meant as it is meant
+    # are handed out (:func:`_said_or_meant`), as the episode lane hands out only turns
+    # that hold a word of the question.
+    answering_turns: bool = False
 
 
 @dataclass(slots=True)
@@ -312,6 +317,8 @@ def run(view: ReadView, request: Request, asked: Mapping[str, list[Candidate]] |
     scan: dict = {}
     if request.lane in FUSIONS:
         ranked, candidates = _fused(view, request, query, scan)
+        if request.answering_turns:
+            ranked = [c for c in ranked if _said_or_meant(c)]
     else:
         names = COMPOSITIONS.get(request.lane, (request.lane,))
         given = asked or {}
@@ -850,17 +857,40 @@ def _asks(c: Candidate) -> bool:
     return c.memory is not None and c.memory.content.rstrip().endswith(("?", "？"))
 
 
+# The lane a recall's turns come from when its claims found nothing: meaning too when the
+# recall weighed meaning for its claims (the default with the semantic extra), so that
+# "where are we staying" meets "Stanage Lodge is booked" as "which hotel" meets a claim.
+TURN_LANES = {"hybrid": "hybrid-episodes"}
+
+
+def turn_lane(request: Request) -> str:
+    """The lane :func:`_turns_found` asks for ``request`` (:data:`TURN_LANES`)."""
+    return TURN_LANES.get(request.lane, "episodes")
+
+
 def _turns_found(view: ReadView, request: Request, query: ParsedQuery) -> tuple[int, list[Candidate] | None]:
-    """Conversation turns that the episodes lane finds and that answer the question
-    (:data:`TURN_ANSWER_COVERAGE`, in the form it asks for: :func:`_in_asked_form`): a
-    claims recall that found nothing either says so or, asked rather than injected,
-    answers from them (``cairn.engine.recalling``).
-    Returns the count and the lane's candidates (None when the lane was not asked)."""
+    """Conversation turns that the episodes lane (:func:`turn_lane`) finds and that answer
+    the question (:data:`TURN_ANSWER_COVERAGE`, in the form it asks for:
+    :func:`_in_asked_form`): a claims recall that found nothing either says so or, asked
+    rather than injected, answers from them (``cairn.engine.recalling``). Returns the count
+    and the lane's candidates (None when the lane was not asked)."""
     if not plugins.is_builtin(plugins.LANE_GROUP, "episodes") or not _holds_episodes(view, request.space):
         return 0, None
-    found = _lane_candidates(lane("episodes"), view, request, query, {})
+    name = turn_lane(request)
+    if name in FUSIONS:
+        _, found = _fused(view, replace(request, lane=name), query, {})
+    else:
+        found = _lane_candidates(lane(name), view, request, query, {})
     turns = sum(1 for c in found if _answers(c) and _in_asked_form(query, c))
     return turns, found
+
+
+def _said_or_meant(c: Candidate) -> bool:
+    """Whether a fused turn holds a word of the question (or is said by the person it is
+    about), or passed the semantic gate on meaning: a turn whose nearness in meaning the
+    gate found too weak, and that shares no word with the question, lends context and is
+    not handed out ("what happened to the dog" is not answered by "she moved to Berlin")."""
+    return (c.turn_coverage or 0.0) > 0 or c.by_subject or c.gate is None
 
 
 def _in_asked_form(query: ParsedQuery, c: Candidate) -> bool:
@@ -903,7 +933,7 @@ def _silence_note(request: Request, withheld: dict[str, int], turns: int, any_ca
     if turns:
         parts.append(
             f"{turns} conversation {'turn matches' if turns == 1 else 'turns match'}: "
-            "see them with --lane episodes (or --lane all)"
+            f"see them with --lane {turn_lane(request)} (or --lane all)"
         )
     if parts:
         return "nothing current to recall; " + "; ".join(parts)
