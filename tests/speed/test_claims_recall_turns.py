@@ -15,6 +15,7 @@ import pytest
 
 from cairn.recall import pipeline
 from cairn.recall.lanes.episodes import EpisodesLane
+from testkit import timeless
 
 NOW = datetime.fromisoformat("2026-02-03T00:00:00+00:00")
 TURNS = [
@@ -44,7 +45,8 @@ def asked(monkeypatch) -> list[str]:
 
 def _full(cairn, question: str) -> tuple[dict, dict]:
     got = cairn.recall(question, trace=False)
-    return got.to_dict(), cairn.explain(question)
+    # With the semantic extra the turns come from a fusion, whose notes time its search.
+    return got.to_dict(), timeless(cairn.explain(question))
 
 
 def test_an_answer_from_turns_asks_the_episode_lane_once(cairn, clock, asked):
@@ -62,7 +64,7 @@ def test_the_answer_from_turns_is_the_one_a_second_ranking_gives(cairn, clock, a
     reused = [_full(cairn, q) for q in QUESTIONS]
     assert len(asked) == 6  # once per recall and once per explain of each question
     plain_run = pipeline.run
-    monkeypatch.setattr("cairn.engine.recalling.run", lambda view, request, given=None: plain_run(view, request))
+    monkeypatch.setattr("cairn.engine.recalling.run", lambda view, request, given=None, **notes: plain_run(view, request))
     asked.clear()
     assert [_full(cairn, q) for q in QUESTIONS] == reused
     assert len(asked) == 10  # the plain path: an answer from turns (two questions) ranks them again

@@ -20,6 +20,7 @@ from cairn.recall.query import parse_query
 from cairn.recall.rank import rank_factors
 from cairn.recall.resolve import Resolved
 from cairn.recall.traces import trace_doc
+from testkit import timeless
 
 TALK = [
     "What should we plant by the greenhouse?",
@@ -116,8 +117,10 @@ def _asked(cairn: Cairn) -> list:
                       cairn.recall(q, lane="episodes", limit=2, budget=300, trace=False),
                       cairn.recall(q, trace=False)):
             outcome = found.outcome
-            out.append((found.to_dict(), [c.explain() for c in outcome.candidates], explain_doc(outcome),
-                        trace_doc(outcome, "0" * 24, NOW)))
+            # With the semantic extra a plain recall's turns come from a fusion, whose notes
+            # time its search: the two ways differ only there.
+            out.append((found.to_dict(), [c.explain() for c in outcome.candidates], timeless(explain_doc(outcome)),
+                        timeless(trace_doc(outcome, "0" * 24, NOW))))
         out.append(cairn.explain(q, lane="episodes", limit=3))
     return out
 

@@ -46,3 +46,14 @@ def run_cli_process(*args: str, env: dict[str, str] | None = None, timeout: floa
     return subprocess.run(
         [sys.executable, "-m", "cairn", *args], capture_output=True, text=True, env=full_env, timeout=timeout
     )
+
+
+def timeless(doc: Any) -> Any:
+    """``doc`` without the milliseconds a lane noted in it (keys ending in ``_ms``: the
+    semantic lanes time their search and the load of their vectors): two runs of the same
+    recall differ only there."""
+    if isinstance(doc, dict):
+        return {k: timeless(v) for k, v in doc.items() if not k.endswith("_ms")}
+    if isinstance(doc, list):
+        return [timeless(v) for v in doc]
+    return doc

@@ -214,7 +214,7 @@ class Recalling(Part):
         n = outcome.turns_found
         name = turn_lane(request)
         asked = {name: outcome.turn_candidates} if outcome.turn_candidates is not None else None
-        again = run(view, replace(request, lane=name, answering_turns=True), asked)
+        again = run(view, replace(request, lane=name, answering_turns=True), asked, scanned=outcome.turn_scan)
         if not again.results:
             return outcome
         shown = len(again.results)

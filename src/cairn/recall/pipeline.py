@@ -274,6 +274,9 @@ class Outcome:
     # Dormant records that answer as well as the results (ids, best first): a question
     # asked rather than injected is answered with them too (:func:`dormant_beside`).
     dormant_beside: tuple[str, ...] = ()
+    # What the turn lane noted while it was asked for ``turns_found`` (``scan``): the answer
+    # from those turns reuses its candidates, and shows its notes.
+    turn_scan: dict = field(default_factory=dict, repr=False, compare=False)
 
 
 # -- validation ------------------------------------------------------------------------
@@ -302,11 +305,13 @@ def validate(query, *, limit, budget, lane, max_limit: int = MAX_LIMIT) -> str:
 
 
 def run(view: ReadView, request: Request, asked: Mapping[str, list[Candidate]] | None = None,
-        parsed: ParsedQuery | None = None) -> Outcome:
+        parsed: ParsedQuery | None = None, scanned: Mapping[str, object] | None = None) -> Outcome:
     """Run every stage for ``request`` over the read view ``view``. Writes nothing.
 
     ``asked``: lanes already asked for this request in this view, by name, with the
-    candidates they gave (``Outcome.turn_candidates``); those are not asked again.
+    candidates they gave (``Outcome.turn_candidates``); those are not asked again (a
+    fusion's: its ranked candidates first, in the fused order, then the rest), and
+    ``scanned`` is what they noted when they were asked (``Outcome.turn_scan``).
     ``parsed``: ``parse_query(request.query)`` when the caller has it (``Outcome.query``
     of a recall of the same text): parsing is pure, and a recall asked again with the
     dormant records or the turns need not pay it twice."""
@@ -314,9 +319,15 @@ def run(view: ReadView, request: Request, asked: Mapping[str, list[Candidate]] |
     if query.context_free:
         why = "context-free query: no topic to recall, so nothing is returned (no recency fallback)"
         return Outcome(request, query, note=why)
-    scan: dict = {}
+    scan: dict = dict(scanned) if asked and scanned else {}
     if request.lane in FUSIONS:
-        ranked, candidates = _fused(view, request, query, scan)
+        fused = (asked or {}).get(request.lane)
+        if fused is not None:
+            # A fusion's candidates as :func:`_turns_found` kept them: its ranked ones first,
+            # in the fused order, then the rest (every live one was ranked).
+            ranked, candidates = [c for c in fused if c.reason is None], fused
+        else:
+            ranked, candidates = _fused(view, request, query, scan)
         if request.answering_turns:
             ranked = [c for c in ranked if _said_or_meant(c)]
     else:
@@ -332,13 +343,14 @@ def run(view: ReadView, request: Request, asked: Mapping[str, list[Candidate]] |
     withheld: dict[str, int] = {}
     turns = 0
     turn_candidates: list[Candidate] | None = None
+    turn_scan: dict = {}
     if not results:
         found = any(matched(c) for c in candidates)
         # Silence says a retired record matched, and the trace lists it with its reason.
         candidates = candidates + _retired_matches(view, request, query)
         withheld = _withheld(view, request.space, _as_judged(query, candidates), candidates)
         if request.lane in ("claims", "hybrid"):
-            turns, turn_candidates = _turns_found(view, request, query)
+            turns, turn_candidates, turn_scan = _turns_found(view, request, query)
         note = _silence_note(request, withheld, turns, found)
     else:
         # Only a dormant candidate is judged beside results: no names to read without one.
@@ -352,7 +364,8 @@ def run(view: ReadView, request: Request, asked: Mapping[str, list[Candidate]] |
                     "or `cairn search`")
         return Outcome(request, query, results, digest, candidates, note, scan, withheld, turns, turn_candidates,
                        dormant_beside=beside)
-    return Outcome(request, query, results, digest, candidates, note, scan, withheld, turns, turn_candidates)
+    return Outcome(request, query, results, digest, candidates, note, scan, withheld, turns, turn_candidates,
+                   turn_scan=turn_scan)
 
 
 def _as_judged(query: ParsedQuery, candidates: list[Candidate]) -> ParsedQuery:
@@ -868,21 +881,26 @@ def turn_lane(request: Request) -> str:
     return TURN_LANES.get(request.lane, "episodes")
 
 
-def _turns_found(view: ReadView, request: Request, query: ParsedQuery) -> tuple[int, list[Candidate] | None]:
+def _turns_found(view: ReadView, request: Request,
+                 query: ParsedQuery) -> tuple[int, list[Candidate] | None, dict]:
     """Conversation turns that the episodes lane (:func:`turn_lane`) finds and that answer
     the question (:data:`TURN_ANSWER_COVERAGE`, in the form it asks for:
     :func:`_in_asked_form`): a claims recall that found nothing either says so or, asked
-    rather than injected, answers from them (``cairn.engine.recalling``). Returns the count
-    and the lane's candidates (None when the lane was not asked)."""
+    rather than injected, answers from them (``cairn.engine.recalling``). Returns the count,
+    the lane's candidates (None when the lane was not asked) and what it noted (``scan``)."""
     if not plugins.is_builtin(plugins.LANE_GROUP, "episodes") or not _holds_episodes(view, request.space):
-        return 0, None
+        return 0, None, {}
     name = turn_lane(request)
+    scan: dict = {}
     if name in FUSIONS:
-        _, found = _fused(view, replace(request, lane=name), query, {})
+        # Kept as run() reads a fusion asked before: the ranked first, in the fused order.
+        ranked, merged = _fused(view, replace(request, lane=name), query, scan)
+        kept_ids = {c.id for c in ranked}
+        found = ranked + [c for c in merged if c.id not in kept_ids]
     else:
-        found = _lane_candidates(lane(name), view, request, query, {})
+        found = _lane_candidates(lane(name), view, request, query, scan)
     turns = sum(1 for c in found if _answers(c) and _in_asked_form(query, c))
-    return turns, found
+    return turns, found, scan
 
 
 def _said_or_meant(c: Candidate) -> bool:
