@@ -769,9 +769,10 @@ def asking_verbs(text: str) -> set[str]:
     return {t.term for verb in verbs for t in tokenize(verb)}
 
 
-# "X's Y" or "X's Y Z" (Omar's favourite film); a lookahead, as "what's Omar's" holds two.
+# "X's Y" or "X's Y Z" (Omar's favourite film), and a plural's "Xs' Y" (the customers' homes); a
+# lookahead, as "what's Omar's" holds two.
 # The word before X is kept to tell a name from a common noun: "the user's email".
-_POSSESSIVE_RE = re.compile(r"(?:([^\W_]+)\s+)?([^\W_]+)['’]s\s+(?=([^\W_]+(?:\s+[^\W_]+)?))")
+_POSSESSIVE_RE = re.compile(r"(?:([^\W_]+)\s+)?([^\W_]+)(?:['’]s|(?<=s)['’])\s+(?=([^\W_]+(?:\s+[^\W_]+)?))")
 # A determiner before the owner makes it a common noun, not a name: in a question with
 # other topic words ("can I log the user's email in analytics") it is a role, not the
 # subject; alone with what it owns ("who is the cat's vet") it still tells whose.

@@ -1,0 +1,55 @@
+"""Questions whose honest answer is nothing, and the sibling that used to answer them.
+
+A store rarely holds nothing near a question it cannot answer: it holds the same attribute
+of another thing ("who is our life insurance with" and the cat's insurance) or another
+attribute of the thing ("does my gym have a pool" and the gym's membership fee). Each rule
+here turns such a note away for a reason it can state, and each test has its negative
+control: the note that does answer is still returned, and the sibling comes back when the
+rule is switched off.
+
+* **Plural possessives** ("the customers' homes") name their owner as "Omar's" does.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from cairn import Cairn
+from cairn.recall import query
+from cairn.recall.query import parse_query
+
+
+def _recall(tmp_path: Path, notes: list[str], question: str, lane: str = "claims") -> list[str]:
+    """What a recall over a store of ``notes`` returns for ``question``."""
+    with Cairn(tmp_path / "cairn.db") as cairn:
+        for text in notes:
+            cairn.remember(text, kind="fact")
+        return [r.memory.content for r in cairn.recall(question, trace=False, lane=lane).results]
+
+
+def _reason(tmp_path: Path, notes: list[str], question: str, note: str) -> str | None:
+    """The reason ``cairn explain`` gives for ``note`` on ``question``."""
+    with Cairn(tmp_path / "cairn.db") as cairn:
+        ids = {cairn.remember(text, kind="fact").memory.id: text for text in notes}
+        doc = cairn.explain(question, lane="claims")
+    return next(c["reason"] for c in doc["candidates"] if ids[c["id"]] == note)
+
+
+BAKERY = ["Flour comes from Moulin Dupont, delivered every Tuesday morning",
+          "The shop opens at 7:00 and closes at 18:30, closed on Mondays"]
+DELIVERY = "We deliver cakes to customers' homes within 5 km on Saturdays"
+
+
+def test_a_plural_possessive_names_its_owner(tmp_path, monkeypatch):
+    parsed = parse_query("do we deliver to customers' homes")
+    assert (parsed.subject, parsed.attributes) == ("customer", ("hom",))
+    assert parse_query("what is Omar's shoe size").subject == "omar"  # the singular, as before
+    assert _recall(tmp_path / "a", BAKERY, "do we deliver to customers' homes") == []
+    # Negative control: the note on delivering to customers' homes answers.
+    assert _recall(tmp_path / "b", [*BAKERY, DELIVERY], "do we deliver to customers' homes") == [DELIVERY]
+    # The rule switched off (only "'s" is a possessive): the flour delivery answers.
+    monkeypatch.setattr(query, "_POSSESSIVE_RE",
+                        re.compile(r"(?:([^\W_]+)\s+)?([^\W_]+)['’]s\s+(?=([^\W_]+(?:\s+[^\W_]+)?))"))
+    assert _recall(tmp_path / "c", BAKERY, "do we deliver to customers' homes") == [BAKERY[0]]
+
