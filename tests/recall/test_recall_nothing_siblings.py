@@ -8,6 +8,8 @@ control: the note that does answer is still returned, and the sibling comes back
 rule is switched off.
 
 * **Plural possessives** ("the customers' homes") name their owner as "Omar's" does.
+* **A name in another form** (:func:`cairn.recall.query.written_forms`): "the whitfields'"
+  is the Whitfield family the notes name, so what is asked of them must be held.
 """
 
 from __future__ import annotations
@@ -52,4 +54,22 @@ def test_a_plural_possessive_names_its_owner(tmp_path, monkeypatch):
     monkeypatch.setattr(query, "_POSSESSIVE_RE",
                         re.compile(r"(?:([^\W_]+)\s+)?([^\W_]+)['’]s\s+(?=([^\W_]+(?:\s+[^\W_]+)?))"))
     assert _recall(tmp_path / "c", BAKERY, "do we deliver to customers' homes") == [BAKERY[0]]
+
+
+TENANTS = [
+    "Flat C is let to Hannah and Joe Whitfield with their daughter; they prefer texts to calls",
+    "Whitfields pay 1,150 pounds for Flat C on the 28th",
+    "Flat A is let to Mark Ellis until March",
+]
+SCHOOL = "The Whitfield girl started school at Elm Primary in September"
+
+
+def test_a_name_the_notes_write_in_another_form_is_the_subject(tmp_path, monkeypatch):
+    assert _recall(tmp_path / "a", TENANTS, "has the whitfields' daughter started school") == []
+    # Negative control: the note that says she started school answers.
+    assert _recall(tmp_path / "b", [*TENANTS, SCHOOL], "has the whitfields' daughter started school")[:1] == [SCHOOL]
+    # The rule switched off (only the form typed is looked for): the tenancy answers.
+    monkeypatch.setattr(query, "written_forms", lambda features, eligible: {
+        f.surface: f.term for f in features if f.term in eligible and f.surface.isalpha()})
+    assert _recall(tmp_path / "c", TENANTS, "has the whitfields' daughter started school")[:1] == [TENANTS[0]]
 

@@ -652,11 +652,12 @@ def store_named(query: ParsedQuery, contents: Iterable[str]) -> ParsedQuery:
     """``query`` with the subject the store's notes name, when the question is typed all in
     lower case ("who's our contact at hartley ceramics"): its capitals cannot say which
     word is a name, the notes can. A word of the question that the notes write with a
-    capital inside a sentence every time they write it ("Teapots come from Hartley
-    Ceramics") is a name; the question's one run of such words is its subject, as a name
-    written with capitals would be (:func:`_named`), and its other topic words are what is
-    asked of it. Two runs, or none, leave the question as it was. ``contents``: the texts
-    of the records the lanes found for it."""
+    capital inside a sentence every time they write it, in any of its forms ("Teapots come
+    from Hartley Ceramics"; "Joe Whitfield" for "the whitfields'": :func:`written_forms`)
+    is a name; the question's one run of such words is its subject, as a name written with
+    capitals would be (:func:`_named`), and its other topic words are what is asked of it.
+    Two runs, or none, leave the question as it was. ``contents``: the texts of the records
+    the lanes found for it."""
     if query.subject is not None or not 2 <= len(query.features) <= NAMED_RULE_MAX_FEATURES:
         return query
     if any(c.isupper() for c in query.text) or _IDENTIFIER_RE.search(query.text):
@@ -664,7 +665,7 @@ def store_named(query: ParsedQuery, contents: Iterable[str]) -> ParsedQuery:
     eligible = _eligible(query.features, asking_verbs(query.text))
     if len(eligible) < 2:
         return query
-    surfaces = {f.surface: f.term for f in query.features if f.term in eligible and f.surface.isalpha()}
+    surfaces = written_forms(query.features, eligible)
     if not surfaces:
         return query
     contents = list(contents)
@@ -694,6 +695,16 @@ def store_named(query: ParsedQuery, contents: Iterable[str]) -> ParsedQuery:
         return query
     rest = tuple(t for t in eligible if t not in run)
     return replace(query, subject=run[0], attributes=rest) if rest else query
+
+
+def written_forms(features: tuple[Feature, ...], eligible: list[str]) -> dict[str, str]:
+    """The forms of the question's eligible words that :func:`store_named` looks for in the
+    notes, each with its term: the word as typed and its stem, the front of every form the
+    notes may write it in ("Joe Whitfield" for "the whitfields'", "annual service" for
+    "services": a word is a name only if the notes capitalise it in every form)."""
+    forms = {f.surface: f.term for f in features if f.term in eligible and f.surface.isalpha()}
+    forms.update({f.term: f.term for f in features if f.term in eligible and f.term.isalpha() and f.term not in forms})
+    return forms
 
 
 def _one_run(items: Iterable[str | None]) -> list[str]:
