@@ -7,6 +7,8 @@ here turns such a note away for a reason it can state, and each test has its neg
 control: the note that does answer is still returned, and the sibling comes back when the
 rule is switched off.
 
+* **Whether a thing has one** (``ParsedQuery.had``): "does my gym have *a pool*" is not
+  answered by a note on the gym that names no pool.
 * **Plural possessives** ("the customers' homes") name their owner as "Omar's" does.
 * **A name in another form** (:func:`cairn.recall.query.written_forms`): "the whitfields'"
   is the Whitfield family the notes name, so what is asked of them must be held.
@@ -36,6 +38,26 @@ def _reason(tmp_path: Path, notes: list[str], question: str, note: str) -> str |
         ids = {cairn.remember(text, kind="fact").memory.id: text for text in notes}
         doc = cairn.explain(question, lane="claims")
     return next(c["reason"] for c in doc["candidates"] if ids[c["id"]] == note)
+
+
+GYM = ["Switched gym to Third Space Islington in September; the membership is 140 pounds a month",
+       "Physio on Thursdays at Northside Sports Clinic"]
+POOL = "Third Space Islington has a 25 metre pool; lanes are free before 7am"
+CAKE = ["Carrot cake has walnuts in the sponge and the topping, plus eggs, milk and wheat"]
+
+
+def test_whether_a_thing_has_one_needs_a_note_that_names_it(tmp_path, monkeypatch):
+    assert parse_query("does my gym have a pool").had == "pool"
+    assert parse_query("does the carrot cake have nuts").had == ""  # no article: "walnuts" may say it
+    assert _recall(tmp_path / "a", GYM, "does my gym have a pool") == []
+    assert _reason(tmp_path / "b", GYM, "does my gym have a pool", GYM[0]) == "missing-attribute"
+    # Negative controls: the note that names the pool answers; without an article the
+    # thing may be met in other words.
+    assert _recall(tmp_path / "c", [*GYM, POOL], "does my gym have a pool") == [POOL]
+    assert _recall(tmp_path / "d", CAKE, "does the carrot cake have nuts") == CAKE
+    # The rule switched off: the gym's membership answers whether it has a pool.
+    monkeypatch.setattr(query, "had_asked", lambda text, features: "")
+    assert _recall(tmp_path / "e", GYM, "does my gym have a pool") == [GYM[0]]
 
 
 BAKERY = ["Flour comes from Moulin Dupont, delivered every Tuesday morning",

@@ -11,7 +11,10 @@ Every dropped candidate gets a :class:`Reason` from one closed set, so a trace o
   reach ``coverage_min``, and a short named-attribute query needs its subject *and* its
   attribute (of several attributes, at least half) (once SQLite
   authentication is suppressed, neither PostgreSQL authentication nor SQLite timeout may
-  answer for it). An alias names the subject only when it is rare.
+  answer for it). An alias names the subject only when it is rare. Then what the
+  question's shape asks: a note on another thing of the kind it names is no answer
+  (:func:`names_another`), nor, asked whether something has a thing ("does my gym have a
+  pool"), a note that does not name that thing.
 * :func:`below_cutoff` — the 75 % relative cutoff against the best raw relevance.
 
 Quality (freshness, evidence, feedback) plays no part here: relevance comes first, and
@@ -206,6 +209,10 @@ def relevance_gate(
         # states no amount; the quantity is the attribute asked for.
         return Reason.MISSING_ATTRIBUTE
     if lacks_form(query, memory.content):
+        return Reason.MISSING_ATTRIBUTE
+    if query.had and query.had not in anywhere:
+        # "does my gym have a pool": the note on the gym says nothing of a pool; what is
+        # asked is whether the thing has one, and the note does not name it.
         return Reason.MISSING_ATTRIBUTE
     return None
 

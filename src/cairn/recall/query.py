@@ -143,6 +143,8 @@ class ParsedQuery:
     when: bool = False
     # "what time do we open", "at what time does the coach leave": the answer is a clock time
     clock: bool = False
+    # "does my gym have *a pool*": the term of the thing asked whether one has ("" for none)
+    had: str = ""
 
     @property
     def context_free(self) -> bool:
@@ -257,7 +259,32 @@ def parse_query(text: str) -> ParsedQuery:
     runs = _runs(text)
     return ParsedQuery(text, feats, lits, runs, subject, attributes, kinds, known, found is not None, counted,
                        _VERSION_RE.search(text) is not None, qualified_nouns(text, runs, feats), detail_asked(text),
-                       _WHEN_ASKED_RE.search(text) is not None, _CLOCK_ASKED_RE.search(text) is not None)
+                       _WHEN_ASKED_RE.search(text) is not None, _CLOCK_ASKED_RE.search(text) is not None,
+                       had_asked(text, feats))
+
+
+def _topic(features: tuple[Feature, ...]) -> set[str]:
+    """The terms of what a question is about: not the kind of answer it asks for, not its
+    phrasing (question words, generic words, the asker's verb), not a number."""
+    return {f.term for f in features
+            if not f.answer_type and not f.asked and not f.numeric and f.term not in QUESTION and f.term not in GENERIC}
+
+
+# "does my gym have a pool", "do we have a lifetime premium plan": whether something has a
+# thing, named by up to four words after "a", "an" or "any"; the last of them names it.
+_HAVE_A_RE = re.compile(r"^\s*(?:does|do|did)\s+\S.*?\s+have\s+(?:a|an|any)\s+((?:[^\W\d_]+\s+){0,3}[^\W\d_]+)\s*\??\s*$",
+                        re.IGNORECASE)
+
+
+def had_asked(text: str, features: tuple[Feature, ...]) -> str:
+    """The term of the thing a question asks whether something has ("does my gym have *a
+    pool*"), or "". Without an article ("does the carrot cake have nuts") the thing may be
+    met in other words ("walnuts"), so no such question has one."""
+    found = _HAVE_A_RE.match(unicodedata.normalize("NFKC", text))
+    if found is None:
+        return ""
+    head = [t.term for t in tokenize(found.group(1).split()[-1])]
+    return head[-1] if head and head[-1] in _topic(features) else ""
 
 
 _WHO_START_RE = re.compile(r"\s*who(?:['’]s|m)?\b", re.IGNORECASE)
