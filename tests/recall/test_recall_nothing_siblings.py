@@ -9,6 +9,9 @@ rule is switched off.
 
 * **Whether a thing has one** (``ParsedQuery.had``): "does my gym have *a pool*" is not
   answered by a note on the gym that names no pool.
+* **Who does something to a thing** (:func:`cairn.recall.gates.who_verdict`): "who cleans
+  the windows" is not answered by the cleaners who clean something else, nor "who supplies
+  our eggs" by a cake's allergens, which neither say it is done nor name anyone.
 * **Plural possessives** ("the customers' homes") name their owner as "Omar's" does.
 * **A name in another form** (:func:`cairn.recall.query.written_forms`): "the whitfields'"
   is the Whitfield family the notes name, so what is asked of them must be held.
@@ -20,7 +23,7 @@ import re
 from pathlib import Path
 
 from cairn import Cairn
-from cairn.recall import query
+from cairn.recall import gates, query
 from cairn.recall.query import parse_query
 
 
@@ -58,6 +61,31 @@ def test_whether_a_thing_has_one_needs_a_note_that_names_it(tmp_path, monkeypatc
     # The rule switched off: the gym's membership answers whether it has a pool.
     monkeypatch.setattr(query, "had_asked", lambda text, features: "")
     assert _recall(tmp_path / "e", GYM, "does my gym have a pool") == [GYM[0]]
+
+
+HOUSE = [
+    "SparkleClean do the cleaning on weekday evenings after 6pm, 420 pounds a month",
+    "The chocolate brownies contain eggs, milk and wheat, and are made beside hazelnuts",
+]
+EGGS = "Eggs come from Hillcrest Farm every Monday and Thursday"
+OFFICE = "SparkleClean clean the office on weekday evenings after 6pm"
+
+
+def test_who_does_something_to_a_thing_needs_the_thing_and_the_doing_or_someone(tmp_path, monkeypatch):
+    assert parse_query("who cleans the windows").doing == "clean"
+    assert parse_query("who is our plumber").doing == ""  # "is" does nothing
+    assert _recall(tmp_path / "a", HOUSE, "who cleans the windows") == []
+    assert _recall(tmp_path / "b", HOUSE, "who supplies our eggs") == []
+    assert _reason(tmp_path / "c", HOUSE, "who cleans the windows", HOUSE[0]) == "missing-subject"
+    assert _reason(tmp_path / "d", HOUSE, "who supplies our eggs", HOUSE[1]) == "missing-attribute"
+    # Negative controls: a note on cleaning the thing asked, and one naming who the eggs
+    # come from, though it never says "supplies".
+    assert _recall(tmp_path / "e", [*HOUSE, OFFICE], "who cleans the office")[:1] == [OFFICE]
+    assert _recall(tmp_path / "f", [*HOUSE, EGGS], "who supplies our eggs") == [EGGS]
+    # The rule switched off: the cleaners and the brownies answer.
+    monkeypatch.setattr(gates, "who_verdict", lambda query, content, held: None)
+    assert _recall(tmp_path / "g", HOUSE, "who cleans the windows") == [HOUSE[0]]
+    assert _recall(tmp_path / "h", HOUSE, "who supplies our eggs") == [HOUSE[1]]
 
 
 BAKERY = ["Flour comes from Moulin Dupont, delivered every Tuesday morning",

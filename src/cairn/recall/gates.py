@@ -14,7 +14,8 @@ Every dropped candidate gets a :class:`Reason` from one closed set, so a trace o
   answer for it). An alias names the subject only when it is rare. Then what the
   question's shape asks: a note on another thing of the kind it names is no answer
   (:func:`names_another`), nor, asked whether something has a thing ("does my gym have a
-  pool"), a note that does not name that thing.
+  pool"), a note that does not name that thing, nor, asked who does something to a thing,
+  a note on doing it to something else or on the thing alone (:func:`who_verdict`).
 * :func:`below_cutoff` — the 75 % relative cutoff against the best raw relevance.
 
 Quality (freshness, evidence, feedback) plays no part here: relevance comes first, and
@@ -35,6 +36,7 @@ from .query import (
     counts,
     is_label,
     labels,
+    names_someone,
     states_clock,
     states_detail,
     states_quantity,
@@ -214,7 +216,20 @@ def relevance_gate(
         # "does my gym have a pool": the note on the gym says nothing of a pool; what is
         # asked is whether the thing has one, and the note does not name it.
         return Reason.MISSING_ATTRIBUTE
-    return None
+    return who_verdict(query, memory.content, anywhere)
+
+
+def who_verdict(query: ParsedQuery, content: str, held: frozenset[str]) -> Reason | None:
+    """Asked who does something to a thing ("who cleans the windows"): a note that says it
+    is done but names nothing of the thing ("SparkleClean do the cleaning") is about doing
+    it to something else (``missing-subject``); one that does not say it is done and names
+    no one ("carrot cake has walnuts ... plus eggs" for "who supplies our eggs") is about
+    the thing, not about who does it (``missing-attribute``)."""
+    if not query.doing:
+        return None
+    if query.doing in held:
+        return None if query.done_to & held else Reason.MISSING_SUBJECT
+    return None if names_someone(content) else Reason.MISSING_ATTRIBUTE
 
 
 # Modifiers that describe the thing a note names rather than tell it from another

@@ -31,15 +31,32 @@ from ..policy.aging import Freshness, confirmation_anchor, freshness
 from ..policy.temporal import temporal_status
 from ..store import ReadView
 from ..store.timetravel import memory_known_at
-from ..text import MONTH_WORDS, STOPWORDS, stem
+from ..text import STOPWORDS, stem
 from . import kept
 from .candidates import KEPT_SPACES, IndexStats, index_frequency
 from .fusion import FUSIONS, matched
-from .gates import GATES, Reason, below_cutoff, exclusion, names_another, relevance_gate
+from .gates import (
+    GATES,
+    Reason,
+    below_cutoff,
+    exclusion,
+    names_another,
+    relevance_gate,
+)
 from .lanes import Lane, lane, lane_names
 from .pack import PACK, PackItem, Pending, label_text, pack
 from .phrase import PhraseHit, phrase_hits
-from .query import ParsedQuery, asking_verbs, closing_verb, parse_query, states_form, states_time, store_named, validate_query
+from .query import (
+    ParsedQuery,
+    asking_verbs,
+    closing_verb,
+    names_someone,
+    parse_query,
+    states_form,
+    states_time,
+    store_named,
+    validate_query,
+)
 from .rank import RankFactors, order_key, rank_factors
 from .resolve import Resolved, related, resolve
 from .score import Lexical, common_words, field_terms, held_terms, lexical
@@ -632,19 +649,6 @@ def named_first(ranked: list[Candidate], query: ParsedQuery) -> list[Candidate]:
 
 
 _WHO_RE = re.compile(r"\s*(?:who|whom|whose)\b", re.IGNORECASE)
-# A capitalised word that does not open a sentence: a name ("Dr Lindqvist", "Direct Line").
-_INNER_CAPITAL_RE = re.compile(r"(?<![.!?:;]\s)(?<!^)\b[A-Z][a-z]+")
-_NOT_NAMES = frozenset(m.capitalize() for m in MONTH_WORDS) | frozenset(
-    "Monday Tuesday Wednesday Thursday Friday Saturday Sunday I".split())
-
-
-def names_someone(text: str) -> bool:
-    """Whether ``text`` names someone: a capitalised word inside a sentence that is no
-    month or weekday ("Fridays" neither)."""
-    return any(w not in _NOT_NAMES and w.removesuffix("s") not in _NOT_NAMES
-               for w in (m.group(0) for m in _INNER_CAPITAL_RE.finditer(text)))
-
-
 def timed_first(ranked: list[Candidate], query: ParsedQuery) -> list[Candidate]:
     """Asked for a time ("when does my funding run out", "which day do I teach", "how
     often do we release"), when at least one ranked claim states a time, the claims that

@@ -145,6 +145,10 @@ class ParsedQuery:
     clock: bool = False
     # "does my gym have *a pool*": the term of the thing asked whether one has ("" for none)
     had: str = ""
+    # "who *cleans* the *windows*": the verb of a who-question and the terms of the thing it
+    # is done to ("" and () for none; :func:`who_does`)
+    doing: str = ""
+    done_to: frozenset[str] = frozenset()
 
     @property
     def context_free(self) -> bool:
@@ -257,10 +261,11 @@ def parse_query(text: str) -> ParsedQuery:
     found = _QUANTITY_RE.search(text)
     counted = stem(found.group(1).casefold()) if found and found.group(1) else ""
     runs = _runs(text)
+    doing, done_to = who_does(text, feats)
     return ParsedQuery(text, feats, lits, runs, subject, attributes, kinds, known, found is not None, counted,
                        _VERSION_RE.search(text) is not None, qualified_nouns(text, runs, feats), detail_asked(text),
                        _WHEN_ASKED_RE.search(text) is not None, _CLOCK_ASKED_RE.search(text) is not None,
-                       had_asked(text, feats))
+                       had_asked(text, feats), doing, done_to)
 
 
 def _topic(features: tuple[Feature, ...]) -> set[str]:
@@ -285,6 +290,27 @@ def had_asked(text: str, features: tuple[Feature, ...]) -> str:
         return ""
     head = [t.term for t in tokenize(found.group(1).split()[-1])]
     return head[-1] if head and head[-1] in _topic(features) else ""
+
+
+# "who cleans the windows", "who services the dental chairs": who does something (the verb
+# after "who") to a thing (the words after a determiner, to the end of the question).
+_WHO_DOES_RE = re.compile(
+    r"^\s*who\s+([^\W\d_]+)\s+(?:the|our|my|your|his|her|their|its|a|an)\s+([^?]+?)\s*\??\s*$", re.IGNORECASE
+)
+
+
+def who_does(text: str, features: tuple[Feature, ...]) -> tuple[str, frozenset[str]]:
+    """The verb term of "who VERBs the THING" and the terms of the thing, or ("", ()) when
+    the question is not of that form ("who is our plumber": "is" does nothing)."""
+    found = _WHO_DOES_RE.match(unicodedata.normalize("NFKC", text))
+    if found is None:
+        return "", frozenset()
+    topic = _topic(features)
+    verb = [t.term for t in tokenize(found.group(1)) if not t.stop]
+    thing = frozenset(t.term for t in tokenize(found.group(2)) if t.term in topic)
+    if len(verb) != 1 or verb[0] not in topic or not thing or verb[0] in thing:
+        return "", frozenset()
+    return verb[0], thing
 
 
 _WHO_START_RE = re.compile(r"\s*who(?:['’]s|m)?\b", re.IGNORECASE)
@@ -389,6 +415,19 @@ _CLOCK_RE = re.compile(
     r"|\b(?:half|quarter)\s+(?:past|to)\b",
     re.IGNORECASE,
 )
+
+
+# A capitalised word that does not open a sentence: a name ("Dr Lindqvist", "Direct Line").
+_INNER_CAPITAL_RE = re.compile(r"(?<![.!?:;]\s)(?<!^)\b[A-Z][a-z]+")
+_NOT_NAMES = frozenset(m.capitalize() for m in MONTH_WORDS) | frozenset(
+    "Monday Tuesday Wednesday Thursday Friday Saturday Sunday I".split())
+
+
+def names_someone(text: str) -> bool:
+    """Whether ``text`` names someone: a capitalised word inside a sentence that is no
+    month or weekday ("Fridays" neither)."""
+    return any(w not in _NOT_NAMES and w.removesuffix("s") not in _NOT_NAMES
+               for w in (m.group(0) for m in _INNER_CAPITAL_RE.finditer(text)))
 
 
 def states_clock(text: str) -> bool:
