@@ -7,6 +7,9 @@ here turns such a note away for a reason it can state, and each test has its neg
 control: the note that does answer is still returned, and the sibling comes back when the
 rule is switched off.
 
+* **Kinds the store tells apart** (:func:`cairn.recall.gates.of_another_kind`): when notes
+  on home, travel and car insurance are turned away as about another insurance, a note
+  that holds "insured" under no such word does not say it is the life insurance either.
 * **Whether a thing has one** (``ParsedQuery.had``): "does my gym have *a pool*" is not
   answered by a note on the gym that names no pool.
 * **Who does something to a thing** (:func:`cairn.recall.gates.who_verdict`): "who cleans
@@ -23,7 +26,7 @@ import re
 from pathlib import Path
 
 from cairn import Cairn
-from cairn.recall import gates, query
+from cairn.recall import gates, pipeline, query
 from cairn.recall.query import parse_query
 
 
@@ -41,6 +44,26 @@ def _reason(tmp_path: Path, notes: list[str], question: str, note: str) -> str |
         ids = {cairn.remember(text, kind="fact").memory.id: text for text in notes}
         doc = cairn.explain(question, lane="claims")
     return next(c["reason"] for c in doc["candidates"] if ids[c["id"]] == note)
+
+
+INSURANCE = [
+    "Buildings and contents insurance is with Aviva, 418 pounds a year, renews on 30 June",
+    "Annual multi-trip travel insurance with Staysure covers Europe including winter sports",
+    "Car insurance is with Admiral, 612 pounds a year, renews 3 March",
+    "Biscuit the cat is insured with Petplan, lifetime cover, 21 pounds a month",
+]
+
+
+def test_a_note_that_names_no_kind_is_none_of_the_kinds_the_store_tells_apart(tmp_path, monkeypatch):
+    assert _recall(tmp_path / "a", INSURANCE, "who is our life insurance with") == []
+    assert _reason(tmp_path / "b", INSURANCE, "who is our life insurance with", INSURANCE[3]) == "missing-subject"
+    # Negative controls: the kind asked for is answered; a store that tells no kinds apart
+    # (only the cat's note) answers with what it holds, as before.
+    assert _recall(tmp_path / "c", INSURANCE, "who is our car insurance with")[:1] == [INSURANCE[2]]
+    assert _recall(tmp_path / "d", INSURANCE[3:], "who is our life insurance with") == [INSURANCE[3]]
+    # The rule switched off: the cat's insurance answers for the life insurance.
+    monkeypatch.setattr(pipeline, "of_another_kind", lambda told, held: False)
+    assert _recall(tmp_path / "e", INSURANCE, "who is our life insurance with") == [INSURANCE[3]]
 
 
 GYM = ["Switched gym to Third Space Islington in September; the membership is 140 pounds a month",

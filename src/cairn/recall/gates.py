@@ -16,6 +16,9 @@ Every dropped candidate gets a :class:`Reason` from one closed set, so a trace o
   (:func:`names_another`), nor, asked whether something has a thing ("does my gym have a
   pool"), a note that does not name that thing, nor, asked who does something to a thing,
   a note on doing it to something else or on the thing alone (:func:`who_verdict`).
+* :func:`kinds_told_apart` and :func:`of_another_kind` — read from the pool, not one
+  record: where the store tells things of a kind apart by the word before their noun, a
+  note holding the noun without the question's word is about another of them.
 * :func:`below_cutoff` — the 75 % relative cutoff against the best raw relevance.
 
 Quality (freshness, evidence, feedback) plays no part here: relevance comes first, and
@@ -24,6 +27,7 @@ quality only re-orders what passed.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -278,6 +282,25 @@ def names_another(query: ParsedQuery, content: str, held: frozenset[str]) -> boo
                     and before not in STOPWORDS and before not in _DESCRIBING and before not in QUESTION:
                 return True
     return False
+
+
+def kinds_told_apart(query: ParsedQuery, turned: Iterable[frozenset[str]]) -> frozenset[tuple[str, str]]:
+    """The things the question names by a modifier and a noun ("life insurance") whose noun
+    is held, without that modifier, by notes turned away as about another thing of the kind
+    (:func:`names_another`: "home insurance", "car insurance"): the store tells such things
+    apart by the word before the noun. ``turned``: the terms each such note holds."""
+    pairs = [(m, n) for m, n in query.qualified if not is_label(n) and m not in _DESCRIBING]
+    return frozenset((m, n) for held in turned for m, n in pairs if n in held and m not in held)
+
+
+def of_another_kind(told: frozenset[tuple[str, str]], held: frozenset[str]) -> bool:
+    """Whether a note holding the terms ``held`` is about another of the things the store
+    tells apart (``told``, from :func:`kinds_told_apart`) than the one asked: it holds the
+    noun without the question's modifier ("Biscuit the cat is insured ... lifetime cover",
+    beside the notes on home, travel and car insurance, for "who is our life insurance
+    with"). Where the store says which kind whenever it means one, a note that does not say
+    it is about the one asked does not answer for it."""
+    return any(noun in held and modifier not in held for modifier, noun in told)
 
 
 def lacks_form(query: ParsedQuery, content: str) -> bool:

@@ -40,7 +40,9 @@ from .gates import (
     Reason,
     below_cutoff,
     exclusion,
+    kinds_told_apart,
     names_another,
+    of_another_kind,
     relevance_gate,
 )
 from .lanes import Lane, lane, lane_names
@@ -965,6 +967,7 @@ def _apply_gates(live: list[Candidate], query: ParsedQuery, request: Request) ->
         assert c.memory is not None and c.lexical is not None  # live: excluded and scored above
         c.reason = relevance_gate(query, c.memory, c.lexical, anchored=_anchored(c))
     _replacements_pass(live, request)
+    _told_apart(live, query)
     for c in _untimed([c for c in live if c.reason is None], query):
         c.reason = Reason.MISSING_ATTRIBUTE
     # A dormant record let in beside the current results (``Request.admitted``) joins
@@ -995,6 +998,24 @@ def _replacements_pass(live: list[Candidate], request: Request) -> None:
     if found and _asks_now(request):  # the tense is read only when something could pass
         for c in found:
             c.reason = None
+
+
+def _told_apart(live: list[Candidate], query: ParsedQuery) -> None:
+    """Turn away what passed but is about another of the things the store tells apart by
+    the word before their noun (:func:`cairn.recall.gates.of_another_kind`): when the notes
+    on home, travel and car insurance were turned away for "who is our life insurance
+    with", the note that the cat is insured names no kind of insurance, and the store says
+    which kind whenever it means one."""
+    if not query.qualified:
+        return
+    told = kinds_told_apart(query, [c.lexical.in_content | c.lexical.in_aliases for c in live
+                                    if c.lexical is not None and _about_another(c, query)])
+    if not told:
+        return
+    for c in live:
+        if c.reason is None and c.lexical is not None \
+                and of_another_kind(told, c.lexical.in_content | c.lexical.in_aliases):
+            c.reason = Reason.MISSING_SUBJECT
 
 
 def _about_another(c: Candidate, query: ParsedQuery, reason: Reason | None = None) -> bool:
