@@ -11,7 +11,14 @@ Every dropped candidate gets a :class:`Reason` from one closed set, so a trace o
   reach ``coverage_min``, and a short named-attribute query needs its subject *and* its
   attribute (of several attributes, at least half) (once SQLite
   authentication is suppressed, neither PostgreSQL authentication nor SQLite timeout may
-  answer for it). An alias names the subject only when it is rare.
+  answer for it). An alias names the subject only when it is rare. Then what the
+  question's shape asks: a note on another thing of the kind it names is no answer
+  (:func:`names_another`), nor, asked whether something has a thing ("does my gym have a
+  pool"), a note that does not name that thing, nor, asked who does something to a thing,
+  a note on doing it to something else or on the thing alone (:func:`who_verdict`).
+* :func:`kinds_told_apart` and :func:`of_another_kind` — read from the pool, not one
+  record: where the store tells things of a kind apart by the word before their noun, a
+  note holding the noun without the question's word is about another of them.
 * :func:`below_cutoff` — the 75 % relative cutoff against the best raw relevance.
 
 Quality (freshness, evidence, feedback) plays no part here: relevance comes first, and
@@ -20,6 +27,7 @@ quality only re-orders what passed.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -32,6 +40,7 @@ from .query import (
     counts,
     is_label,
     labels,
+    names_someone,
     states_clock,
     states_detail,
     states_quantity,
@@ -207,7 +216,24 @@ def relevance_gate(
         return Reason.MISSING_ATTRIBUTE
     if lacks_form(query, memory.content):
         return Reason.MISSING_ATTRIBUTE
-    return None
+    if query.had and query.had not in anywhere:
+        # "does my gym have a pool": the note on the gym says nothing of a pool; what is
+        # asked is whether the thing has one, and the note does not name it.
+        return Reason.MISSING_ATTRIBUTE
+    return who_verdict(query, memory.content, anywhere)
+
+
+def who_verdict(query: ParsedQuery, content: str, held: frozenset[str]) -> Reason | None:
+    """Asked who does something to a thing ("who cleans the windows"): a note that says it
+    is done but names nothing of the thing ("SparkleClean do the cleaning") is about doing
+    it to something else (``missing-subject``); one that does not say it is done and names
+    no one ("carrot cake has walnuts ... plus eggs" for "who supplies our eggs") is about
+    the thing, not about who does it (``missing-attribute``)."""
+    if not query.doing:
+        return None
+    if query.doing in held:
+        return None if query.done_to & held else Reason.MISSING_SUBJECT
+    return None if names_someone(content) else Reason.MISSING_ATTRIBUTE
 
 
 # Modifiers that describe the thing a note names rather than tell it from another
@@ -256,6 +282,25 @@ def names_another(query: ParsedQuery, content: str, held: frozenset[str]) -> boo
                     and before not in STOPWORDS and before not in _DESCRIBING and before not in QUESTION:
                 return True
     return False
+
+
+def kinds_told_apart(query: ParsedQuery, turned: Iterable[frozenset[str]]) -> frozenset[tuple[str, str]]:
+    """The things the question names by a modifier and a noun ("life insurance") whose noun
+    is held, without that modifier, by notes turned away as about another thing of the kind
+    (:func:`names_another`: "home insurance", "car insurance"): the store tells such things
+    apart by the word before the noun. ``turned``: the terms each such note holds."""
+    pairs = [(m, n) for m, n in query.qualified if not is_label(n) and m not in _DESCRIBING]
+    return frozenset((m, n) for held in turned for m, n in pairs if n in held and m not in held)
+
+
+def of_another_kind(told: frozenset[tuple[str, str]], held: frozenset[str]) -> bool:
+    """Whether a note holding the terms ``held`` is about another of the things the store
+    tells apart (``told``, from :func:`kinds_told_apart`) than the one asked: it holds the
+    noun without the question's modifier ("Biscuit the cat is insured ... lifetime cover",
+    beside the notes on home, travel and car insurance, for "who is our life insurance
+    with"). Where the store says which kind whenever it means one, a note that does not say
+    it is about the one asked does not answer for it."""
+    return any(noun in held and modifier not in held for modifier, noun in told)
 
 
 def lacks_form(query: ParsedQuery, content: str) -> bool:

@@ -31,11 +31,20 @@ from ..policy.aging import Freshness, confirmation_anchor, freshness
 from ..policy.temporal import temporal_status
 from ..store import ReadView
 from ..store.timetravel import memory_known_at
-from ..text import MONTH_WORDS, STOPWORDS, stem
+from ..text import STOPWORDS, stem
 from . import kept
 from .candidates import KEPT_SPACES, IndexStats, index_frequency
 from .fusion import FUSIONS, matched
-from .gates import GATES, Reason, below_cutoff, exclusion, names_another, relevance_gate
+from .gates import (
+    GATES,
+    Reason,
+    below_cutoff,
+    exclusion,
+    kinds_told_apart,
+    names_another,
+    of_another_kind,
+    relevance_gate,
+)
 from .lanes import Lane, lane, lane_names
 from .pack import PACK, PackItem, Pending, label_text, pack
 from .phrase import PhraseHit, phrase_hits
@@ -43,6 +52,7 @@ from .query import (
     ParsedQuery,
     asking_verbs,
     closing_verb,
+    names_someone,
     parse_query,
     states_form,
     states_quantity,
@@ -662,19 +672,6 @@ def named_first(ranked: list[Candidate], query: ParsedQuery) -> list[Candidate]:
 
 
 _WHO_RE = re.compile(r"\s*(?:who|whom|whose)\b", re.IGNORECASE)
-# A capitalised word that does not open a sentence: a name ("Dr Lindqvist", "Direct Line").
-_INNER_CAPITAL_RE = re.compile(r"(?<![.!?:;]\s)(?<!^)\b[A-Z][a-z]+")
-_NOT_NAMES = frozenset(m.capitalize() for m in MONTH_WORDS) | frozenset(
-    "Monday Tuesday Wednesday Thursday Friday Saturday Sunday I".split())
-
-
-def names_someone(text: str) -> bool:
-    """Whether ``text`` names someone: a capitalised word inside a sentence that is no
-    month or weekday ("Fridays" neither)."""
-    return any(w not in _NOT_NAMES and w.removesuffix("s") not in _NOT_NAMES
-               for w in (m.group(0) for m in _INNER_CAPITAL_RE.finditer(text)))
-
-
 def timed_first(ranked: list[Candidate], query: ParsedQuery) -> list[Candidate]:
     """Asked for a time ("when does my funding run out", "which day do I teach", "how
     often do we release"), when at least one ranked claim states a time, the claims that
@@ -1041,6 +1038,7 @@ def _apply_gates(live: list[Candidate], query: ParsedQuery, request: Request) ->
         assert c.memory is not None and c.lexical is not None  # live: excluded and scored above
         c.reason = relevance_gate(query, c.memory, c.lexical, anchored=_anchored(c))
     _replacements_pass(live, request)
+    _told_apart(live, query)
     for c in _untimed([c for c in live if c.reason is None], query):
         c.reason = Reason.MISSING_ATTRIBUTE
     # A dormant record let in beside the current results (``Request.admitted``) joins
@@ -1071,6 +1069,24 @@ def _replacements_pass(live: list[Candidate], request: Request) -> None:
     if found and _asks_now(request):  # the tense is read only when something could pass
         for c in found:
             c.reason = None
+
+
+def _told_apart(live: list[Candidate], query: ParsedQuery) -> None:
+    """Turn away what passed but is about another of the things the store tells apart by
+    the word before their noun (:func:`cairn.recall.gates.of_another_kind`): when the notes
+    on home, travel and car insurance were turned away for "who is our life insurance
+    with", the note that the cat is insured names no kind of insurance, and the store says
+    which kind whenever it means one."""
+    if not query.qualified:
+        return
+    told = kinds_told_apart(query, [c.lexical.in_content | c.lexical.in_aliases for c in live
+                                    if c.lexical is not None and _about_another(c, query)])
+    if not told:
+        return
+    for c in live:
+        if c.reason is None and c.lexical is not None \
+                and of_another_kind(told, c.lexical.in_content | c.lexical.in_aliases):
+            c.reason = Reason.MISSING_SUBJECT
 
 
 def _about_another(c: Candidate, query: ParsedQuery, reason: Reason | None = None) -> bool:

@@ -143,6 +143,12 @@ class ParsedQuery:
     when: bool = False
     # "what time do we open", "at what time does the coach leave": the answer is a clock time
     clock: bool = False
+    # "does my gym have *a pool*": the term of the thing asked whether one has ("" for none)
+    had: str = ""
+    # "who *cleans* the *windows*": the verb of a who-question and the terms of the thing it
+    # is done to ("" and () for none; :func:`who_does`)
+    doing: str = ""
+    done_to: frozenset[str] = frozenset()
 
     @property
     def context_free(self) -> bool:
@@ -255,9 +261,56 @@ def parse_query(text: str) -> ParsedQuery:
     found = _QUANTITY_RE.search(text)
     counted = stem(found.group(1).casefold()) if found and found.group(1) else ""
     runs = _runs(text)
+    doing, done_to = who_does(text, feats)
     return ParsedQuery(text, feats, lits, runs, subject, attributes, kinds, known, found is not None, counted,
                        _VERSION_RE.search(text) is not None, qualified_nouns(text, runs, feats), detail_asked(text),
-                       _WHEN_ASKED_RE.search(text) is not None, _CLOCK_ASKED_RE.search(text) is not None)
+                       _WHEN_ASKED_RE.search(text) is not None, _CLOCK_ASKED_RE.search(text) is not None,
+                       had_asked(text, feats), doing, done_to)
+
+
+def _topic(features: tuple[Feature, ...]) -> set[str]:
+    """The terms of what a question is about: not the kind of answer it asks for, not its
+    phrasing (question words, generic words, the asker's verb), not a number."""
+    return {f.term for f in features
+            if not f.answer_type and not f.asked and not f.numeric and f.term not in QUESTION and f.term not in GENERIC}
+
+
+# "does my gym have a pool", "do we have a lifetime premium plan": whether something has a
+# thing, named by up to four words after "a", "an" or "any"; the last of them names it.
+_HAVE_A_RE = re.compile(r"^\s*(?:does|do|did)\s+\S.*?\s+have\s+(?:a|an|any)\s+((?:[^\W\d_]+\s+){0,3}[^\W\d_]+)\s*\??\s*$",
+                        re.IGNORECASE)
+
+
+def had_asked(text: str, features: tuple[Feature, ...]) -> str:
+    """The term of the thing a question asks whether something has ("does my gym have *a
+    pool*"), or "". Without an article ("does the carrot cake have nuts") the thing may be
+    met in other words ("walnuts"), so no such question has one."""
+    found = _HAVE_A_RE.match(unicodedata.normalize("NFKC", text))
+    if found is None:
+        return ""
+    head = [t.term for t in tokenize(found.group(1).split()[-1])]
+    return head[-1] if head and head[-1] in _topic(features) else ""
+
+
+# "who cleans the windows", "who services the dental chairs": who does something (the verb
+# after "who") to a thing (the words after a determiner, to the end of the question).
+_WHO_DOES_RE = re.compile(
+    r"^\s*who\s+([^\W\d_]+)\s+(?:the|our|my|your|his|her|their|its|a|an)\s+([^?]+?)\s*\??\s*$", re.IGNORECASE
+)
+
+
+def who_does(text: str, features: tuple[Feature, ...]) -> tuple[str, frozenset[str]]:
+    """The verb term of "who VERBs the THING" and the terms of the thing, or ("", ()) when
+    the question is not of that form ("who is our plumber": "is" does nothing)."""
+    found = _WHO_DOES_RE.match(unicodedata.normalize("NFKC", text))
+    if found is None:
+        return "", frozenset()
+    topic = _topic(features)
+    verb = [t.term for t in tokenize(found.group(1)) if not t.stop]
+    thing = frozenset(t.term for t in tokenize(found.group(2)) if t.term in topic)
+    if len(verb) != 1 or verb[0] not in topic or not thing or verb[0] in thing:
+        return "", frozenset()
+    return verb[0], thing
 
 
 _WHO_START_RE = re.compile(r"\s*who(?:['’]s|m)?\b", re.IGNORECASE)
@@ -362,6 +415,19 @@ _CLOCK_RE = re.compile(
     r"|\b(?:half|quarter)\s+(?:past|to)\b",
     re.IGNORECASE,
 )
+
+
+# A capitalised word that does not open a sentence: a name ("Dr Lindqvist", "Direct Line").
+_INNER_CAPITAL_RE = re.compile(r"(?<![.!?:;]\s)(?<!^)\b[A-Z][a-z]+")
+_NOT_NAMES = frozenset(m.capitalize() for m in MONTH_WORDS) | frozenset(
+    "Monday Tuesday Wednesday Thursday Friday Saturday Sunday I".split())
+
+
+def names_someone(text: str) -> bool:
+    """Whether ``text`` names someone: a capitalised word inside a sentence that is no
+    month or weekday ("Fridays" neither)."""
+    return any(w not in _NOT_NAMES and w.removesuffix("s") not in _NOT_NAMES
+               for w in (m.group(0) for m in _INNER_CAPITAL_RE.finditer(text)))
 
 
 def states_clock(text: str) -> bool:
@@ -652,11 +718,12 @@ def store_named(query: ParsedQuery, contents: Iterable[str]) -> ParsedQuery:
     """``query`` with the subject the store's notes name, when the question is typed all in
     lower case ("who's our contact at hartley ceramics"): its capitals cannot say which
     word is a name, the notes can. A word of the question that the notes write with a
-    capital inside a sentence every time they write it ("Teapots come from Hartley
-    Ceramics") is a name; the question's one run of such words is its subject, as a name
-    written with capitals would be (:func:`_named`), and its other topic words are what is
-    asked of it. Two runs, or none, leave the question as it was. ``contents``: the texts
-    of the records the lanes found for it."""
+    capital inside a sentence every time they write it, in any of its forms ("Teapots come
+    from Hartley Ceramics"; "Joe Whitfield" for "the whitfields'": :func:`written_forms`)
+    is a name; the question's one run of such words is its subject, as a name written with
+    capitals would be (:func:`_named`), and its other topic words are what is asked of it.
+    Two runs, or none, leave the question as it was. ``contents``: the texts of the records
+    the lanes found for it."""
     if query.subject is not None or not 2 <= len(query.features) <= NAMED_RULE_MAX_FEATURES:
         return query
     if any(c.isupper() for c in query.text) or _IDENTIFIER_RE.search(query.text):
@@ -664,7 +731,7 @@ def store_named(query: ParsedQuery, contents: Iterable[str]) -> ParsedQuery:
     eligible = _eligible(query.features, asking_verbs(query.text))
     if len(eligible) < 2:
         return query
-    surfaces = {f.surface: f.term for f in query.features if f.term in eligible and f.surface.isalpha()}
+    surfaces = written_forms(query.features, eligible)
     if not surfaces:
         return query
     contents = list(contents)
@@ -694,6 +761,16 @@ def store_named(query: ParsedQuery, contents: Iterable[str]) -> ParsedQuery:
         return query
     rest = tuple(t for t in eligible if t not in run)
     return replace(query, subject=run[0], attributes=rest) if rest else query
+
+
+def written_forms(features: tuple[Feature, ...], eligible: list[str]) -> dict[str, str]:
+    """The forms of the question's eligible words that :func:`store_named` looks for in the
+    notes, each with its term: the word as typed and its stem, the front of every form the
+    notes may write it in ("Joe Whitfield" for "the whitfields'", "annual service" for
+    "services": a word is a name only if the notes capitalise it in every form)."""
+    forms = {f.surface: f.term for f in features if f.term in eligible and f.surface.isalpha()}
+    forms.update({f.term: f.term for f in features if f.term in eligible and f.term.isalpha() and f.term not in forms})
+    return forms
 
 
 def _one_run(items: Iterable[str | None]) -> list[str]:
@@ -769,9 +846,10 @@ def asking_verbs(text: str) -> set[str]:
     return {t.term for verb in verbs for t in tokenize(verb)}
 
 
-# "X's Y" or "X's Y Z" (Omar's favourite film); a lookahead, as "what's Omar's" holds two.
+# "X's Y" or "X's Y Z" (Omar's favourite film), and a plural's "Xs' Y" (the customers' homes); a
+# lookahead, as "what's Omar's" holds two.
 # The word before X is kept to tell a name from a common noun: "the user's email".
-_POSSESSIVE_RE = re.compile(r"(?:([^\W_]+)\s+)?([^\W_]+)['’]s\s+(?=([^\W_]+(?:\s+[^\W_]+)?))")
+_POSSESSIVE_RE = re.compile(r"(?:([^\W_]+)\s+)?([^\W_]+)(?:['’]s|(?<=s)['’])\s+(?=([^\W_]+(?:\s+[^\W_]+)?))")
 # A determiner before the owner makes it a common noun, not a name: in a question with
 # other topic words ("can I log the user's email in analytics") it is a role, not the
 # subject; alone with what it owns ("who is the cat's vet") it still tells whose.
