@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 _CJK = (
     "\u3040-\u30ff"  # hiragana, katakana
@@ -224,3 +224,25 @@ def literals(text: str) -> list[str]:
     for fragment in found:
         unique.setdefault(fragment.casefold(), fragment)
     return list(unique.values())
+
+
+class LazyPattern:
+    """A regular expression compiled when first used, then used as the compiled pattern
+    (its methods are kept on this object, so a later call looks nothing up twice).
+
+    Compiling is what a fresh process pays for a module-level pattern whether or not it
+    is ever used: the recall modules hold patterns for kinds of question (when, what
+    time, whose, how many, which contact detail) that most recalls never ask, and a
+    process runs one recall. Patterns that every recall uses gain nothing from this."""
+
+    _METHODS = ("search", "match", "fullmatch", "finditer", "findall", "sub", "subn", "split")
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self._source = (pattern, flags)
+
+    def __getattr__(self, name: str) -> Any:
+        compiled = re.compile(*self._source)
+        for method in self._METHODS:
+            setattr(self, method, getattr(compiled, method))
+        self.pattern, self.flags = compiled.pattern, compiled.flags
+        return getattr(compiled, name)

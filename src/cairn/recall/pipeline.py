@@ -31,7 +31,7 @@ from ..policy.aging import Freshness, confirmation_anchor, freshness
 from ..policy.temporal import temporal_status
 from ..store import ReadView
 from ..store.timetravel import memory_known_at
-from ..text import STOPWORDS, stem
+from ..text import STOPWORDS, LazyPattern, stem
 from . import kept
 from .candidates import KEPT_SPACES, IndexStats, index_frequency
 from .fusion import FUSIONS, matched
@@ -727,8 +727,8 @@ def _replaces(later: Candidate, older: Candidate, query: ParsedQuery) -> bool:
 
 # "moved crash reporting *from Crashlytics* to Sentry", "*replaced finAPI* with Tink",
 # "Salesforce *instead of* HubSpot": the words right after these name what was replaced.
-_REPLACED_RE = re.compile(r"\b(?:from|replaced|replacing|replace|instead\s+of|no\s+longer|dropped|dropping)\s+"
-                          r"(?:the\s+|our\s+|my\s+|a\s+|an\s+)?([^\W_][\w.-]*)", re.IGNORECASE)
+_REPLACED_RE = LazyPattern(r"\b(?:from|replaced|replacing|replace|instead\s+of|no\s+longer|dropped|dropping)\s+"
+                           r"(?:the\s+|our\s+|my\s+|a\s+|an\s+)?([^\W_][\w.-]*)", re.IGNORECASE)
 
 
 def names_replaced(later: Candidate, older: Candidate) -> bool:
@@ -774,7 +774,7 @@ CHANGE_WORDS = frozenset(stem(w) for w in """moved switched instead rescheduled 
     changed now upgraded migrated renamed""".split())
 # Asked where, a note that says its matter moved somewhere ("Alice moved to Utrecht").
 _WHERE_RE = re.compile(r"\s*where\b", re.IGNORECASE)
-_MOVED_TO_RE = re.compile(r"\b(?:moved|moving|relocated|relocating|switched)\s+(?:\w+\s+){0,2}?(?:to|into)\b", re.IGNORECASE)
+_MOVED_TO_RE = LazyPattern(r"\b(?:moved|moving|relocated|relocating|switched)\s+(?:\w+\s+){0,2}?(?:to|into)\b", re.IGNORECASE)
 
 
 # Words two notes share without being about one thing: quantifiers the table of common

@@ -22,7 +22,7 @@ from itertools import pairwise
 from typing import NamedTuple
 
 from ..errors import InvalidInput
-from ..text import MONTH_WORDS, STOPWORDS, Token, literals, normalize, stem, tokenize
+from ..text import MONTH_WORDS, STOPWORDS, LazyPattern, Token, literals, normalize, stem, tokenize
 from .kinds import kind_of
 
 MAX_QUERY_CHARS = 512  # the query recall works on: at most 512 characters
@@ -199,7 +199,7 @@ def validate_query(text: object) -> str:
     return stripped
 
 
-_SENTENCE_END_RE = re.compile(r"(?<=[.!?。？！])\s+|\n+")
+_SENTENCE_END_RE = LazyPattern(r"(?<=[.!?。？！])\s+|\n+")
 
 
 def prompt_query(prompt: str) -> str:
@@ -345,11 +345,11 @@ _DETAILS_ASKED: tuple[tuple[str, re.Pattern[str]], ...] = (
     # "website" alone is a topic ("website netlify": where the site is deployed), not its address
     ("url", re.compile(r"\b(?:urls?|web\s+address|website\s+address)\b", re.IGNORECASE)),
 )
-_DETAIL_FORMS: dict[str, re.Pattern[str]] = {
-    "phone": re.compile(r"\d(?:[\s().-]?\d){3,}"),  # four digits or more ("ends in 4411")
-    "email": re.compile(r"[\w.+-]+@[\w-]+\.\w"),
-    "url": re.compile(r"https?://|www\.|\b[\w-]+\.(?:com|org|net|io|app|dev|co|uk|de|fr|eu|ai|me|info)\b",
-                      re.IGNORECASE),
+_DETAIL_FORMS: dict[str, LazyPattern] = {
+    "phone": LazyPattern(r"\d(?:[\s().-]?\d){3,}"),  # four digits or more ("ends in 4411")
+    "email": LazyPattern(r"[\w.+-]+@[\w-]+\.\w"),
+    "url": LazyPattern(r"https?://|www\.|\b[\w-]+\.(?:com|org|net|io|app|dev|co|uk|de|fr|eu|ai|me|info)\b",
+                       re.IGNORECASE),
 }
 
 
@@ -394,7 +394,7 @@ def states_quantity(text: str) -> bool:
 _WHEN_ASKED_RE = re.compile(r"^\s*when\b|\b(?:what|which)\s+(?:time|day|date)\b|\bhow\s+often\b", re.IGNORECASE)
 # What states a time in a record: a clock time ("02:00", "7pm"), a frequency ("nightly",
 # "every 4 hours"), a weekday, a month, a relative day.
-_TIME_RE = re.compile(
+_TIME_RE = LazyPattern(
     r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(?:am|pm)\b|\b(?:nightly|daily|weekly|fortnightly|monthly|hourly|yearly|annually)\b"
     r"|\bevery\s+(?:\d+\s+|other\s+)?(?:minute|hour|day|night|morning|evening|week|month|quarter|year)s?\b"
     r"|\b(?:today|tonight|tomorrow|yesterday|mon|tues|wednes|thurs|fri|satur|sun)(?:day)?s?\b"
@@ -410,7 +410,7 @@ _MONTH_STEMS = frozenset(name[:3] for name in _MONTH_NAMES)
 
 # A question for a clock time, and what states one: "7:30", "8am", "noon", "half past six".
 _CLOCK_ASKED_RE = re.compile(r"\b(?:what|which)\s+time\b", re.IGNORECASE)
-_CLOCK_RE = re.compile(
+_CLOCK_RE = LazyPattern(
     r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(?:am|pm|a\.m\.|p\.m\.)(?!\w)|\b(?:noon|midday|midnight|o['’]clock)\b"
     r"|\b(?:half|quarter)\s+(?:past|to)\b",
     re.IGNORECASE,
@@ -418,7 +418,7 @@ _CLOCK_RE = re.compile(
 
 
 # A capitalised word that does not open a sentence: a name ("Dr Lindqvist", "Direct Line").
-_INNER_CAPITAL_RE = re.compile(r"(?<![.!?:;]\s)(?<!^)\b[A-Z][a-z]+")
+_INNER_CAPITAL_RE = LazyPattern(r"(?<![.!?:;]\s)(?<!^)\b[A-Z][a-z]+")
 _NOT_NAMES = frozenset(m.capitalize() for m in MONTH_WORDS) | frozenset(
     "Monday Tuesday Wednesday Thursday Friday Saturday Sunday I".split())
 
@@ -449,7 +449,7 @@ def states_time(text: str) -> bool:
 
 # "when does salesforce *load*", "how often does the orders data *sync*": the question's
 # last word after an auxiliary is its verb, how the asker says what happens.
-_LAST_VERB_RE = re.compile(r"\b(?:do|does|did|will|would|should|can)\s+\S.*?\s([^\W\d_]+)\W*$", re.IGNORECASE)
+_LAST_VERB_RE = LazyPattern(r"\b(?:do|does|did|will|would|should|can)\s+\S.*?\s([^\W\d_]+)\W*$", re.IGNORECASE)
 
 
 def closing_verb(text: str) -> str:
@@ -485,7 +485,7 @@ def counts(text: str, counted: str) -> bool:
     return False
 
 
-_COUNT_RE = re.compile(r"\b(\d[\d,.]*|[^\W\d_]+)\s+(?=([^\W\d_]+))")  # overlapping pairs
+_COUNT_RE = LazyPattern(r"\b(\d[\d,.]*|[^\W\d_]+)\s+(?=([^\W\d_]+))")  # overlapping pairs
 
 
 def _answer_types(tokens: list[Token]) -> dict[int, str]:
@@ -568,7 +568,7 @@ def _literal(fragment: str, question: bool = False) -> Literal:
     return Literal(fragment, terms, strict=not numeric and bool(terms))
 
 
-_DOTTED_RE = re.compile(r"^v?\d+(?:\.\d+)+$")
+_DOTTED_RE = LazyPattern(r"^v?\d+(?:\.\d+)+$")
 
 
 # Words that open a noun phrase: a determiner or a preposition before "science department"
@@ -849,7 +849,7 @@ def asking_verbs(text: str) -> set[str]:
 # "X's Y" or "X's Y Z" (Omar's favourite film), and a plural's "Xs' Y" (the customers' homes); a
 # lookahead, as "what's Omar's" holds two.
 # The word before X is kept to tell a name from a common noun: "the user's email".
-_POSSESSIVE_RE = re.compile(r"(?:([^\W_]+)\s+)?([^\W_]+)(?:['’]s|(?<=s)['’])\s+(?=([^\W_]+(?:\s+[^\W_]+)?))")
+_POSSESSIVE_RE = LazyPattern(r"(?:([^\W_]+)\s+)?([^\W_]+)(?:['’]s|(?<=s)['’])\s+(?=([^\W_]+(?:\s+[^\W_]+)?))")
 # A determiner before the owner makes it a common noun, not a name: in a question with
 # other topic words ("can I log the user's email in analytics") it is a role, not the
 # subject; alone with what it owns ("who is the cat's vet") it still tells whose.
@@ -858,7 +858,7 @@ _DETERMINERS = frozenset("the a an this that these those our my your their his h
 
 # "the policy number of the travel insurance", "the reg of our car": what is asked, "of",
 # and the thing it is asked of, each after a determiner.
-_OF_RE = re.compile(
+_OF_RE = LazyPattern(
     r"\b(?:the|a|an|our|my|your)\s+((?:[^\W\d_]+\s+){0,2}?[^\W\d_]+)\s+of\s+"
     r"(?:the|our|my|your|their|his|her|this|that)\s+((?:[^\W\d_]+\s*){1,3})",
     re.IGNORECASE,
@@ -938,7 +938,7 @@ def _name_like(text: str) -> set[str]:
 
 _WORD_RE = re.compile(r"[^\W_]+")
 # A number with a unit written onto it: times of day, durations, sizes, distances, money.
-_MEASURE_RE = re.compile(
+_MEASURE_RE = LazyPattern(
     r"^\d+(?:am|pm|h|hr|hrs|min|mins|s|sec|d|w|wk|wks|mo|y|yr|yrs|k|m|km|kg|g|mb|gb|tb|kb|ms|st|nd|rd|th|x|eur|usd|gbp)$",
     re.IGNORECASE,
 )
