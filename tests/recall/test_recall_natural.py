@@ -303,6 +303,17 @@ siblings: the integration tests' time for the unit tests', v1's sunset for v2's,
 rate limit for internal callers', the prod region for dev's, the search results for a
 council tax band, the buildings insurance for contents, the roof quote for when the roofer
 starts, our exchange for the sellers' own completion.
+
+The same sitting, after these two parts were written and before they were looked at, five
+rules turned siblings away (tests/recall/test_recall_nothing_siblings.py: a plural
+possessive names its owner, the notes' own forms of a question word decide which word is a
+name, "does X have a Y" needs a note naming the Y, "who VERBs the THING" needs a note that
+names someone or the thing, and what the store tells apart by the word before a noun). On
+the 21 parts before them, nothing-questions claims 0.808 → 0.855, hybrid 0.769 → 0.816, no
+answer lost; fresh17 then meets the bars in both lanes (claims 0.931 / 0.897 / 1.000,
+hybrid 0.966 / 0.862 / 0.917) and runs as a plain test. On the two parts written blind,
+those rules turned away one sibling more (fresh21 0.364 → 0.455 in both lanes; fresh20
+unchanged): rules found on some parts generalise thinly to the next.
 """
 
 from __future__ import annotations
@@ -454,12 +465,6 @@ FRESH16_SHORT = pytest.mark.xfail(
 )
 
 
-FRESH17_SHORT = pytest.mark.xfail(
-    reason="eighteenth part measured at 0.897 / 0.862 / 0.750 as written (hybrid 0.931 / 0.828 / 0.583): "
-           "task prompts find nothing, siblings answer nothing-questions", strict=False
-)
-
-
 FRESH18_SHORT = pytest.mark.xfail(
     reason="nineteenth part measured at 0.857 / 0.786 / 0.750 as written (hybrid 0.893 / 0.821 / 0.667): "
            "vocabulary, a sibling record first, siblings answer nothing-questions", strict=False
@@ -494,7 +499,7 @@ FRESH21_SHORT = pytest.mark.xfail(
              pytest.param(PARTS[12], marks=FRESH11_SHORT),
              pytest.param(PARTS[13], marks=FRESH12_SHORT), pytest.param(PARTS[14], marks=FRESH13_SHORT),
              pytest.param(PARTS[15], marks=FRESH14_SHORT), pytest.param(PARTS[16], marks=FRESH15_SHORT),
-             pytest.param(PARTS[17], marks=FRESH16_SHORT), pytest.param(PARTS[18], marks=FRESH17_SHORT),
+             pytest.param(PARTS[17], marks=FRESH16_SHORT), PARTS[18],
              pytest.param(PARTS[19], marks=FRESH18_SHORT), pytest.param(PARTS[20], marks=FRESH19_SHORT),
              pytest.param(PARTS[21], marks=FRESH20_SHORT), pytest.param(PARTS[22], marks=FRESH21_SHORT)]
 )
