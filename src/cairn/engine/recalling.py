@@ -204,9 +204,10 @@ class Recalling(Part):
         return replace(again, note=note, withheld=outcome.withheld)
 
     def _turns_answer(self, view: ReadView, request: Request, outcome: Outcome) -> Outcome:
-        """The best turns for ``request`` in the turn lane's order (``pipeline.turn_lane``), up to its limit: the
-        ones that answer, and the ones the lane ranks beside them (a reply that shares no
-        word with the question, a later turn that changed what an earlier one said).
+        """The best turns for ``request`` in the turn lane's order (``pipeline.turn_lane``),
+        up to its limit: the ones that answer, and the ones the lane ranks beside them (a
+        reply that shares no word with the question, a later turn that changed what an
+        earlier one said).
 
         The lane's candidates are those it gave when the turns were counted
         (``Outcome.turn_candidates``, same request, same snapshot): asking it again

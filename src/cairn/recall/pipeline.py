@@ -869,7 +869,8 @@ def _asks(c: Candidate) -> bool:
 
 # The lane a recall's turns come from when its claims found nothing: meaning too when the
 # recall weighed meaning for its claims (the default with the semantic extra), so that
-# "where are we staying" meets "Stanage Lodge is booked" as "which hotel" meets a claim.
+# "which restaurant are we eating at" meets "The George does a good dinner, I'll book a
+# table" as a paraphrase meets a claim.
 TURN_LANES = {"hybrid": "hybrid-episodes"}
 
 
