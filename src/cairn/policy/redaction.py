@@ -360,12 +360,63 @@ def _todo(lowered: str, after: int) -> list[int]:
         _cheap_left[0] -= 1
         todo.update(i for i, pattern in enumerate(PATTERNS) if any(k in lowered for k in pattern.keywords))
         return sorted(i for i in todo if i > after)
+    if len(lowered) <= _WHOLE:
+        todo |= _scanned(lowered)
+        return sorted(i for i in todo if i > after)
+    # Word by word. A keyword without whitespace lies inside one whitespace-separated word
+    # of the text, so the patterns selected are those of its words, plus those of the few
+    # keywords holding a space, looked for in the whole text. Words repeat from text to
+    # text (an ingest's turns share their vocabulary), so a word's patterns are kept and
+    # most words cost one dict look-up instead of the scan's pass over every position.
+    words, spaced = _words_seen, _spaced_keywords()
+    unknown = []
+    for word in lowered.split():
+        kept = words.get(word)
+        if kept is None:
+            if not word.isalpha():  # ids, numbers, code: rarely met twice, scanned below
+                unknown.append(word)
+                continue
+            kept = _scanned(word)
+            if len(words) >= _WORDS_KEPT:
+                words.clear()
+            words[word] = kept
+        if kept:
+            todo |= kept
+    if unknown:
+        todo |= _scanned("\n".join(unknown))  # no keyword holds a line break: none spans two words
+    for keyword, patterns in spaced:
+        if keyword in lowered:
+            todo |= patterns
+    return sorted(todo) if after < 0 else sorted(i for i in todo if i > after)
+
+
+# Texts up to this length are scanned whole: a turn id or a name is one word, rarely met
+# again, and the word-by-word way pays a split and a look-up for nothing there.
+_WHOLE = 24
+_WORDS_KEPT = 4096  # words whose patterns are kept (bounded: emptied when full)
+_words_seen: dict[str, frozenset[int]] = {}
+_NO_PATTERNS: frozenset[int] = frozenset()
+
+
+def _scanned(lowered: str) -> frozenset[int]:
+    """The patterns (without those that always run) whose keywords occur in ``lowered``:
+    the longest keyword starting at each position stands for the ones it contains."""
     anywhere, each, by_keyword = _keyword_scan()
     first = anywhere.search(lowered)
-    if first:  # no keyword starts before the first one found: scan from there
-        for found in each.finditer(lowered, first.start()):
-            todo |= by_keyword[found.group(1)]
-    return sorted(i for i in todo if i > after)
+    if not first:
+        return _NO_PATTERNS
+    found: set[int] = set()
+    for match in each.finditer(lowered, first.start()):  # no keyword starts before the first one found
+        found |= by_keyword[match.group(1)]
+    return frozenset(found)
+
+
+@cache
+def _spaced_keywords() -> tuple[tuple[str, frozenset[int]], ...]:
+    """The keywords holding whitespace (which no single word holds), each with the
+    patterns it is a keyword of."""
+    return tuple((k, frozenset(i for i, pattern in enumerate(PATTERNS) if k in pattern.keywords))
+                 for k in _KEYWORDS if any(char.isspace() for char in k))
 
 
 def redact(text: str) -> tuple[str, list[str]]:
