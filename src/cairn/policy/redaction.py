@@ -350,8 +350,8 @@ def _keyword_scan() -> tuple[re.Pattern[str], re.Pattern[str], dict[str, frozens
 
 def _todo(lowered: str, after: int) -> list[int]:
     """The patterns (indices, in order, past ``after``) that can match ``lowered``: those
-    without keywords and those with a keyword in it. One scan for any keyword first:
-    ingest redacts every turn, and most turns hold none of them."""
+    without keywords and those with a keyword in it. Found without running the rules:
+    ingest redacts every turn, and most turns hold no keyword."""
     todo = set(_ALWAYS)
     if _cheap_left[0] > 0 and len(lowered) <= _SHORT:
         # The patterns whose own keywords occur, which is what the scan selects (a longer
@@ -362,29 +362,34 @@ def _todo(lowered: str, after: int) -> list[int]:
         return sorted(i for i in todo if i > after)
     if len(lowered) <= _WHOLE:
         todo |= _scanned(lowered)
-        return sorted(i for i in todo if i > after)
+        return sorted(todo) if after < 0 else sorted(i for i in todo if i > after)
     # Word by word. A keyword without whitespace lies inside one whitespace-separated word
     # of the text, so the patterns selected are those of its words, plus those of the few
     # keywords holding a space, looked for in the whole text. Words repeat from text to
-    # text (an ingest's turns share their vocabulary), so a word's patterns are kept and
-    # most words cost one dict look-up instead of the scan's pass over every position.
-    words, spaced = _words_seen, _spaced_keywords()
+    # text (an ingest's turns share their vocabulary), so the words known to hold no
+    # keyword are kept, and so are the patterns of those that hold one: most words of a
+    # text are then set aside in one set difference instead of the scan's pass over
+    # every position.
     unknown = []
-    for word in lowered.split():
-        kept = words.get(word)
+    for word in set(lowered.split()) - _clean_words:
+        kept = _keyword_words.get(word)
         if kept is None:
             if not word.isalpha():  # ids, numbers, code: rarely met twice, scanned below
                 unknown.append(word)
                 continue
             kept = _scanned(word)
-            if len(words) >= _WORDS_KEPT:
-                words.clear()
-            words[word] = kept
-        if kept:
-            todo |= kept
+            if kept:
+                if len(_keyword_words) >= _WORDS_KEPT:
+                    _keyword_words.clear()
+                _keyword_words[word] = kept
+            else:
+                if len(_clean_words) >= _WORDS_KEPT:
+                    _clean_words.clear()
+                _clean_words.add(word)
+        todo |= kept
     if unknown:
         todo |= _scanned("\n".join(unknown))  # no keyword holds a line break: none spans two words
-    for keyword, patterns in spaced:
+    for keyword, patterns in _spaced_keywords():
         if keyword in lowered:
             todo |= patterns
     return sorted(todo) if after < 0 else sorted(i for i in todo if i > after)
@@ -393,8 +398,9 @@ def _todo(lowered: str, after: int) -> list[int]:
 # Texts up to this length are scanned whole: a turn id or a name is one word, rarely met
 # again, and the word-by-word way pays a split and a look-up for nothing there.
 _WHOLE = 24
-_WORDS_KEPT = 4096  # words whose patterns are kept (bounded: emptied when full)
-_words_seen: dict[str, frozenset[int]] = {}
+_WORDS_KEPT = 4096  # words kept of each kind (bounded: emptied when full)
+_clean_words: set[str] = set()  # words that hold no keyword
+_keyword_words: dict[str, frozenset[int]] = {}  # words that hold one, with their patterns
 _NO_PATTERNS: frozenset[int] = frozenset()
 
 
