@@ -39,6 +39,9 @@ _CJK = (
 # text, such as a recall of an English query on English records, never does).
 _TOKEN_SOURCE = rf"([{_CJK}]+)|[^\W_{_CJK}]+"
 _ASCII_WORD_RE = re.compile(r"[^\W_]+", re.ASCII)  # the token pattern's words on an ASCII text (no CJK there)
+# The same words found without the expression: every byte other than an ASCII letter or
+# digit becomes a space and the text is split on spaces (a quarter of findall's cost).
+_ASCII_WORD_BYTES = bytes(c if chr(c).isascii() and chr(c).isalnum() else 32 for c in range(256))
 
 
 @lru_cache(maxsize=1)
@@ -189,7 +192,7 @@ def index_text(text: str) -> str:
     a :class:`Token` per word (bulk ingest tokenises every record once, here)."""
     folded = normalize(text)
     if folded.isascii():
-        return " ".join(map(stem, _ASCII_WORD_RE.findall(folded)))
+        return " ".join(map(stem, folded.encode("ascii").translate(_ASCII_WORD_BYTES).decode("ascii").split()))
     out: list[str] = []
     for match in _token_re().finditer(folded):
         chunk = match.group(0)

@@ -350,8 +350,8 @@ def _keyword_scan() -> tuple[re.Pattern[str], re.Pattern[str], dict[str, frozens
 
 def _todo(lowered: str, after: int) -> list[int]:
     """The patterns (indices, in order, past ``after``) that can match ``lowered``: those
-    without keywords and those with a keyword in it. One scan for any keyword first:
-    ingest redacts every turn, and most turns hold none of them."""
+    without keywords and those with a keyword in it. Found without running the rules:
+    ingest redacts every turn, and most turns hold no keyword."""
     todo = set(_ALWAYS)
     if _cheap_left[0] > 0 and len(lowered) <= _SHORT:
         # The patterns whose own keywords occur, which is what the scan selects (a longer
@@ -360,12 +360,69 @@ def _todo(lowered: str, after: int) -> list[int]:
         _cheap_left[0] -= 1
         todo.update(i for i, pattern in enumerate(PATTERNS) if any(k in lowered for k in pattern.keywords))
         return sorted(i for i in todo if i > after)
+    if len(lowered) <= _WHOLE:
+        todo |= _scanned(lowered)
+        return sorted(todo) if after < 0 else sorted(i for i in todo if i > after)
+    # Word by word. A keyword without whitespace lies inside one whitespace-separated word
+    # of the text, so the patterns selected are those of its words, plus those of the few
+    # keywords holding a space, looked for in the whole text. Words repeat from text to
+    # text (an ingest's turns share their vocabulary), so the words known to hold no
+    # keyword are kept, and so are the patterns of those that hold one: most words of a
+    # text are then set aside in one set difference instead of the scan's pass over
+    # every position.
+    unknown = []
+    for word in set(lowered.split()) - _clean_words:
+        kept = _keyword_words.get(word)
+        if kept is None:
+            if not word.isalpha():  # ids, numbers, code: rarely met twice, scanned below
+                unknown.append(word)
+                continue
+            kept = _scanned(word)
+            if kept:
+                if len(_keyword_words) >= _WORDS_KEPT:
+                    _keyword_words.clear()
+                _keyword_words[word] = kept
+            else:
+                if len(_clean_words) >= _WORDS_KEPT:
+                    _clean_words.clear()
+                _clean_words.add(word)
+        todo |= kept
+    if unknown:
+        todo |= _scanned("\n".join(unknown))  # no keyword holds a line break: none spans two words
+    for keyword, patterns in _spaced_keywords():
+        if keyword in lowered:
+            todo |= patterns
+    return sorted(todo) if after < 0 else sorted(i for i in todo if i > after)
+
+
+# Texts up to this length are scanned whole: a turn id or a name is one word, rarely met
+# again, and the word-by-word way pays a split and a look-up for nothing there.
+_WHOLE = 24
+_WORDS_KEPT = 4096  # words kept of each kind (bounded: emptied when full)
+_clean_words: set[str] = set()  # words that hold no keyword
+_keyword_words: dict[str, frozenset[int]] = {}  # words that hold one, with their patterns
+_NO_PATTERNS: frozenset[int] = frozenset()
+
+
+def _scanned(lowered: str) -> frozenset[int]:
+    """The patterns (without those that always run) whose keywords occur in ``lowered``:
+    the longest keyword starting at each position stands for the ones it contains."""
     anywhere, each, by_keyword = _keyword_scan()
     first = anywhere.search(lowered)
-    if first:  # no keyword starts before the first one found: scan from there
-        for found in each.finditer(lowered, first.start()):
-            todo |= by_keyword[found.group(1)]
-    return sorted(i for i in todo if i > after)
+    if not first:
+        return _NO_PATTERNS
+    found: set[int] = set()
+    for match in each.finditer(lowered, first.start()):  # no keyword starts before the first one found
+        found |= by_keyword[match.group(1)]
+    return frozenset(found)
+
+
+@cache
+def _spaced_keywords() -> tuple[tuple[str, frozenset[int]], ...]:
+    """The keywords holding whitespace (which no single word holds), each with the
+    patterns it is a keyword of."""
+    return tuple((k, frozenset(i for i, pattern in enumerate(PATTERNS) if k in pattern.keywords))
+                 for k in _KEYWORDS if any(char.isspace() for char in k))
 
 
 def redact(text: str) -> tuple[str, list[str]]:
