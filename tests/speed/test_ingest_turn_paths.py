@@ -103,7 +103,11 @@ def test_the_words_are_kept_and_read_back(fresh_words, monkeypatch):
     assert "token" in redaction._keyword_words and "spinning" in redaction._keyword_words  # "pin"
     scanned: list[str] = []
     real = redaction._scanned
-    monkeypatch.setattr(redaction, "_scanned", lambda text: scanned.append(text) or real(text))
+    def scan(text: str):
+        scanned.append(text)
+        return real(text)
+
+    monkeypatch.setattr(redaction, "_scanned", scan)
     assert redaction._todo("pipeline token deploy server release", -1) == _plain_search("pipeline token deploy server release")
     assert scanned == []
     redaction._todo("deploy the build v2 on server number 42 today", -1)
@@ -188,7 +192,8 @@ def _objects() -> list[dict]:
     variants += [{**good, "speaker": "Ana", "role": "bot"}, {**good, "time": "2025-01-02T05:04:05+02:00"},
                  {**good, "time": "2025-01-02"}, {**good, "time": " 2025-01-02T03:04:05z "}]
     for key in ("id", "speaker", "text", "time"):
-        variants += [{**good, key: bad} for bad in (None, 7, 7.5, True, [], {}, "", "   ", "a\x00b")]
+        wrong: tuple[object, ...] = (None, 7, 7.5, True, [], {}, "", "   ", "a\x00b")
+        variants += [{**good, key: bad} for bad in wrong]
         variants += [{k: v for k, v in good.items() if k != key}]
     variants += [{**good, "id": 42}, {**good, "id": "x" * reader.ID_MAX}, {**good, "id": "x" * (reader.ID_MAX + 1)},
                  {**good, "speaker": "s" * reader.SPEAKER_MAX}, {**good, "speaker": "s" * (reader.SPEAKER_MAX + 1)},
