@@ -124,6 +124,8 @@ Cornwall", "when is the reunion weekend") now get nothing instead of the first p
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -268,6 +270,18 @@ def test_a_turn_is_judged_with_the_question_words_widened(tmp_path, monkeypatch)
     assert "c12" not in answer("b")
 
 
+@contextmanager
+def _asked_of(tmp_path: Path, rows: list[tuple[str, str, str, str]]) -> Iterator[Callable[[str], list[str]]]:
+    """A store holding one conversation of ``rows`` (id, speaker, text, time), and a function
+    from a question to the ids of the turns a plain recall hands out."""
+    chat = tmp_path / "chat.jsonl"
+    chat.write_text("".join(json.dumps({"id": i, "speaker": who, "text": text, "time": at}) + "\n"
+                            for i, who, text, at in rows), encoding="utf-8")
+    with Cairn(tmp_path / "cairn.db", now=parse_time(CASES["now"])) as cairn:
+        cairn.ingest(chat)
+        yield lambda question: [r.memory.evidence.source_id or "" for r in cairn.recall(question, trace=False).results]
+
+
 FORMS = [
     ("f1", "Ana", "We'll give Dev a proper send-off at the harvest supper.", "2026-06-01T19:00:00Z"),
     ("f2", "Ben", "Lovely idea, he's earned it.", "2026-06-01T19:02:00Z"),
@@ -282,15 +296,7 @@ def test_a_turn_answers_in_the_form_the_question_asks_for(tmp_path, monkeypatch)
     clock time or number is no answer: the supper is mentioned, not dated. (The turns from
     the words alone, as without the semantic extra, whose order this reads.)"""
     monkeypatch.setenv("CAIRN_SEMANTIC", "off")
-    chat = tmp_path / "chat.jsonl"
-    chat.write_text("".join(json.dumps({"id": i, "speaker": who, "text": text, "time": at}) + "\n"
-                            for i, who, text, at in FORMS), encoding="utf-8")
-    with Cairn(tmp_path / "cairn.db", now=parse_time(CASES["now"])) as cairn:
-        cairn.ingest(chat)
-
-        def turns(question: str) -> list[str]:
-            return [r.memory.evidence.source_id or "" for r in cairn.recall(question, trace=False).results]
-
+    with _asked_of(tmp_path, FORMS) as turns:
         assert turns("when is the harvest supper") == []
         assert turns("what time is Chloe's pottery class") == []
         # Positive controls: a turn that states the time, or a count with its own noun.
@@ -319,15 +325,7 @@ def test_a_turn_short_of_the_question_for_the_gates_is_no_answer_unless_only_its
     for the gates: the electricity bill and the flour and water are no water bill. (The
     turns from the words alone, as without the semantic extra, whose order this reads.)"""
     monkeypatch.setenv("CAIRN_SEMANTIC", "off")
-    chat = tmp_path / "chat.jsonl"
-    chat.write_text("".join(json.dumps({"id": i, "speaker": who, "text": text, "time": at}) + "\n"
-                            for i, who, text, at in BILLS), encoding="utf-8")
-    with Cairn(tmp_path / "cairn.db", now=parse_time(CASES["now"])) as cairn:
-        cairn.ingest(chat)
-
-        def turns(question: str) -> list[str]:
-            return [r.memory.evidence.source_id or "" for r in cairn.recall(question, trace=False).results]
-
+    with _asked_of(tmp_path, BILLS) as turns:
         assert turns("how much is the water bill") == []
         assert turns("who is the contact at Northwind")[:1] == ["n3"]  # only the subject is missing
         # With half the question enough whatever the gates found missing, the bill answers.
