@@ -34,13 +34,16 @@ def _reader(url: str, stop, out) -> None:
     recalls = errors = 0
     first_error = ""
     with Cairn(url, space=SPACE) as cairn:
-        while not stop.is_set():
+        out.put(("ready",))  # the writers start once every reader has its store open
+        while True:  # at least one recall, then until the writers are done
             try:
                 cairn.recall(f"topic{recalls % 11} release", trace=False)
                 recalls += 1
             except Exception as err:  # counted and reported: the audit requires none
                 errors += 1
                 first_error = first_error or f"{type(err).__name__}: {err}"
+            if stop.is_set():
+                break
     out.put(("read", recalls, errors, first_error))
 
 
@@ -85,6 +88,8 @@ def run(url: str, writers: int = 16, per_writer: int = 500, readers: int = 2) ->
     reading = [ctx.Process(target=_reader, args=(url, stop, out)) for _ in range(readers)]
     for p in procs + reading:
         p.start()
+    for _ in reading:  # readers recall throughout: a spawned reader may open its store after
+        out.get(timeout=120)  # a few quick writers are done, and then recall nothing
     began = time.perf_counter()
     start.set()
     for p in procs:
